@@ -1,0 +1,51 @@
+# From Attention to ViT. `make lab` to learn, `make test` to run the whole suite.
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+JOBS   ?= 2
+
+.PHONY: lab test test-fast test-notebooks test-gpu student export execute grade bench clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+
+# Reinstall only when requirements change; a torch that satisfies torch>=2.3 is kept.
+$(STAMP): requirements.txt pyproject.toml | $(PY)
+	$(PY) -m pip install --upgrade --quiet pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	touch $(STAMP)
+
+lab: $(STAMP)
+	$(VENV)/bin/jupyter lab notebooks/00_welcome.ipynb
+
+## the whole suite: unit tests, checks, generated notebooks in sync, nbval over solutions/
+test: $(STAMP)
+	$(PY) -m pytest -n $(JOBS) --dist loadfile tests solutions \
+		--nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg \
+		--nbval-cell-timeout 300
+
+test-fast: $(STAMP)
+	$(PY) -m pytest -q tests -m "not slow"
+
+test-notebooks: $(STAMP)
+	$(PY) -m pytest -n $(JOBS) --dist loadfile solutions --nbval --nbval-current-env \
+		--nbval-sanitize-with tests/nbval_sanitize.cfg
+
+## nbval over solutions/ on whatever accelerator torch finds, against the stored CPU outputs
+test-gpu: $(STAMP)
+	$(PY) -c "import helpers; d = helpers.get_device(); print('device:', d); assert d.type != 'cpu', 'no GPU found'"
+	$(PY) -m pytest solutions --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
+
+student: $(STAMP)
+	$(PY) -m helpers export
+	$(PY) -m helpers student
+
+execute: $(STAMP)
+	$(PY) -m helpers execute solutions/*.ipynb
+
+grade: $(STAMP)
+	$(PY) -m helpers grade $(SUBMISSIONS) --out grades.csv --feedback feedback --jobs $(JOBS)
+
+clean:
+	rm -rf $(VENV) .pytest_cache

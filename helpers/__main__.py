@@ -1,0 +1,48 @@
+"""Command line: ``python -m helpers {student,export,execute,grade} ...``."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m helpers", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("student", help="write notebooks/ from solutions/")
+    p.add_argument("--check", action="store_true", help="exit 1 if notebooks/ is not current")
+    p = sub.add_parser("export", help="write helpers/blocks/ from the solutions' #| export cells")
+    p.add_argument("--check", action="store_true", help="exit 1 if helpers/blocks/ is not current")
+    p = sub.add_parser("execute", help="run solved notebooks in a fresh kernel, store outputs")
+    p.add_argument("paths", nargs="+", type=Path)
+    p.add_argument("--timeout", type=int, default=300, help="seconds per cell")
+    args = parser.parse_args(argv)
+
+    if args.command in ("student", "export"):
+        from .export import export
+        from .student import MarkerError, generate
+
+        try:
+            problems = (generate if args.command == "student" else export)(check=args.check)
+        except (MarkerError, ValueError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        for problem in problems:
+            print(problem, file=sys.stderr)
+        if problems:
+            print(f"run `python -m helpers {args.command}` to regenerate", file=sys.stderr)
+            return 1
+        print("up to date" if args.check else "done")
+        return 0
+    if args.command == "execute":
+        from .execute import execute
+
+        for path in args.paths:
+            seconds = execute(path, timeout=args.timeout)
+            print(f"{path}: {seconds:.1f} s")
+        return 0
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

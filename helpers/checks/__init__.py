@@ -1,0 +1,96 @@
+"""Exercise registry and ``check()``, the inline auto-grader.
+
+    from helpers import check
+    result = check("02.scaled_dot_product_attention", scaled_dot_product_attention)
+
+One module per notebook (``nb01.py``, ``nb02.py``, ...) defines that notebook's exercises;
+importing this package imports them all and fills :data:`EXERCISES`.
+"""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from typing import Any, Iterable
+
+import torch
+
+from .framework import REGISTRY, CheckResult, Exercise, Fail, Probe
+from .runner import Outcome, run_probe
+
+for _mod in sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name.startswith("nb")):
+    importlib.import_module(f"{__name__}.{_mod}")
+
+#: every exercise id -> its :class:`Exercise` (``.notebook``, ``.title``, ``.points``)
+EXERCISES: dict[str, Exercise] = dict(sorted(REGISTRY.items()))
+
+DEFAULT_SEED = 1234
+
+
+def unknown_id_message(exercise_id: Any) -> str:
+    known = ", ".join(EXERCISES)
+    return f"unknown exercise id {exercise_id!r}. Known ids: {known}."
+
+
+def judge_outcome(ex: Exercise, probe: Probe, outcome: Outcome) -> str | None:
+    """None when the probe passed, else the message (trusted side: runs in the grader too)."""
+    if outcome.error is not None:
+        return outcome.error
+    if outcome.off_device:
+        return "an output tensor is on another device than the inputs: create new tensors " \
+               "with device=x.device (or use torch.*_like)."
+    try:
+        ex.judge(probe, outcome.value)
+    except Fail as fail:
+        return str(fail)
+    return None
+
+
+def evaluate(ex: Exercise, outcomes: Iterable[tuple[Probe, Outcome]]) -> CheckResult:
+    """Judge the outcomes in order and stop at the first failing probe.
+
+    ``outcomes`` may be lazy, so that probes after a failure are never run.
+    """
+    count = 0
+    for probe, outcome in outcomes:
+        count += 1
+        message = judge_outcome(ex, probe, outcome)
+        if message is not None:
+            status = "missing" if outcome.missing else ("error" if outcome.error else "failed")
+            if outcome.missing:
+                return CheckResult(ex.id, False, 0.0, ex.points, [message], status)
+            return CheckResult(ex.id, False, 0.0, ex.points, [f"case {probe.name}: {message}"], status)
+    return CheckResult(ex.id, True, ex.points, ex.points, [f"passed {count} cases"], "passed")
+
+
+def report(result: CheckResult, title: str = "") -> str:
+    mark = "✅" if result.passed else "❌"
+    head, *rest = result.messages or [""]
+    pts = f"[{result.points:g}/{result.max_points:g} points]"
+    if result.passed:
+        return f"{mark} {result.exercise}: {title} — {head} {pts}".replace(":  — ", ": ")
+    lines = [f"{mark} {result.exercise}: {head}"] + rest + [pts]
+    return "\n".join(lines)
+
+
+def check(exercise_id: str, candidate: Any, *, seed: int | None = None, quiet: bool = False) -> CheckResult:
+    """Check ``candidate`` against exercise ``exercise_id``; print the verdict and return it.
+
+    Never raises for a learner's mistake. ``seed`` picks other random cases.
+    """
+    from ..device import get_device
+
+    ex = EXERCISES.get(exercise_id) if isinstance(exercise_id, str) else None
+    if ex is None:
+        result = CheckResult(str(exercise_id), False, 0.0, 0.0, [unknown_id_message(exercise_id)], "error")
+        if not quiet:
+            print(report(result))
+        return result
+    gen = torch.Generator().manual_seed(DEFAULT_SEED if seed is None else seed)
+    device = get_device()
+    result = evaluate(ex, ((p, run_probe(ex, p, candidate, device)) for p in ex.probes(gen)))
+    if not quiet:
+        print(report(result, ex.title))
+    return result
+
+
+__all__ = ["check", "EXERCISES", "CheckResult", "Exercise", "Fail", "Probe"]

@@ -1,0 +1,245 @@
+"""The check framework: probes run the learner's code, judges compare with references.
+
+Every exercise is an :class:`Exercise` subclass split in three so that the grader can run
+the untrusted half in the learner's kernel and the trusted half in its own process:
+
+    probes(gen) -> list[Probe]   inputs, made on the CPU from a seeded generator
+    run(probe, candidate)        executes the learner's object on one probe (runner.py)
+    judge(probe, out)            raises Fail with a message that names the mistake
+
+``check()`` (in ``helpers.checks``) does all three in one process.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+import torch
+
+REGISTRY: dict[str, "Exercise"] = {}
+
+
+class Fail(Exception):
+    """The candidate's answer is wrong; the message says how, in words a learner can act on."""
+
+
+@dataclass
+class Probe:
+    """One test case: what to call the candidate with.
+
+    ``kind`` says how the runner calls it: "call" (a function), "module" (construct with
+    ``init``, load ``state`` if given, then call ``forward``), "module_info" (construct and
+    report parameter and buffer names), or an exercise's own kind (``Exercise.run_<kind>``).
+    ``info`` is for the judge only and is never sent to a learner's kernel.
+    """
+
+    name: str
+    args: tuple = ()
+    kwargs: dict = field(default_factory=dict)
+    kind: str = "call"
+    init: dict | None = None
+    state: dict | None = None
+    info: dict = field(default_factory=dict)
+    cpu_only: bool = False  # keep on the CPU (float64 cases: mps has no float64)
+
+
+@dataclass
+class CheckResult:
+    exercise: str
+    passed: bool
+    points: float
+    max_points: float
+    messages: list[str]
+    status: str = "passed"  # passed, failed, error (raised), missing (not implemented yet)
+
+    def __repr__(self) -> str:
+        mark = "✅" if self.passed else "❌"
+        return f"<CheckResult {mark} {self.exercise}: {self.points:g}/{self.max_points:g} points>"
+
+
+class Exercise:
+    """Base class: subclasses set the metadata and write ``probes`` and ``judge``."""
+
+    id: str = ""
+    title: str = ""
+    points: float = 1.0
+    # dotted names of built-ins switched off while the candidate runs
+    forbid: tuple[str, ...] = ()
+    # what the learner's object is: "function" or "module" (informs messages and grading)
+    kind: str = "function"
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls.id:
+            if cls.id in REGISTRY:
+                raise ValueError(f"exercise id {cls.id!r} is defined twice")
+            REGISTRY[cls.id] = cls()
+
+    @property
+    def notebook(self) -> str:
+        return self.id.split(".", 1)[0]
+
+    def probes(self, gen: torch.Generator) -> Iterable[Probe]:
+        raise NotImplementedError
+
+    def judge(self, probe: Probe, out: Any) -> None:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"<Exercise {self.id}: {self.title} ({self.points:g} points)>"
+
+
+# --------------------------------------------------------------------------- inputs
+
+def randn(gen: torch.Generator, *shape: int, dtype=torch.float32) -> torch.Tensor:
+    """Standard normal numbers from the check's seeded CPU generator."""
+    return torch.randn(*shape, generator=gen, dtype=torch.float64).to(dtype)
+
+
+def randint(gen: torch.Generator, low: int, high: int, *shape: int) -> torch.Tensor:
+    return torch.randint(low, high, shape, generator=gen)
+
+
+def rand_bool(gen: torch.Generator, *shape: int, p: float = 0.5) -> torch.Tensor:
+    return torch.rand(*shape, generator=gen) < p
+
+
+def fmt_shape(shape) -> str:
+    return str(tuple(int(s) for s in shape))
+
+
+# --------------------------------------------------------------------------- judging helpers
+
+def expect_tensor(out: Any, what: str = "the output") -> torch.Tensor:
+    if isinstance(out, Unsupported):
+        raise Fail(f"{what} should be a torch.Tensor, got {out.type_name}.")
+    if not isinstance(out, torch.Tensor):
+        hint = ""
+        if isinstance(out, tuple):
+            hint = f" (a tuple of {len(out)}: return only the tensor)"
+        elif out is None:
+            hint = " (did you forget `return`?)"
+        raise Fail(f"{what} should be a torch.Tensor, got {type(out).__name__}{hint}.")
+    return out
+
+
+def expect_tuple(out: Any, n: int, names: str) -> tuple:
+    if isinstance(out, list):
+        out = tuple(out)
+    if not isinstance(out, tuple) or len(out) != n:
+        got = f"a tuple of {len(out)}" if isinstance(out, tuple) else type(out).__name__
+        if out is None:
+            got = "None (did you forget `return`?)"
+        raise Fail(f"should return a tuple {names}, got {got}.")
+    return out
+
+
+def expect_like(t: torch.Tensor, shape, dtype: torch.dtype, what: str = "the output") -> None:
+    """Shape and dtype; device is checked by the runner (outputs come back to the CPU)."""
+    if tuple(t.shape) != tuple(shape):
+        raise Fail(f"{what} has shape {fmt_shape(t.shape)}, expected {fmt_shape(shape)}.")
+    if t.dtype != dtype:
+        raise Fail(f"{what} has dtype {t.dtype}, expected {dtype} (keep the input's dtype).")
+
+
+def expect_finite(t: torch.Tensor, what: str = "the output", hint: str = "") -> None:
+    if t.is_floating_point() and not torch.isfinite(t).all():
+        bad = "NaN" if torch.isnan(t).any() else "inf"
+        raise Fail(f"{what} contains {bad}." + (f" {hint}" if hint else ""))
+
+
+def tolerances(dtype: torch.dtype) -> tuple[float, float]:
+    """(atol, rtol) for comparing against a float64 reference."""
+    return (1e-10, 1e-8) if dtype == torch.float64 else (1e-5, 1e-4)
+
+
+def close(a: torch.Tensor, b: torch.Tensor, atol: float, rtol: float) -> bool:
+    if a.shape != b.shape:
+        return False
+    a, b = a.double(), b.double()
+    # NaN where the reference has NaN counts as equal (fully masked rows, for instance)
+    both_nan = torch.isnan(a) & torch.isnan(b)
+    ok = torch.isclose(a, b, atol=atol, rtol=rtol) | both_nan
+    return bool(ok.all())
+
+
+def expect_close(
+    got: torch.Tensor,
+    ref: torch.Tensor,
+    what: str = "the output",
+    *,
+    atol: float | None = None,
+    rtol: float | None = None,
+    mistakes: Iterable[tuple[Callable[[], torch.Tensor] | torch.Tensor, str]] = (),
+) -> None:
+    """Pass if ``got`` matches ``ref``; else name the first known mistake it matches.
+
+    ``mistakes`` pairs a wrong variant (a tensor, or a function that makes it) with the
+    message to show when the candidate matches that variant.
+    """
+    d_atol, d_rtol = tolerances(got.dtype)
+    atol = d_atol if atol is None else atol
+    rtol = d_rtol if rtol is None else rtol
+    if close(got, ref.to(got.dtype) if got.is_floating_point() else ref, atol, rtol):
+        return
+    for variant, message in mistakes:
+        try:
+            v = variant() if callable(variant) else variant
+        except Exception:  # a variant that does not apply to this case
+            continue
+        if v is not None and close(got, v.to(got.dtype), max(atol, 1e-4), max(rtol, 1e-3)):
+            raise Fail(message)
+    raise Fail(describe_difference(got, ref, what))
+
+
+def describe_difference(got: torch.Tensor, ref: torch.Tensor, what: str) -> str:
+    if got.shape != ref.shape:
+        return f"{what} has shape {fmt_shape(got.shape)}, expected {fmt_shape(ref.shape)}."
+    g, r = got.double(), ref.double()
+    if torch.isnan(g).any() and not torch.isnan(r).any():
+        return f"{what} contains NaN where the reference has none."
+    err = (g - r).abs().nan_to_num(nan=math.inf)
+    idx = tuple(int(i) for i in torch.unravel_index(err.argmax(), err.shape))
+    where = f" at index {list(idx)}" if idx else ""
+    msg = (
+        f"{what} does not match the reference: largest error {err.max().item():.3g}{where} "
+        f"(got {g[idx].item():.4g}, expected {r[idx].item():.4g})."
+    )
+    if got.numel() <= 12:
+        msg += f"\n   got:      {fmt_values(g)}\n   expected: {fmt_values(r)}"
+    return msg
+
+
+def fmt_values(t: torch.Tensor) -> str:
+    return "[" + ", ".join(f"{v:.4f}" for v in t.flatten().tolist()) + "]"
+
+
+# --------------------------------------------------------------------------- outputs
+
+@dataclass
+class Unsupported:
+    """Stands for an output value that is not plain data (a NumPy array, a custom object...)."""
+
+    type_name: str
+
+
+def plain(x: Any, depth: int = 0) -> Any:
+    """Keep tensors (detached, on the CPU), numbers, strings, None, tuples, lists and dicts.
+
+    Anything else becomes :class:`Unsupported`, so a learner's object with a clever
+    ``__eq__`` never reaches a comparison. A tensor subclass is not a tensor here.
+    """
+    if depth > 4:
+        return Unsupported("a structure nested too deeply")
+    if type(x) is torch.Tensor or type(x) is torch.nn.Parameter:
+        return x.detach().to("cpu").clone()
+    if isinstance(x, torch.Tensor):
+        return Unsupported(f"a tensor subclass ({type(x).__name__})")
+    if x is None or type(x) in (bool, int, float, str):
+        return x
+    if type(x) in (tuple, list):
+        return type(x)(plain(v, depth + 1) for v in x)
+    if type(x) is dict:
+        return {str(k): plain(v, depth + 1) for k, v in x.items()}
+    return Unsupported(f"{type(x).__module__}.{type(x).__name__}")

@@ -1,0 +1,106 @@
+"""Notebook 01: softmax and dot-product attention with no weights."""
+from __future__ import annotations
+
+import math
+
+import torch
+
+from .framework import (Exercise, Fail, Probe, expect_close, expect_finite, expect_like,
+                        expect_tensor, expect_tuple, randn)
+
+
+def softmax64(x: torch.Tensor, dim: int) -> torch.Tensor:
+    """Reference: float64, max-shifted."""
+    x = x.double()
+    e = (x - x.amax(dim=dim, keepdim=True)).exp()
+    return e / e.sum(dim=dim, keepdim=True)
+
+
+class Softmax(Exercise):
+    id = "01.softmax"
+    title = "numerically stable softmax"
+    points = 2.0
+    forbid = ("torch.softmax", "torch.nn.functional.softmax", "torch.Tensor.softmax",
+              "torch.special.softmax", "torch.log_softmax", "torch.nn.functional.log_softmax",
+              "torch.Tensor.log_softmax", "torch.special.log_softmax", "torch.logsumexp",
+              "torch.Tensor.logsumexp")
+
+    def probes(self, gen):
+        yield Probe("x = [1.0, 2.0, 3.0]", args=(torch.tensor([1.0, 2.0, 3.0]),))
+        yield Probe("x = [1000, 1001, 999] (large logits)", args=(torch.tensor([1000.0, 1001.0, 999.0]),))
+        yield Probe("random (4, 7), dim=-1", args=(randn(gen, 4, 7),), kwargs={"dim": -1})
+        yield Probe("random (2, 3, 5), dim=1", args=(randn(gen, 2, 3, 5),), kwargs={"dim": 1})
+        yield Probe("rows far apart [[0, 1, 2], [1000, 1001, 1002]]",
+                    args=(torch.tensor([[0.0, 1.0, 2.0], [1000.0, 1001.0, 1002.0]]),))
+        yield Probe("random (3, 6) * 30, float64, dim=0",
+                    args=(30 * randn(gen, 3, 6, dtype=torch.float64),), kwargs={"dim": 0})
+
+    def judge(self, probe, out):
+        (x,) = probe.args
+        dim = probe.kwargs.get("dim", -1)
+        got = expect_tensor(out)
+        expect_like(got, x.shape, x.dtype)
+        if not torch.isfinite(got).all():
+            if (x.amax(dim=dim) > 100).any() and (x.amax() - x.amin(dim=dim) > 100).any() \
+                    and torch.isfinite(softmax64(x, dim)).all() and x.dim() > 1 and (x.amax(dim=dim) < 500).any():
+                raise Fail("the output has NaN: subtract the max of each slice along `dim` "
+                           "(x.amax(dim=dim, keepdim=True)), not the max of the whole tensor: "
+                           "a row far below the global max underflows to 0/0.")
+            raise Fail("the output has NaN or inf: exp(1000) overflows. Subtract the max along "
+                       "`dim` (keepdim=True) before exponentiating; softmax does not change.")
+        ref = softmax64(x, dim)
+        other = [d for d in range(x.dim()) if d != dim % x.dim()]
+        expect_close(got, ref, mistakes=[
+            (lambda: (x.double() - x.double().amax(dim=dim, keepdim=True)).exp(),
+             "the values do not sum to 1: divide by the sum of the exponentials along `dim`."),
+            (lambda: x.double().exp() / x.double().exp().sum(),
+             "the whole tensor sums to 1: sum along `dim` with keepdim=True, not over everything."),
+            *[(lambda d=d: softmax64(x, d), f"softmax was taken over dim {d}: use the `dim` argument.")
+              for d in other],
+            (lambda: softmax64(x, dim).log(), "this is log-softmax: return the probabilities."),
+        ])
+
+
+class DotProductAttention(Exercise):
+    id = "01.dot_product_attention"
+    title = "attention with no weights"
+    points = 2.0
+    forbid = ("torch.nn.functional.scaled_dot_product_attention",)
+
+    def probes(self, gen):
+        worked = torch.tensor([[1.0, 0.0], [0.8, 0.6], [0.0, 1.0]])
+        yield Probe("the worked example x0=[1,0], x1=[0.8,0.6], x2=[0,1]", args=(worked,))
+        yield Probe("random (5, 3)", args=(randn(gen, 5, 3),))
+        yield Probe("batch (2, 4, 6)", args=(randn(gen, 2, 4, 6),))
+        yield Probe("batch dims (2, 3, 5, 4), float64", args=(randn(gen, 2, 3, 5, 4, dtype=torch.float64),))
+
+    def judge(self, probe, out):
+        (x,) = probe.args
+        *batch, T, d = x.shape
+        z, w = expect_tuple(out, 2, "(z, weights)")
+        z = expect_tensor(z, "z")
+        w = expect_tensor(w, "weights")
+        if tuple(z.shape) == (*batch, T, T) and tuple(w.shape) == (*batch, T, d) and T != d:
+            raise Fail("the outputs are in the wrong order: return (z, weights).")
+        expect_like(w, (*batch, T, T), x.dtype, "weights")
+        expect_like(z, (*batch, T, d), x.dtype, "z")
+        expect_finite(w, "weights")
+        x64 = x.double()
+        scores = x64 @ x64.transpose(-2, -1)
+        ref_w = torch.softmax(scores, dim=-1)
+        expect_close(w, ref_w, "weights", mistakes=[
+            (lambda: torch.softmax(scores, dim=-2),
+             "the columns of weights sum to 1, not the rows: take the softmax over the last dim "
+             "(each query's weights over all keys)."),
+            (lambda: torch.softmax(scores / math.sqrt(d), dim=-1),
+             "the scores are divided by sqrt(d): this notebook's attention has no scaling "
+             "(that is notebook 02)."),
+            (lambda: scores, "weights are the raw scores: apply softmax over the last dim."),
+        ])
+        ref_z = ref_w @ x64
+        expect_close(z, ref_z, "z", mistakes=[
+            (lambda: ref_w.transpose(-2, -1) @ x64,
+             "z uses the transposed weights: z = weights @ x, row i mixes the inputs with the "
+             "weights of query i."),
+            (lambda: x64.transpose(-2, -1) @ ref_w, "z is x^T @ weights: compute weights @ x."),
+        ])

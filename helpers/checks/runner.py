@@ -1,0 +1,208 @@
+"""Run a learner's object on one probe: the half of a check that executes untrusted code.
+
+The runner moves a probe's tensors to the device, switches off the built-ins the exercise
+re-implements, calls the candidate, and returns plain data. It never raises for a learner's
+mistake: an exception becomes an :class:`Outcome` with a message that points at the
+learner's own line.
+"""
+from __future__ import annotations
+
+import contextlib
+import importlib
+import linecache
+import os
+import traceback
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from .framework import Exercise, Probe, plain
+
+HELPERS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__))
+NOT_IMPLEMENTED = "not implemented yet: fill in the TODO above, run that cell, then run this check again."
+
+
+@dataclass
+class Outcome:
+    value: Any = None
+    error: str | None = None  # the message, when the candidate raised
+    missing: bool = False  # raised NotImplementedError
+    off_device: bool = False  # a tensor output is not on the inputs' device
+
+
+class ForbiddenBuiltin(RuntimeError):
+    pass
+
+
+# --------------------------------------------------------------------------- built-ins off
+
+def _resolve(dotted: str):
+    """'torch.nn.functional.softmax' -> (owner object, attribute name)."""
+    parts = dotted.split(".")
+    for i in range(len(parts) - 1, 0, -1):
+        try:
+            owner = importlib.import_module(".".join(parts[:i]))
+        except ImportError:
+            continue
+        for name in parts[i:-1]:
+            owner = getattr(owner, name)
+        return owner, parts[-1]
+    raise ValueError(f"cannot resolve {dotted!r}")
+
+
+@contextlib.contextmanager
+def builtins_off(names: tuple[str, ...]):
+    """Replace each named built-in by a function that raises ForbiddenBuiltin."""
+    saved = []
+    try:
+        for dotted in names:
+            owner, attr = _resolve(dotted)
+            own = attr in vars(owner)
+            original = vars(owner)[attr] if own else None
+
+            def blocked(*args, _name=dotted, **kwargs):
+                raise ForbiddenBuiltin(
+                    f"{_name} is switched off during this check: this exercise is to write it "
+                    "yourself from basic tensor operations."
+                )
+
+            setattr(owner, attr, blocked)
+            saved.append((owner, attr, own, original))
+        yield
+    finally:
+        for owner, attr, own, original in reversed(saved):
+            if own:
+                setattr(owner, attr, original)
+            else:  # it was inherited (torch.Tensor methods live on a C base class)
+                delattr(owner, attr)
+
+
+def forbidden_names_bound(candidate: Any, names: tuple[str, ...]) -> str | None:
+    """A name the candidate imported directly (``from torch import softmax``) escapes the
+    patch above; find such global names by identity."""
+    objs = {}
+    for dotted in names:
+        try:
+            owner, attr = _resolve(dotted)
+            objs[id(getattr(owner, attr))] = dotted
+        except Exception:
+            continue
+    funcs = []
+    if isinstance(candidate, type):
+        funcs = [v for v in vars(candidate).values() if callable(v) and hasattr(v, "__globals__")]
+    elif hasattr(candidate, "__globals__"):
+        funcs = [candidate]
+    for fn in funcs:
+        for name in fn.__code__.co_names:
+            value = fn.__globals__.get(name)
+            if value is not None and id(value) in objs:
+                return objs[id(value)]
+    return None
+
+
+# --------------------------------------------------------------------------- errors
+
+def learner_frame(tb) -> traceback.FrameSummary | None:
+    """The innermost frame that is neither the helpers package nor torch."""
+    frames = traceback.extract_tb(tb)
+    for frame in reversed(frames):
+        path = os.path.abspath(frame.filename)
+        if path.startswith(HELPERS_DIR) or path.startswith(TORCH_DIR):
+            continue
+        return frame
+    return None
+
+
+def describe_exception(exc: BaseException) -> str:
+    msg = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    text = f"your code raised {type(exc).__name__}" + (f": {msg}" if msg else "")
+    frame = learner_frame(exc.__traceback__)
+    if frame is not None:
+        line = frame.line or linecache.getline(frame.filename, frame.lineno).strip()
+        text += f"\n   in {frame.name}, line {frame.lineno}: {line}"
+    return text
+
+
+# --------------------------------------------------------------------------- running
+
+def to_device(x: Any, device: torch.device) -> Any:
+    if isinstance(x, torch.Tensor):
+        return x.to(device)
+    if isinstance(x, (tuple, list)):
+        return type(x)(to_device(v, device) for v in x)
+    if isinstance(x, dict):
+        return {k: to_device(v, device) for k, v in x.items()}
+    return x
+
+
+def tensors_on(x: Any, device: torch.device) -> bool:
+    if isinstance(x, torch.Tensor):
+        return x.device.type == device.type
+    if isinstance(x, (tuple, list)):
+        return all(tensors_on(v, device) for v in x)
+    if isinstance(x, dict):
+        return all(tensors_on(v, device) for v in x.values())
+    return True
+
+
+def probe_device(probe: Probe, device: torch.device) -> torch.device:
+    if probe.cpu_only or (device.type == "mps" and _has_float64(probe)):
+        return torch.device("cpu")
+    return device
+
+
+def _has_float64(probe: Probe) -> bool:
+    items = list(probe.args) + list(probe.kwargs.values()) + list((probe.state or {}).values())
+    return any(isinstance(t, torch.Tensor) and t.dtype == torch.float64 for t in items)
+
+
+def call_candidate(ex: Exercise, probe: Probe, candidate: Any, device: torch.device) -> Any:
+    """Call the candidate as the probe's kind says; raises whatever the candidate raises."""
+    args = to_device(probe.args, device)
+    kwargs = to_device(probe.kwargs, device)
+    if probe.kind == "call":
+        return candidate(*args, **kwargs)
+    if probe.kind in ("module", "module_info"):
+        module = candidate(**(probe.init or {}))
+        if not isinstance(module, torch.nn.Module):
+            return module  # the judge reports the type
+        if probe.kind == "module_info":
+            return module_info(module)
+        if probe.state is not None:
+            module.load_state_dict(to_device(probe.state, torch.device("cpu")))
+        module.to(device).eval()
+        method = probe.info.get("method", "forward")
+        with torch.no_grad():
+            return getattr(module, method)(*args, **kwargs) if method != "forward" else module(*args, **kwargs)
+    custom = getattr(ex, f"run_{probe.kind}", None)
+    if custom is None:
+        raise ValueError(f"exercise {ex.id} has no runner for probe kind {probe.kind!r}")
+    return custom(probe, candidate, device)
+
+
+def module_info(module: torch.nn.Module) -> dict:
+    """Names and shapes of parameters and buffers, and the child modules' class names."""
+    return {
+        "parameters": {n: list(p.shape) for n, p in module.named_parameters()},
+        "buffers": {n: list(b.shape) for n, b in module.named_buffers()},
+        "children": {n: type(m).__name__ for n, m in module.named_children()},
+    }
+
+
+def run_probe(ex: Exercise, probe: Probe, candidate: Any, device: torch.device) -> Outcome:
+    device = probe_device(probe, device)
+    bound = forbidden_names_bound(candidate, ex.forbid)
+    if bound:
+        return Outcome(error=f"your code uses {bound}, which this exercise asks you to write yourself.")
+    try:
+        with builtins_off(ex.forbid):
+            out = call_candidate(ex, probe, candidate, device)
+    except NotImplementedError:
+        return Outcome(missing=True, error=NOT_IMPLEMENTED)
+    except ForbiddenBuiltin as exc:
+        return Outcome(error=str(exc))
+    except Exception as exc:  # the learner's mistake, reported, never raised
+        return Outcome(error=describe_exception(exc))
+    return Outcome(value=plain(out), off_device=not tensors_on(out, device))

@@ -1,0 +1,62 @@
+"""Device choice and seeding: the same printed results on a CPU, an Apple GPU or a CUDA GPU."""
+from __future__ import annotations
+
+import os
+import random
+
+import numpy as np
+import torch
+
+
+def get_device() -> torch.device:
+    """cuda, then mps, then cpu. Set ``ATTN2VIT_DEVICE=cpu`` to force one."""
+    forced = os.environ.get("ATTN2VIT_DEVICE")
+    if forced:
+        return torch.device(forced)
+    if torch.cuda.is_available():
+        return torch.device("cuda")
+    if getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
+        return torch.device("mps")
+    return torch.device("cpu")
+
+
+def disable_tf32() -> None:
+    """TF32 matmuls differ from float32 in the 4th digit; the series keeps them off."""
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    torch.set_float32_matmul_precision("highest")
+
+
+def seed_everything(seed: int = 0) -> torch.Generator:
+    """Seed Python, NumPy and torch (all devices) and return a CPU generator with that seed.
+
+    Make random inputs on the CPU with the returned generator, then move them: a CPU
+    generator gives the same numbers on every machine, a CUDA one does not.
+    """
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)  # also seeds cuda and mps
+    disable_tf32()
+    return torch.Generator().manual_seed(seed)
+
+
+def randn(*shape: int, generator: torch.Generator, dtype=torch.float32, device=None) -> torch.Tensor:
+    """Standard normal numbers drawn on the CPU from ``generator``, then moved to ``device``."""
+    return torch.randn(*shape, generator=generator, dtype=dtype).to(device or "cpu")
+
+
+def environment_report() -> dict[str, str]:
+    """Versions and the device, for notebook 00 and bug reports."""
+    import platform
+
+    device = get_device()
+    return {
+        "python": platform.python_version(),
+        "torch": torch.__version__.split("+")[0],
+        "numpy": np.__version__,
+        "device": device.type,
+        "threads": str(torch.get_num_threads()),
+    }
+
+
+disable_tf32()

@@ -1,0 +1,72 @@
+"""Solution cells -> importable building blocks (``python -m helpers export``).
+
+A solved notebook whose metadata has ``course.export = "NAME"`` exports every code cell whose
+first line is ``#| export`` (nbdev's marker) into ``helpers/blocks/NAME.py``, so later notebooks
+import what an earlier one built: the code is written once, in the notebook. The module is
+generated; a test fails when it is not what this writes.
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from .student import BEGIN, END, ROOT, read_notebook, solution_paths
+
+MARK = "#| export"
+
+
+def exported_source(path: Path) -> tuple[str, str] | None:
+    """(module name, module text) for one solved notebook, or None if it exports nothing."""
+    nb = read_notebook(path)
+    name = nb.metadata.get("course", {}).get("export")
+    if not name:
+        return None
+    chunks = []
+    for cell in nb.cells:
+        lines = cell.source.split("\n")
+        if cell.cell_type != "code" or not lines or lines[0].strip() != MARK:
+            continue
+        body = [line for line in lines[1:] if not line.strip().startswith((BEGIN, END))]
+        chunks.append("\n".join(body).strip("\n"))
+    code = "\n\n\n".join(chunks)
+    tree = ast.parse(code)
+    public = [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))
+              and not n.name.startswith("_")]
+    rel = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path.name
+    header = (f'"""Generated from {rel} by `python -m helpers export`: edit the notebook, '
+              'not this file."""\n')
+    text = header + code + "\n\n__all__ = " + repr(public).replace("'", '"') + "\n"
+    return name, text
+
+
+def package_init(names: list[str]) -> str:
+    lines = ['"""Building blocks exported from the solved notebooks (see helpers/export.py)."""']
+    lines += [f"from .{n} import *  # noqa: F401,F403" for n in names]
+    return "\n".join(lines) + "\n"
+
+
+def export(root: Path = ROOT, check: bool = False) -> list[str]:
+    """Write (or compare) helpers/blocks/*.py. Returns the problems found."""
+    out_dir = root / "helpers" / "blocks"
+    out_dir.mkdir(exist_ok=True)
+    files, names = {}, []
+    for path in solution_paths(root):
+        result = exported_source(path)
+        if result:
+            name, text = result
+            names.append(name)
+            files[f"{name}.py"] = text
+    files["__init__.py"] = package_init(names)
+    problems = []
+    for fname, text in files.items():
+        target = out_dir / fname
+        current = target.read_text(encoding="utf-8") if target.exists() else None
+        if current != text:
+            if check:
+                problems.append(f"helpers/blocks/{fname} is out of date with solutions/")
+            else:
+                target.write_text(text, encoding="utf-8")
+    for extra in sorted(out_dir.glob("*.py")):
+        if extra.name not in files:
+            problems.append(f"helpers/blocks/{extra.name} is not exported by any solved notebook")
+    return problems

@@ -1,0 +1,144 @@
+"""Solved notebooks -> student notebooks (``python -m helpers student``).
+
+In a solved notebook, each ``### BEGIN SOLUTION`` ... ``### END SOLUTION`` region (nbgrader's
+markers) holds the answer. The student version replaces the region by a TODO comment and
+``raise NotImplementedError(...)`` at the same indentation (in a markdown cell, by
+"_Your answer here._"), clears outputs and execution counts, and drops ``# NBVAL_`` lines.
+Text after ``### BEGIN SOLUTION:`` becomes the TODO's wording.
+"""
+from __future__ import annotations
+
+import copy
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+BEGIN = "### BEGIN SOLUTION"
+END = "### END SOLUTION"
+NBVAL_LINE = re.compile(r"^\s*# NBVAL_[A-Z_]+\s*$")
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class MarkerError(ValueError):
+    """A solution region is badly marked; the message names file, cell and line."""
+
+
+@dataclass
+class Region:
+    start: int  # line index of BEGIN
+    end: int  # line index of END
+    indent: str
+    todo: str
+
+
+def find_regions(lines: list[str], where: str) -> list[Region]:
+    regions, open_at = [], None
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        if stripped.startswith(BEGIN):
+            if open_at is not None:
+                raise MarkerError(f"{where}, line {i + 1}: nested {BEGIN} (the one on line "
+                                  f"{open_at + 1} is not closed)")
+            open_at = i
+        elif stripped.startswith(END):
+            if open_at is None:
+                raise MarkerError(f"{where}, line {i + 1}: {END} without a {BEGIN}")
+            begin = lines[open_at]
+            todo = begin.strip()[len(BEGIN):].lstrip(":").strip()
+            regions.append(Region(open_at, i, begin[: len(begin) - len(begin.lstrip())], todo))
+            open_at = None
+    if open_at is not None:
+        raise MarkerError(f"{where}, line {open_at + 1}: {BEGIN} is never closed by {END}")
+    return regions
+
+
+def strip_code(source: str, where: str, exercise: str | None) -> str:
+    lines = source.split("\n")
+    out, last = [], 0
+    for r in find_regions(lines, where):
+        out += lines[last: r.start]
+        out.append(f"{r.indent}# TODO: {r.todo or 'your code here'}")
+        label = f"{exercise}: " if exercise else ""
+        out.append(f'{r.indent}raise NotImplementedError("{label}fill in this TODO")')
+        last = r.end + 1
+    out += lines[last:]
+    return "\n".join(line for line in out if not NBVAL_LINE.match(line))
+
+
+def strip_markdown(source: str, where: str) -> str:
+    lines = source.split("\n")
+    out, last = [], 0
+    for r in find_regions(lines, where):
+        out += lines[last: r.start] + ["_Your answer here._"]
+        last = r.end + 1
+    return "\n".join(out + lines[last:])
+
+
+def has_solution(source: str) -> bool:
+    return any(line.strip().startswith((BEGIN, END)) for line in source.split("\n"))
+
+
+def student_notebook(nb: nbformat.NotebookNode, name: str) -> nbformat.NotebookNode:
+    """The student version of a solved notebook (a new object; ``nb`` is not changed)."""
+    nb = copy.deepcopy(nb)
+    for index, cell in enumerate(nb.cells):
+        where = f"{name}, cell {index + 1}"
+        course = cell.metadata.get("course", {})
+        if cell.cell_type == "code":
+            cell.source = strip_code(cell.source, where, course.get("exercise"))
+            cell.outputs = []
+            cell.execution_count = None
+            cell.metadata.pop("execution", None)
+        elif cell.cell_type == "markdown":
+            cell.source = strip_markdown(cell.source, where)
+        cell.metadata.pop("collapsed", None)
+        cell.metadata.pop("scrolled", None)
+    nb.metadata.pop("widgets", None)
+    nb.metadata.setdefault("course", {})["student"] = True
+    return nb
+
+
+def solution_paths(root: Path = ROOT) -> list[Path]:
+    return sorted((root / "solutions").glob("[0-9][0-9]_*.ipynb"))
+
+
+def render(nb: nbformat.NotebookNode) -> str:
+    return nbformat.writes(nb) + "\n"
+
+
+def read_notebook(path: Path) -> nbformat.NotebookNode:
+    """Read and validate; a malformed file raises ValueError naming it."""
+    try:
+        nb = nbformat.read(str(path), as_version=4)
+        nbformat.validate(nb)
+    except Exception as exc:
+        raise ValueError(f"{path}: not a valid notebook ({type(exc).__name__}: "
+                         f"{str(exc).splitlines()[0] if str(exc) else ''})") from None
+    return nb
+
+
+def generate(root: Path = ROOT, check: bool = False) -> list[str]:
+    """Write (or, with ``check``, compare) notebooks/ from solutions/. Returns the problems."""
+    problems, expected = [], set()
+    out_dir = root / "notebooks"
+    out_dir.mkdir(exist_ok=True)
+    for path in solution_paths(root):
+        nb = read_notebook(path)
+        student = student_notebook(nb, str(path.relative_to(root)))
+        nbformat.validate(student)
+        text = render(student)
+        target = out_dir / path.name
+        expected.add(target.name)
+        if check:
+            if not target.exists():
+                problems.append(f"{target.relative_to(root)} is missing")
+            elif target.read_text(encoding="utf-8") != text:
+                problems.append(f"{target.relative_to(root)} is out of date")
+        elif not target.exists() or target.read_text(encoding="utf-8") != text:
+            target.write_text(text, encoding="utf-8")
+    for extra in sorted(out_dir.glob("*.ipynb")):
+        if extra.name not in expected:
+            problems.append(f"{extra.relative_to(root)} has no solved notebook in solutions/")
+    return problems

@@ -1,0 +1,121 @@
+"""check(): never raises for a learner's mistake, reports clearly, registry metadata."""
+import math
+
+import pytest
+import torch
+
+from helpers import check
+from helpers.checks import EXERCISES, CheckResult
+from helpers.checks.framework import Unsupported, plain
+from helpers.checks.runner import builtins_off
+
+
+def test_registry_metadata():
+    assert "01.softmax" in EXERCISES
+    for ex_id, ex in EXERCISES.items():
+        assert ex.id == ex_id and ex.notebook == ex_id.split(".")[0]
+        assert ex.title and ex.points > 0
+
+
+def test_verdict_first_line_and_result(capsys):
+    r = check("00.relu", lambda x: torch.where(x > 0, x, torch.zeros_like(x)))
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith("✅ 00.relu: ")
+    assert isinstance(r, CheckResult) and r.passed and r.points == r.max_points == 1.0
+    assert isinstance(r.messages, list)
+
+
+def test_unknown_id_lists_known_ids(capsys):
+    r = check("99.nothing", lambda x: x)
+    out = capsys.readouterr().out
+    assert out.startswith("❌ 99.nothing: unknown exercise id '99.nothing'. Known ids: ")
+    assert "01.softmax" in out and not r.passed and r.status == "error"
+
+
+def test_exception_reports_type_message_and_learner_line():
+    def relu(x):
+        y = x + 1
+        return y.no_such_method()  # the learner's line
+
+    r = check("00.relu", relu, quiet=True)
+    assert r.status == "error" and not r.passed
+    msg = r.messages[0]
+    assert "AttributeError" in msg and "no_such_method" in msg
+    assert "in relu, line" in msg and "return y.no_such_method()" in msg
+
+
+def test_not_implemented_reads_not_implemented_yet():
+    def relu(x):
+        raise NotImplementedError("00.relu: fill in this TODO")
+
+    r = check("00.relu", relu, quiet=True)
+    assert r.status == "missing" and r.messages[0].startswith("not implemented yet")
+
+
+@pytest.mark.parametrize("candidate, words", [
+    (lambda x: x.tolist(), "should be a torch.Tensor, got list"),
+    (lambda x: None, "did you forget `return`"),
+    (lambda x: (x, x), "a tuple of 2: return only the tensor"),
+    (lambda x: x.clamp_min(0).double() if x.dtype == torch.float32 else x, "has dtype torch.float64"),
+    (lambda x: x.clamp_min(0)[None], "has shape (1, 4), expected (4,)"),
+    (lambda x: torch.full_like(x, math.nan), "contains NaN where the reference has none"),
+])
+def test_wrong_types_shapes_dtypes_nan(candidate, words):
+    r = check("00.relu", candidate, quiet=True)
+    assert not r.passed and r.status == "failed"
+    assert words in r.messages[0], r.messages
+
+
+def test_tuple_of_wrong_length_and_nan():
+    r = check("01.dot_product_attention", lambda x: (x, x, x), quiet=True)
+    assert "should return a tuple (z, weights), got a tuple of 3" in r.messages[0]
+
+    def nan_attention(x):
+        w = torch.full(x.shape[:-1] + x.shape[-2:-1], math.nan, dtype=x.dtype)
+        return w @ x, w
+
+    r = check("01.dot_product_attention", nan_attention, quiet=True)
+    assert "weights contains NaN" in r.messages[0]
+
+
+def test_builtins_are_restored_after_a_check():
+    original_fn, original_method = torch.softmax, torch.Tensor.softmax
+    check("01.softmax", lambda x, dim=-1: torch.softmax(x, dim), quiet=True)
+    assert torch.softmax is original_fn and torch.Tensor.softmax is original_method
+    assert "softmax" not in vars(torch.Tensor)  # the inherited method is not shadowed
+    assert torch.softmax(torch.zeros(2), 0).sum() == 1
+
+
+def test_builtins_restored_even_when_the_block_raises():
+    with pytest.raises(KeyError):
+        with builtins_off(("torch.nn.functional.relu",)):
+            raise KeyError
+    assert torch.nn.functional.relu(torch.tensor([-1.0])).item() == 0.0
+
+
+def test_seed_gives_other_cases_and_same_verdict():
+    good = lambda x: torch.where(x > 0, x, torch.zeros_like(x))  # noqa: E731
+    assert check("00.relu", good, seed=7, quiet=True).passed
+
+
+def test_plain_turns_objects_into_unsupported():
+    class Liar:
+        def __eq__(self, other):
+            return True
+
+    class Sub(torch.Tensor):
+        pass
+
+    assert isinstance(plain(Liar()), Unsupported)
+    assert isinstance(plain(torch.zeros(2).as_subclass(Sub)), Unsupported)
+    assert plain((1, [2.0, None], {"a": "b"})) == (1, [2.0, None], {"a": "b"})
+    r = check("00.relu", lambda x: Liar(), quiet=True)
+    assert "should be a torch.Tensor, got" in r.messages[0] and "Liar" in r.messages[0]
+
+
+def test_check_never_raises_on_a_keyboard_free_base_exception():
+    def relu(x):
+        raise SystemExit(3)
+
+    with pytest.raises(SystemExit):  # not a learner's Exception: interrupting must still work
+        check("00.relu", relu, quiet=True)
