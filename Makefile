@@ -2,6 +2,8 @@
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
+# tiny models on 2 cores: one thread per process avoids oversubscription (xdist runs 2 kernels)
+export OMP_NUM_THREADS ?= 1
 STAMP  := $(VENV)/.installed
 JOBS   ?= 2
 

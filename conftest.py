@@ -8,3 +8,42 @@ there and differ between machines.
 def pytest_collectstart(collector):
     if collector.__class__.__name__ == "IPyNbFile":
         collector.skip_compare = tuple(collector.skip_compare) + ("stderr",)
+
+
+# Runtime budget (helpers.bench): nbval's own durations, summed per notebook in the process
+# that sees every report (the xdist controller, or the only process); the session fails when a
+# notebook takes more than NOISE_FACTOR times its budget.
+_budget = {"times": None, "problems": []}
+
+
+def pytest_runtest_logreport(report):
+    path = report.nodeid.partition("::")[0]
+    if path.endswith(".ipynb"):
+        if _budget["times"] is None:
+            from helpers.bench import NbvalTimes
+
+            _budget["times"] = NbvalTimes()
+        _budget["times"].add(report.nodeid, report.duration)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    times = _budget["times"]
+    if times is None or hasattr(session.config, "workerinput"):
+        return
+    _budget["problems"] = times.problems()
+    if _budget["problems"] and session.exitstatus == 0:
+        session.exitstatus = 1
+
+
+def pytest_terminal_summary(terminalreporter):
+    for rep in terminalreporter.stats.get("skipped", []):
+        if rep.nodeid.startswith("tests/e2e") and isinstance(rep.longrepr, tuple):
+            terminalreporter.write_line(f"SKIPPED {rep.nodeid}: {rep.longrepr[2]}", yellow=True)
+    times = _budget["times"]
+    if times is None or hasattr(terminalreporter.config, "workerinput"):
+        return
+    terminalreporter.section("notebook runtime budget (nbval wall time, kernel start included)")
+    for line in times.summary():
+        terminalreporter.write_line(line)
+    for problem in _budget["problems"]:
+        terminalreporter.write_line(f"FAILED runtime budget: {problem}", red=True, bold=True)

@@ -1,4 +1,4 @@
-"""Command line: ``python -m helpers {student,export,execute,grade} ...``."""
+"""Command line: ``python -m helpers {student,export,execute,grade,bench} ...``."""
 from __future__ import annotations
 
 import argparse
@@ -16,6 +16,15 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("execute", help="run solved notebooks in a fresh kernel, store outputs")
     p.add_argument("paths", nargs="+", type=Path)
     p.add_argument("--timeout", type=int, default=300, help="seconds per cell")
+    p = sub.add_parser("bench", help="time solved notebooks in fresh kernels, write bench/")
+    p.add_argument("paths", nargs="+", type=Path)
+    p.add_argument("--out", type=Path, default=Path("bench"), help="folder for bench.md/.json")
+    p.add_argument("--timeout", type=int, default=600, help="seconds per cell")
+    p.add_argument("--strict", action="store_true", help="exit 1 when over a budget")
+    p = sub.add_parser("grade", help="grade submitted notebooks into a CSV gradebook")
+    from .grading.cli import add_arguments
+
+    add_arguments(p)
     args = parser.parse_args(argv)
 
     if args.command in ("student", "export"):
@@ -41,6 +50,14 @@ def main(argv: list[str] | None = None) -> int:
             seconds = execute(path, timeout=args.timeout)
             print(f"{path}: {seconds:.1f} s")
         return 0
+    if args.command == "grade":
+        from .grading.cli import run
+
+        return run(args)
+    if args.command == "bench":
+        from .bench import main as bench
+
+        return bench(args.paths, args.out, args.timeout, args.strict)
     return 2
 
 

@@ -37,11 +37,18 @@ def explorer(draw: Callable[..., object], static: dict, description: str, **cont
         display({"image/png": fallback, "text/plain": text}, raw=True)
         return None
 
-    def update(**values):
-        draw(**values)
-        plt.show()  # inside the widget's own output area
+    # The figure goes into the Output widget's state, not through display(): a kernel client
+    # that does not route output to widgets (nbval) would otherwise add it to the cell's
+    # outputs, and the stored notebook (run with nbclient, which does route) would differ.
+    out = w.Output()
 
-    ui = w.interactive(update, **controls)
+    def update(**values):
+        png = figure_png(draw(**values))
+        out.outputs = ({"output_type": "display_data", "metadata": {},
+                        "data": {"image/png": png, "text/plain": description}},)
+
+    ui = w.interactive(update, clear_output=False, **controls)
+    ui.children = (*ui.children[:-1], out)  # our output area instead of interactive's
     bundle = ui._repr_mimebundle_()
     bundle = bundle[0] if isinstance(bundle, tuple) else bundle
     bundle["text/plain"] = text

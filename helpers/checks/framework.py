@@ -68,6 +68,19 @@ class Exercise:
     forbid: tuple[str, ...] = ()
     # what the learner's object is: "function" or "module" (informs messages and grading)
     kind: str = "function"
+    # grading hook (helpers.grading): the name, in the learner's kernel, of the object the
+    # instructor's grader runs; None = the name after the dot in the id. A training exercise
+    # sets it to its trained model's variable (e.g. "model") and overrides grading_probes.
+    grade_target: str | None = None
+
+    def grading_probes(self, gen: torch.Generator) -> Iterable[Probe]:
+        """Probes for ``python -m helpers grade`` (made from the grader's secret seed).
+
+        Default: the inline check's probes. A training exercise returns probes of its own kind
+        (e.g. "predict": ``run_predict`` feeds held-out inputs to the learner's trained model)
+        and its ``judge`` compares the predictions with a threshold.
+        """
+        return self.probes(gen)
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

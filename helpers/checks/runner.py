@@ -116,7 +116,10 @@ def learner_frame(tb) -> traceback.FrameSummary | None:
 
 
 def describe_exception(exc: BaseException) -> str:
-    msg = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    lines = [line.strip() for line in str(exc).strip().splitlines() if line.strip()]
+    msg = " ".join(lines[:3])  # load_state_dict puts the missing keys on the lines after the first
+    if len(msg) > 400:
+        msg = msg[:400] + "..."
     text = f"your code raised {type(exc).__name__}" + (f": {msg}" if msg else "")
     frame = learner_frame(exc.__traceback__)
     if frame is not None:

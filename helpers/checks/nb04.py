@@ -1,0 +1,167 @@
+"""Notebook 04: the sinusoidal positional-encoding table and the module that adds it."""
+from __future__ import annotations
+
+import math
+
+import torch
+
+from .framework import (Exercise, Fail, Probe, close, expect_close, expect_finite, expect_like,
+                        expect_tensor, randn)
+
+
+def sinusoidal64(max_len: int, d_model: int, *, swap: bool = False, exponent: str = "2i/d",
+                 sign: float = -1.0, layout: str = "interleave") -> torch.Tensor:
+    """Reference table in float64, PE[pos, 2i] = sin(pos / 10000^(2i/d)), PE[pos, 2i+1] = cos(...).
+
+    The keyword arguments make the known wrong variants: sin and cos swapped, another exponent
+    (``"j/d"``: the column index instead of 2i, ``"i/d"``: the factor 2 forgotten), a positive
+    exponent (``sign=+1``: positions multiplied by 10000^(2i/d)), sin in the first half and cos
+    in the second (``layout="halves"``).
+    """
+    pos = torch.arange(max_len, dtype=torch.float64)[:, None]  # (max_len, 1)
+    j = torch.arange(d_model, dtype=torch.float64)  # column index
+    if layout == "halves":
+        half = d_model // 2
+        i = torch.arange(half, dtype=torch.float64)
+        angle = pos * torch.pow(10000.0, sign * 2 * i / d_model)
+        first, second = (angle.cos(), angle.sin()) if swap else (angle.sin(), angle.cos())
+        return torch.cat([first, second], dim=-1)
+    power = {"2i/d": 2 * torch.div(j, 2, rounding_mode="floor") / d_model,
+             "j/d": j / d_model,
+             "i/d": torch.div(j, 2, rounding_mode="floor") / d_model}[exponent]
+    angle = pos * torch.pow(10000.0, sign * power)  # (max_len, d_model)
+    even = (j.long() % 2 == 0)
+    if swap:
+        return torch.where(even, angle.cos(), angle.sin())
+    return torch.where(even, angle.sin(), angle.cos())
+
+
+def table_mistakes(max_len: int, d_model: int, wrap=lambda pe: pe) -> list:
+    """(variant, message) pairs for the common mistakes in building the table."""
+    def v(**kw):
+        return lambda: wrap(sinusoidal64(max_len, d_model, **kw))
+
+    return [
+        (v(swap=True), "sin and cos are swapped: even columns (0, 2, 4, ...) hold sin, odd columns "
+                       "hold cos."),
+        (v(exponent="j/d"), "the exponent is wrong: you used the column index j in 10000^(j/d_model); "
+                            "columns 2i and 2i+1 share one frequency, 10000^(2i/d_model) with "
+                            "i = j // 2 (torch.arange(0, d_model, 2))."),
+        (v(exponent="i/d"), "the exponent is wrong: 10000^(i/d_model) misses the factor 2; use "
+                            "10000^(2i/d_model), i.e. torch.arange(0, d_model, 2) / d_model."),
+        (v(sign=+1.0), "the exponent has the wrong sign: positions are *divided* by "
+                       "10000^(2i/d_model) (frequencies go down with i), not multiplied."),
+        (v(layout="halves"), "sin fills the first half of the columns and cos the second half: "
+                             "this series interleaves them (sin on even columns, cos on odd)."),
+        (v(layout="halves", swap=True), "cos fills the first half and sin the second: interleave "
+                                        "them, sin on even columns, cos on odd."),
+    ]
+
+
+def judge_module_info(probe, out, name: str, judge) -> None:
+    """Shared by module exercises: ``out`` is ``module_info``'s dict when the class built a module."""
+    if not isinstance(out, dict) or set(out) != {"parameters", "buffers", "children"}:
+        raise Fail(f"{name}(...) should build a torch.nn.Module: subclass nn.Module and call "
+                   "super().__init__() first in __init__.")
+    judge(probe, out)
+
+
+def check_sign(got: torch.Tensor, ref: torch.Tensor, max_len: int, d_model: int, wrap=lambda pe: pe) -> None:
+    """With a positive exponent the high-frequency angles are huge and float32 sin is noise there,
+    so recognise that mistake on the first four columns, where the angles are still exact."""
+    cols = slice(0, min(4, d_model))
+    if close(got[..., cols], ref[..., cols], 1e-4, 1e-4):
+        return
+    variant = wrap(sinusoidal64(max_len, d_model, sign=+1.0))
+    if close(got[..., cols], variant[..., cols], 1e-3, 1e-3) and not close(got, ref, 1e-3, 1e-3):
+        raise Fail(table_mistakes(max_len, d_model)[3][1])
+
+
+def table_atol(max_len: int) -> float:
+    # float32 angles pos / 10000^(2i/d) carry a relative error ~6e-8, i.e. ~6e-8 * pos absolute
+    return 1e-5 + 3e-7 * max_len
+
+
+class SinusoidalPositionalEncoding(Exercise):
+    id = "04.sinusoidal_positional_encoding"
+    title = "the sinusoidal position table"
+    points = 2.0
+
+    def probes(self, gen):
+        yield Probe("max_len=3, d_model=4", args=(3, 4))
+        yield Probe("max_len=50, d_model=16", args=(50, 16))
+        yield Probe("max_len=7, d_model=2", args=(7, 2))
+        yield Probe("max_len=128, d_model=64", args=(128, 64))
+        yield Probe("max_len=1000, d_model=10", args=(1000, 10))
+
+    def judge(self, probe, out):
+        max_len, d_model = probe.args
+        got = expect_tensor(out)
+        if tuple(got.shape) == (d_model, max_len) and d_model != max_len:
+            raise Fail(f"the table has shape {tuple(got.shape)}: expected (max_len, d_model) = "
+                       f"{(max_len, d_model)}, one row per position.")
+        expect_like(got, (max_len, d_model), torch.float32, "the table")
+        expect_finite(got, "the table")
+        atol = table_atol(max_len)
+        check_sign(got, sinusoidal64(max_len, d_model), max_len, d_model)
+        expect_close(got, sinusoidal64(max_len, d_model), "the table", atol=atol, rtol=1e-4,
+                     mistakes=table_mistakes(max_len, d_model))
+
+
+class PositionalEncoding(Exercise):
+    id = "04.PositionalEncoding"
+    title = "the positional-encoding module"
+    points = 2.0
+    kind = "module"
+
+    def probes(self, gen):
+        yield Probe("module_info: PositionalEncoding(d_model=16, max_len=64)", kind="module_info",
+                    init={"d_model": 16, "max_len": 64})
+        yield Probe("PositionalEncoding(16, max_len=64), x (2, 10, 16)", kind="module",
+                    init={"d_model": 16, "max_len": 64}, args=(randn(gen, 2, 10, 16),))
+        yield Probe("PositionalEncoding(8) (max_len=5000 by default), x (1, 7, 8)", kind="module",
+                    init={"d_model": 8}, args=(randn(gen, 1, 7, 8),))
+        yield Probe("PositionalEncoding(6, max_len=20, dropout=0.1) in eval mode, x (3, 20, 6), float64",
+                    kind="module", init={"d_model": 6, "max_len": 20, "dropout": 0.1},
+                    args=(randn(gen, 3, 20, 6, dtype=torch.float64),))
+        yield Probe("PositionalEncoding(12, max_len=30), x (4, 1, 12)", kind="module",
+                    init={"d_model": 12, "max_len": 30}, args=(randn(gen, 4, 1, 12),))
+
+    def judge(self, probe, out):
+        if probe.kind == "module_info":
+            return judge_module_info(probe, out, "PositionalEncoding", self.judge_info)
+        (x,) = probe.args
+        d_model = probe.init["d_model"]
+        T = x.shape[1]
+        got = expect_tensor(out)
+        expect_like(got, x.shape, x.dtype)
+        expect_finite(got)
+        x64 = x.double()
+        pe = sinusoidal64(T, d_model)
+        check_sign(got, x64 + pe, T, d_model, wrap=lambda p: x64 + p)
+        expect_close(got, x64 + pe, atol=table_atol(T) + 1e-5, rtol=1e-4, mistakes=[
+            *table_mistakes(T, d_model, wrap=lambda p: x64 + p),
+            (lambda: x64 * math.sqrt(d_model) + pe,
+             "x is multiplied by sqrt(d_model): in this series the token embedding does that "
+             "scaling (notebook 06); PositionalEncoding only adds pe[:T]."),
+            (lambda: pe.expand_as(x64), "the output is the table alone: return x + pe[:T]."),
+            (lambda: x64, "the output equals the input: add pe[:T] to x."),
+        ])
+
+    def judge_info(self, probe, info):
+        params, buffers = info["parameters"], info["buffers"]
+        d_model, max_len = probe.init["d_model"], probe.init["max_len"]
+        if "pe" in params:
+            raise Fail("pe is registered as a parameter (nn.Parameter): the sinusoidal table is "
+                       "fixed, not learned. Use self.register_buffer('pe', table): a buffer moves "
+                       "with .to(device) and is saved in state_dict, but the optimizer never sees it.")
+        if params:
+            raise Fail(f"PositionalEncoding has parameters {sorted(params)}: the sinusoidal "
+                       "encoding has none (the learned embedding is the alternative shown later).")
+        if "pe" not in buffers:
+            raise Fail("no buffer named `pe`: register the table with self.register_buffer('pe', "
+                       "table) (a plain tensor attribute does not move with .to(device)).")
+        numel = math.prod(buffers["pe"])
+        if numel != max_len * d_model:
+            raise Fail(f"the buffer pe has shape {tuple(buffers['pe'])}: expected max_len x d_model "
+                       f"= {max_len} x {d_model} values, e.g. shape ({max_len}, {d_model}).")

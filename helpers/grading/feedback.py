@@ -1,0 +1,38 @@
+"""Per-submission feedback: a Markdown file with each exercise's verdict and the check's message."""
+from __future__ import annotations
+
+MARKS = {"passed": "✅", "failed": "❌", "error": "⚠️", "timeout": "⏱", "missing": "➖"}
+
+
+def feedback_markdown(sub, graded) -> str:
+    from ..checks import EXERCISES
+
+    rows = graded.rows
+    points = sum(r.points for r in rows)
+    max_points = sum(r.max_points for r in rows)
+    notebook = rows[0].notebook if rows else (sub.notebook or "")
+    lines = [f"# Feedback: {sub.label}", ""]
+    head = f"Notebook {notebook}" if notebook else "Notebook: unknown"
+    lines += [f"{head} · **{points:g} / {max_points:g} points**", ""]
+    if any(r.exercise for r in rows):
+        lines += ["| exercise | status | points |", "| --- | --- | --- |"]
+        for r in rows:
+            if r.exercise:
+                lines.append(f"| {r.exercise} | {MARKS.get(r.status, '')} {r.status} | "
+                             f"{r.points:g} / {r.max_points:g} |")
+        lines.append("")
+    for r in rows:
+        ex = EXERCISES.get(r.exercise)
+        title = f" — {ex.title}" if ex is not None else ""
+        lines.append(f"## {MARKS.get(r.status, '')} {r.exercise or 'submission'}{title}: {r.status}")
+        lines.append("")
+        message = graded.messages.get(r.exercise, r.message) if r.exercise else r.message
+        lines += ["```", message.strip() or "-", "```", ""]
+    if graded.notes:
+        lines += ["## Notes from running the notebook", ""]
+        lines += [f"- {note}" for note in graded.notes]
+        lines.append("")
+    lines.append("Inputs for grading were made by the grader with a secret seed; your own check "
+                 "calls in the notebook do not count. Run your notebook top to bottom in a fresh "
+                 "kernel (Kernel → Restart & Run All) to reproduce errors.")
+    return "\n".join(lines) + "\n"

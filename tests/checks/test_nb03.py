@@ -1,0 +1,231 @@
+"""Checks of notebook 03: the solution passes, other correct modules pass, the stub is
+'not implemented', and each named mistake fails with its own message."""
+import math
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from helpers.checks.framework import randn
+from helpers.checks.nb03 import mha64, random_state, reference_mha
+
+from .conftest import stub
+
+MHA = "03.MultiHeadAttention"
+
+
+class Configurable(nn.Module):
+    """The solution, with class attributes that switch on one mistake each."""
+
+    split_transpose = True
+    merge_transpose = True
+    use_out_proj = True
+    scale = "d_head"
+    softmax_dim = -1
+    mask_mode = "before"
+    keys_from_query = False
+    values_from = "value"
+    average_weights = False
+    dropout_on = "weights"
+
+    def __init__(self, d_model, num_heads, dropout=0.0, bias=True):
+        super().__init__()
+        self.num_heads, self.d_head = num_heads, d_model // num_heads
+        self.q_proj = nn.Linear(d_model, d_model, bias=bias)
+        self.k_proj = nn.Linear(d_model, d_model, bias=bias)
+        self.v_proj = nn.Linear(d_model, d_model, bias=bias)
+        self.out_proj = nn.Linear(d_model, d_model, bias=bias)
+        self.dropout = nn.Dropout(dropout)
+
+    def split(self, x):
+        B, T, d = x.shape
+        if self.split_transpose:
+            return x.view(B, T, self.num_heads, self.d_head).transpose(1, 2)
+        return x.view(B, self.num_heads, T, self.d_head)
+
+    def forward(self, query, key=None, value=None, mask=None):
+        key = query if key is None or self.keys_from_query else key
+        value = {"value": value if value is not None else key, "query": query, "key": key}[self.values_from]
+        B, T_q, d = query.shape
+        q, k, v = self.split(self.q_proj(query)), self.split(self.k_proj(key)), self.split(self.v_proj(value))
+        div = {"d_head": math.sqrt(self.d_head), "d_model": math.sqrt(d), "none": 1.0}[self.scale]
+        scores = q @ k.transpose(-2, -1) / div
+        if mask is not None and self.mask_mode == "before":
+            scores = scores.masked_fill(~mask, float("-inf"))
+        if mask is not None and self.mask_mode == "inverted":
+            scores = scores.masked_fill(mask, float("-inf"))
+        w = scores.softmax(self.softmax_dim)
+        if mask is not None and self.mask_mode == "after":
+            w = w.masked_fill(~mask, 0.0)
+        if self.dropout_on == "weights":
+            w = self.dropout(w)
+        heads = w @ v
+        if self.merge_transpose:
+            merged = heads.transpose(1, 2).reshape(B, T_q, d)
+        else:
+            merged = heads.reshape(B, T_q, d)
+        out = self.out_proj(merged) if self.use_out_proj else merged
+        return out, (w.mean(1) if self.average_weights else w)
+
+
+def variant(**attrs):
+    return type("Variant", (Configurable,), attrs)
+
+
+def test_solution_passes(run_check):
+    r = run_check(MHA, Configurable)
+    assert r.passed and r.points == r.max_points == 4, r.messages
+
+
+def test_exported_block_passes(run_check):
+    from helpers.blocks import MultiHeadAttention
+
+    assert run_check(MHA, MultiHeadAttention).passed
+
+
+class Fused(nn.Module):
+    """The production variant: one matmul for q, k and v (weights kept under the contract's
+    names), einsum attention with an additive float mask of -1e9."""
+
+    def __init__(self, d_model, num_heads, dropout=0.0, bias=True):
+        super().__init__()
+        self.h = num_heads
+        self.q_proj, self.k_proj, self.v_proj, self.out_proj = (
+            nn.Linear(d_model, d_model, bias=bias) for _ in range(4))
+        self.p = dropout
+
+    def forward(self, query, key=None, value=None, mask=None):
+        key = query if key is None else key
+        value = key if value is None else value
+        B, T_q, d = query.shape
+        if key is query and value is query:
+            weight = torch.cat([self.q_proj.weight, self.k_proj.weight, self.v_proj.weight])
+            bias = None if self.q_proj.bias is None else torch.cat(
+                [self.q_proj.bias, self.k_proj.bias, self.v_proj.bias])
+            q, k, v = F.linear(query, weight, bias).chunk(3, dim=-1)
+        else:
+            q, k, v = self.q_proj(query), self.k_proj(key), self.v_proj(value)
+        q, k, v = (t.unflatten(-1, (self.h, -1)).permute(0, 2, 1, 3) for t in (q, k, v))
+        scores = torch.einsum("bhqd,bhkd->bhqk", q, k) / math.sqrt(q.size(-1))
+        if mask is not None:
+            scores = scores + (~mask).to(scores.dtype) * -1e9
+        w = F.dropout(scores.softmax(-1), self.p, self.training)
+        out = torch.einsum("bhqk,bhkd->bqhd", w, v).flatten(2)
+        return self.out_proj(out), w
+
+
+def test_fused_einsum_variant_passes(run_check):
+    r = run_check(MHA, Fused)
+    assert r.passed, r.messages
+
+
+def test_stub(run_check):
+    class Stub(nn.Module):
+        def __init__(self, d_model, num_heads, dropout=0.0, bias=True):
+            super().__init__()
+            stub()
+
+    r = run_check(MHA, Stub)
+    assert r.status == "missing" and "not implemented yet" in r.messages[0]
+
+
+def test_stub_forward(run_check):
+    r = run_check(MHA, variant(forward=lambda self, *a, **k: stub()))
+    assert r.status == "missing" and "not implemented yet" in r.messages[0]
+
+
+@pytest.mark.parametrize("attrs, words", [
+    ({"split_transpose": False}, "split without the transpose"),
+    ({"merge_transpose": False}, "merged without the transpose"),
+    ({"use_out_proj": False}, "out_proj is not applied"),
+    ({"scale": "d_model"}, "sqrt(d_model)"),
+    ({"scale": "none"}, "not scaled"),
+    ({"softmax_dim": -2}, "over the queries"),
+    ({"mask_mode": "inverted"}, "mask is inverted"),
+    ({"mask_mode": "ignored"}, "mask is ignored"),
+    ({"mask_mode": "after"}, "after softmax"),
+    ({"keys_from_query": True}, "the keys come from `query`"),
+    ({"values_from": "query"}, "values come from `query`"),
+    ({"values_from": "key"}, "values come from `key`"),
+    ({"average_weights": True}, "not their average"),
+    ({"dropout_on": "nowhere"}, "equals the eval-mode output"),
+])
+def test_mistakes(run_check, attrs, words):
+    r = run_check(MHA, variant(**attrs))
+    assert not r.passed
+    assert words in r.messages[0], r.messages
+
+
+class Renamed(nn.Module):
+    def __init__(self, d_model, num_heads, dropout=0.0, bias=True):
+        super().__init__()
+        self.W_q, self.W_k, self.W_v, self.W_o = (nn.Linear(d_model, d_model, bias=bias) for _ in range(4))
+
+
+class PerHeadLayers(Configurable):
+    def __init__(self, d_model, num_heads, dropout=0.0, bias=True):
+        super().__init__(d_model, num_heads, dropout, bias)
+        self.q_proj = nn.Linear(d_model, d_model // num_heads, bias=bias)
+
+
+class AlwaysBias(Configurable):
+    def __init__(self, d_model, num_heads, dropout=0.0, bias=True):
+        super().__init__(d_model, num_heads, dropout, True)
+
+
+class ExtraFused(Configurable):
+    def __init__(self, d_model, num_heads, dropout=0.0, bias=True):
+        super().__init__(d_model, num_heads, dropout, bias)
+        self.qkv = nn.Linear(d_model, 3 * d_model)
+
+
+class NotAModule:
+    def __init__(self, d_model, num_heads, dropout=0.0, bias=True):
+        pass
+
+
+@pytest.mark.parametrize("candidate, words", [
+    (Renamed, "no attribute 'q_proj'"),
+    (PerHeadLayers, "q_proj.weight has shape"),
+    (AlwaysBias, "bias=False"),
+    (ExtraFused, "unexpected parameters ['qkv.bias', 'qkv.weight']"),
+    (NotAModule, "should build an nn.Module"),
+])
+def test_structure_mistakes(run_check, candidate, words):
+    r = run_check(MHA, candidate)
+    assert not r.passed
+    assert words in r.messages[0], r.messages
+
+
+def test_builtin_mha_is_switched_off(run_check):
+    class Wrapper(Configurable):
+        def forward(self, query, key=None, value=None, mask=None):
+            key = query if key is None else key
+            mha = nn.MultiheadAttention(query.size(-1), self.num_heads, batch_first=True)
+            return mha(query, key, key)
+
+    r = run_check(MHA, Wrapper)
+    assert not r.passed and "switched off" in r.messages[0], r.messages
+
+
+def test_builtin_sdpa_is_switched_off(run_check):
+    class Wrapper(Configurable):
+        def forward(self, query, key=None, value=None, mask=None):
+            q = self.split(self.q_proj(query))
+            out = F.scaled_dot_product_attention(q, q, q)
+            return out, out
+
+    r = run_check(MHA, Wrapper)
+    assert not r.passed and "switched off" in r.messages[0], r.messages
+
+
+def test_written_out_reference_equals_nn_multihead_attention():
+    gen = torch.Generator().manual_seed(0)
+    state = random_state(gen, 12)
+    q, kv = randn(gen, 2, 4, 12), randn(gen, 2, 7, 12)
+    mask = torch.rand(2, 1, 4, 7, generator=gen) < 0.7
+    mask[..., 0] = True
+    out, w = reference_mha(state, 3, q, kv, kv, mask)
+    out2, w2 = mha64(state, 3, q, kv, kv, mask)
+    assert torch.allclose(out, out2, atol=1e-12) and torch.allclose(w, w2, atol=1e-12)

@@ -1,0 +1,339 @@
+"""Checks of notebook 05: the solution passes, the stub is 'not implemented', mistakes are named."""
+import math
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from helpers.checks.nb05 import block64, from_torch_names, to_torch_names, torch_layer, torch_masks
+
+
+# --------------------------------------------------------------------------- LayerNorm
+
+def make_layer_norm(normalize=None, init_weight=torch.ones, affine=lambda y, w, b: y * w + b):
+    def default(x, eps):
+        mean = x.mean(-1, keepdim=True)
+        var = ((x - mean) ** 2).mean(-1, keepdim=True)
+        return (x - mean) / torch.sqrt(var + eps)
+
+    normalize = normalize or default
+
+    class LayerNorm(nn.Module):
+        def __init__(self, d_model, eps=1e-5):
+            super().__init__()
+            self.eps = eps
+            self.weight = nn.Parameter(init_weight(d_model))
+            self.bias = nn.Parameter(torch.zeros(d_model))
+
+        def forward(self, x):
+            return affine(normalize(x, self.eps), self.weight, self.bias)
+
+    return LayerNorm
+
+
+def test_layer_norm_solution_passes(run_check):
+    r = run_check("05.LayerNorm", make_layer_norm())
+    assert r.passed and r.points == r.max_points == 2
+
+
+def test_layer_norm_written_differently_passes(run_check):
+    def rsqrt_var(x, eps):
+        var, mean = torch.var_mean(x, dim=-1, keepdim=True, correction=0)
+        return (x - mean) * torch.rsqrt(var + eps)
+
+    assert run_check("05.LayerNorm", make_layer_norm(rsqrt_var)).passed
+
+
+def test_layer_norm_stub(run_check):
+    r = run_check("05.LayerNorm", make_layer_norm(lambda x, eps: (_ for _ in ()).throw(NotImplementedError)))
+    assert r.status == "missing" and "not implemented yet" in r.messages[0]
+
+
+@pytest.mark.parametrize("normalize, words", [
+    (lambda x, eps: (x - x.mean(-1, keepdim=True)) / torch.sqrt(x.var(-1, keepdim=True) + eps),
+     "variance is unbiased"),
+    (lambda x, eps: (x - x.mean(-1, keepdim=True)) / (x.var(-1, keepdim=True, unbiased=False).sqrt() + eps),
+     "eps is added outside the square root"),
+    (lambda x, eps: (x - x.mean(-1, keepdim=True)) / (x.std(-1, keepdim=True) + eps), "x.std() + eps"),
+    (lambda x, eps: (x - x.mean(1, keepdim=True)) / torch.sqrt(x.var(1, keepdim=True, unbiased=False) + eps),
+     "time axis"),
+    (lambda x, eps: (x - x.mean((-2, -1), keepdim=True)) / torch.sqrt(x.var((-2, -1), keepdim=True, unbiased=False) + eps),
+     "last two dims"),
+    (lambda x, eps: (x - x.mean(0, keepdim=True)) / torch.sqrt(x.var(0, keepdim=True, unbiased=False) + eps),
+     "over the batch"),
+    (lambda x, eps: F.layer_norm(x, x.shape[-1:], eps=eps), "switched off"),
+    (lambda x, eps: torch.layer_norm(x, x.shape[-1:], eps=eps), "switched off"),
+])
+def test_layer_norm_mistakes(run_check, normalize, words):
+    r = run_check("05.LayerNorm", make_layer_norm(normalize))
+    assert not r.passed
+    assert words in r.messages[0], r.messages
+
+
+def test_layer_norm_parameter_mistakes(run_check):
+    r = run_check("05.LayerNorm", make_layer_norm(affine=lambda y, w, b: y))
+    assert "weight and bias are not applied" in r.messages[0], r.messages
+    r = run_check("05.LayerNorm", make_layer_norm(affine=lambda y, w, b: y * b + w))
+    assert "swapped" in r.messages[0], r.messages
+    r = run_check("05.LayerNorm", make_layer_norm(init_weight=torch.zeros))
+    assert "initialized to zeros" in r.messages[0], r.messages
+
+    class Named(nn.Module):
+        def __init__(self, d_model, eps=1e-5):
+            super().__init__()
+            self.gamma = nn.Parameter(torch.ones(d_model))
+            self.beta = nn.Parameter(torch.zeros(d_model))
+
+    r = run_check("05.LayerNorm", Named)
+    assert "no parameter `weight`" in r.messages[0] and "gamma" in r.messages[0], r.messages
+
+
+def test_layer_norm_subclassing_nn_layer_norm_is_caught(run_check):
+    class Sneaky(nn.LayerNorm):
+        def __init__(self, d_model, eps=1e-5):
+            super().__init__(d_model, eps=eps)
+
+    r = run_check("05.LayerNorm", Sneaky)
+    assert not r.passed and "switched off" in r.messages[0], r.messages
+
+
+# --------------------------------------------------------------------------- FeedForward
+
+def make_ffn(body=None):
+    class FeedForward(nn.Module):
+        def __init__(self, d_model, d_ff, dropout=0.0, activation="relu"):
+            super().__init__()
+            self.linear1 = nn.Linear(d_model, d_ff)
+            self.linear2 = nn.Linear(d_ff, d_model)
+            self.dropout = nn.Dropout(dropout)
+            self.activation = {"relu": F.relu, "gelu": F.gelu}[activation]
+
+        def forward(self, x):
+            if body is not None:
+                return body(self, x)
+            return self.linear2(self.dropout(self.activation(self.linear1(x))))
+
+    return FeedForward
+
+
+def test_ffn_solution_passes(run_check):
+    r = run_check("05.FeedForward", make_ffn())
+    assert r.passed and r.points == 2
+
+
+def test_ffn_sequential_passes(run_check):
+    class FeedForward(nn.Module):
+        def __init__(self, d_model, d_ff, dropout=0.0, activation="relu"):
+            super().__init__()
+            self.linear1, self.linear2 = nn.Linear(d_model, d_ff), nn.Linear(d_ff, d_model)
+            self.act = nn.GELU() if activation == "gelu" else nn.ReLU()
+            self.drop = nn.Dropout(dropout)
+
+        def forward(self, x):
+            return self.linear2(self.drop(self.act(self.linear1(x))))
+
+    assert run_check("05.FeedForward", FeedForward).passed
+
+
+def test_ffn_stub(run_check):
+    r = run_check("05.FeedForward", make_ffn(lambda self, x: (_ for _ in ()).throw(NotImplementedError)))
+    assert r.status == "missing" and "not implemented yet" in r.messages[0]
+
+
+@pytest.mark.parametrize("body, words", [
+    (lambda self, x: self.linear2(F.relu(self.linear1(x))), "`activation` argument is ignored"),
+    (lambda self, x: self.linear2(F.gelu(self.linear1(x), approximate="tanh"))
+     if isinstance(self.activation, type(F.gelu)) and self.activation is F.gelu else self.linear2(F.relu(self.linear1(x))),
+     "tanh approximation"),
+    (lambda self, x: self.linear2(self.linear1(x)), "no activation"),
+    (lambda self, x: self.activation(self.linear2(self.activation(self.linear1(x)))), "also applied after linear2"),
+    (lambda self, x: x + self.linear2(self.activation(self.linear1(x))), "includes x"),
+])
+def test_ffn_mistakes(run_check, body, words):
+    r = run_check("05.FeedForward", make_ffn(body))
+    assert not r.passed
+    assert words in r.messages[0], r.messages
+
+
+def test_ffn_swapped_sizes(run_check):
+    class FeedForward(nn.Module):
+        def __init__(self, d_model, d_ff, dropout=0.0, activation="relu"):
+            super().__init__()
+            self.linear1, self.linear2 = nn.Linear(d_ff, d_model), nn.Linear(d_model, d_ff)
+
+    r = run_check("05.FeedForward", FeedForward)
+    assert "linear1 maps d_model -> d_ff" in r.messages[0], r.messages
+
+
+# --------------------------------------------------------------------------- the block
+
+class TinyMHA(nn.Module):
+    def __init__(self, d_model, num_heads, dropout=0.0, bias=True):
+        super().__init__()
+        self.h = num_heads
+        self.q_proj, self.k_proj, self.v_proj, self.out_proj = (nn.Linear(d_model, d_model) for _ in range(4))
+
+    def forward(self, query, key=None, value=None, mask=None):
+        B, T, d = query.shape
+        q, k, v = (p(query).view(B, T, self.h, -1).transpose(1, 2) for p in (self.q_proj, self.k_proj, self.v_proj))
+        s = q @ k.transpose(-2, -1) / math.sqrt(d // self.h)
+        if mask is not None:
+            s = s.masked_fill(~mask, float("-inf"))
+        w = s.softmax(-1)
+        return self.out_proj((w @ v).transpose(1, 2).reshape(B, T, d)), w
+
+
+def make_block(step=None, ffn_activation=None):
+    """``step(self, x, mask)`` replaces the forward; the default is the right one."""
+    LN, FFN = make_layer_norm(), make_ffn()
+
+    class TransformerEncoderBlock(nn.Module):
+        def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=True, activation="relu"):
+            super().__init__()
+            self.self_attn = TinyMHA(d_model, num_heads)
+            self.ffn = FFN(d_model, d_ff, dropout, ffn_activation or activation)
+            self.norm1, self.norm2 = LN(d_model), LN(d_model)
+            self.norm_first = norm_first
+
+        def sa(self, h, mask):
+            return self.self_attn(h, mask=mask)[0]
+
+        def forward(self, x, mask=None):
+            if step is not None:
+                return step(self, x, mask)
+            if self.norm_first:
+                x = x + self.sa(self.norm1(x), mask)
+                return x + self.ffn(self.norm2(x))
+            x = self.norm1(x + self.sa(x, mask))
+            return self.norm2(x + self.ffn(x))
+
+    return TransformerEncoderBlock
+
+
+def pre(self, x, mask):
+    x = x + self.sa(self.norm1(x), mask)
+    return x + self.ffn(self.norm2(x))
+
+
+def post(self, x, mask):
+    x = self.norm1(x + self.sa(x, mask))
+    return self.norm2(x + self.ffn(x))
+
+
+def test_reference_formula_equals_torch_layer():
+    gen = torch.Generator().manual_seed(0)
+    for norm_first in (True, False):
+        init = {"d_model": 8, "num_heads": 2, "d_ff": 16, "norm_first": norm_first}
+        layer = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True, norm_first=norm_first)
+        state = from_torch_names(layer.state_dict())
+        assert set(to_torch_names(state)) == set(layer.state_dict())
+        x = torch.randn(2, 5, 8, generator=gen, dtype=torch.float64)
+        mask = torch.ones(5, 5, dtype=torch.bool).tril()
+        ref = torch_layer(init, state)(x, **torch_masks(mask, 5))
+        assert torch.allclose(ref, block64(state, x, 2, norm_first=norm_first, mask=mask), atol=1e-10)
+
+
+def test_block_solution_passes(run_check):
+    r = run_check("05.TransformerEncoderBlock", make_block())
+    assert r.passed and r.points == r.max_points == 3, r.messages
+
+
+def test_block_written_differently_passes(run_check):
+    def branches(self, x, mask):
+        def attn_block(h):
+            return self.self_attn(h, h, h, mask)[0]
+
+        if self.norm_first:
+            h = x + attn_block(self.norm1(x))
+            return h + self.ffn(self.norm2(h))
+        h = self.norm1(x + attn_block(x))
+        return self.norm2(h + self.ffn(h))
+
+    assert run_check("05.TransformerEncoderBlock", make_block(branches)).passed
+
+
+def test_block_stub(run_check):
+    r = run_check("05.TransformerEncoderBlock", make_block(lambda s, x, m: (_ for _ in ()).throw(NotImplementedError)))
+    assert r.status == "missing" and "not implemented yet" in r.messages[0]
+
+
+def no_residual(self, x, mask):
+    if self.norm_first:
+        x = self.sa(self.norm1(x), mask)
+        return self.ffn(self.norm2(x))
+    x = self.norm1(self.sa(x, mask))
+    return self.norm2(self.ffn(x))
+
+
+def normed_residual(self, x, mask):
+    if not self.norm_first:
+        return post(self, x, mask)
+    h = self.norm1(x)
+    x = h + self.sa(h, mask)
+    h = self.norm2(x)
+    return h + self.ffn(h)
+
+
+def half_residual(self, x, mask):
+    if not self.norm_first:
+        return post(self, x, mask)
+    x = self.sa(self.norm1(x), mask)
+    return x + self.ffn(self.norm2(x))
+
+
+def final_norm(self, x, mask):
+    return self.norm2(pre(self, x, mask)) if self.norm_first else post(self, x, mask)
+
+
+def swapped_norms(self, x, mask):
+    self.norm1, self.norm2 = self.norm2, self.norm1
+    try:
+        return pre(self, x, mask) if self.norm_first else post(self, x, mask)
+    finally:
+        self.norm1, self.norm2 = self.norm2, self.norm1
+
+
+@pytest.mark.parametrize("step, words", [
+    (pre, "norm_first is ignored: with norm_first=False"),
+    (post, "norm_first is ignored: with norm_first=True"),
+    (no_residual, "residual connections are missing"),
+    (half_residual, "residual around self-attention is missing"),
+    (normed_residual, "residual is taken from the normalized input"),
+    (final_norm, "normalized at the end"),
+    (swapped_norms, "norm1 and norm2 are swapped"),
+    (lambda self, x, mask: (pre if self.norm_first else post)(self, x, None), "the mask is ignored"),
+    (lambda self, x, mask: (pre if self.norm_first else post)(self, x, ~mask if mask is not None and mask.dim() == 2 else mask),
+     "NaN comes from a row with no key allowed"),
+])
+def test_block_mistakes(run_check, step, words):
+    r = run_check("05.TransformerEncoderBlock", make_block(step))
+    assert not r.passed
+    assert words in r.messages[0], r.messages
+
+
+def test_block_inverted_padding_mask_is_named(run_check):
+    def inverted_padding_only(self, x, mask):
+        if mask is not None and mask.dim() == 4:
+            mask = ~mask
+        return (pre if self.norm_first else post)(self, x, mask)
+
+    r = run_check("05.TransformerEncoderBlock", make_block(inverted_padding_only))
+    assert "the mask is inverted" in r.messages[0], r.messages
+
+
+def test_block_activation_not_passed_on(run_check):
+    r = run_check("05.TransformerEncoderBlock", make_block(ffn_activation="relu"))
+    assert "activation" in r.messages[0] and "does not reach" in r.messages[0], r.messages
+
+
+def test_block_wrong_names(run_check):
+    class Block(nn.Module):
+        def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=True, activation="relu"):
+            super().__init__()
+            self.attn = TinyMHA(d_model, num_heads)
+            self.ffn = make_ffn()(d_model, d_ff)
+            self.norm1, self.norm2 = nn.LayerNorm(d_model), nn.LayerNorm(d_model)
+
+    r = run_check("05.TransformerEncoderBlock", Block)
+    assert "no parameter `self_attn.q_proj.weight`" in r.messages[0] and "MultiHeadAttention" in r.messages[0]

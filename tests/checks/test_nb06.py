@@ -1,0 +1,288 @@
+"""Checks of notebook 06: the solution passes, the stub is 'not implemented', mistakes are named."""
+import math
+
+import pytest
+import torch
+from torch import nn
+
+from helpers.blocks.layers import LayerNorm, TransformerEncoderBlock
+from helpers.blocks.positional import PositionalEncoding
+
+from .conftest import stub
+
+
+class Encoder(nn.Module):
+    """The solution, with switches for the mistakes the check names."""
+
+    def __init__(self, vocab_size, d_model, num_heads, num_layers, d_ff, max_len=512, dropout=0.0,
+                 norm_first=True, mistake=""):
+        super().__init__()
+        self.d_model, self.mistake = d_model, mistake
+        self.embedding = nn.Embedding(vocab_size, d_model)
+        self.pos_encoding = PositionalEncoding(d_model, max_len, dropout)
+        if mistake == "ignore_norm_first":  # not passed on: the blocks' default, pre-LN
+            norm_first = True
+        if mistake == "repeated_block":
+            block = TransformerEncoderBlock(d_model, num_heads, d_ff, dropout, norm_first)
+            self.layers = nn.ModuleList([block] * num_layers)
+        elif mistake == "python_list":
+            self.layers = [TransformerEncoderBlock(d_model, num_heads, d_ff, dropout, norm_first)
+                           for _ in range(num_layers)]
+        else:
+            self.layers = nn.ModuleList([TransformerEncoderBlock(d_model, num_heads, d_ff, dropout, norm_first)
+                                         for _ in range(num_layers)])
+        if mistake != "no_norm_attribute":
+            self.norm = LayerNorm(d_model)
+
+    def embed(self, tokens):
+        m = self.mistake
+        x = self.embedding(tokens)
+        if m == "no_scale":
+            return self.pos_encoding(x)
+        if m == "divide":
+            return self.pos_encoding(x / math.sqrt(self.d_model))
+        if m == "pe_scaled":
+            return self.pos_encoding(x) * math.sqrt(self.d_model)
+        if m == "no_pe":
+            return x * math.sqrt(self.d_model)
+        return self.pos_encoding(x * math.sqrt(self.d_model))
+
+    def forward(self, tokens, mask=None):
+        m = self.mistake
+        if m == "ignore_mask":
+            mask = None
+        if m == "inverted_mask" and mask is not None:
+            mask = ~mask
+        x = self.embed(tokens)
+        if m == "first_only":
+            return self.norm(self.layers[0](x, mask))
+        for layer in self.layers:
+            x = layer(x, mask) if m != "last_only" else layer(self.embed(tokens), mask)
+        return x if m == "no_final_norm" else self.norm(x)
+
+    @torch.no_grad()
+    def attention_maps(self, tokens):
+        m = self.mistake
+        x, maps = self.embed(tokens), []
+        for layer in self.layers:
+            h = layer.norm1(x) if layer.norm_first and m != "maps_raw" else x
+            _, w = layer.self_attn(h)
+            maps.append(w.mean(1) if m == "maps_mean" else w)
+            if m != "maps_on_embedding":
+                x = layer(x)
+        return maps
+
+
+def encoder_with(mistake):
+    def make(*args, **kwargs):
+        return Encoder(*args, mistake=mistake, **kwargs)
+    return make
+
+
+def test_encoder_solution_passes(run_check):
+    r = run_check("06.TransformerEncoder", Encoder)
+    assert r.passed, r.messages
+
+
+def test_encoder_written_differently_passes(run_check):
+    class Sequential(Encoder):
+        def forward(self, tokens, mask=None):
+            x = self.embedding(tokens) * self.d_model ** 0.5
+            x = self.pos_encoding(x)
+            for i in range(len(self.layers)):
+                x = self.layers[i](x, mask=mask)
+            return self.norm(x)
+
+    assert run_check("06.TransformerEncoder", Sequential).passed
+
+
+def test_encoder_stub(run_check):
+    r = run_check("06.TransformerEncoder", stub)
+    assert r.status == "missing" and "not implemented yet" in r.messages[0]
+
+
+@pytest.mark.parametrize("mistake, words", [
+    ("no_scale", "not scaled"),
+    ("divide", "divided by sqrt(d_model)"),
+    ("pe_scaled", "positional encoding is scaled too"),
+    ("no_pe", "no positional information"),
+    ("no_final_norm", "final norm is missing"),
+    ("repeated_block", "same block"),
+    ("first_only", "only the first block"),
+    ("last_only", "only the last block"),
+    ("ignore_mask", "mask is ignored"),
+    ("inverted_mask", "True means may attend"),
+    ("ignore_norm_first", "norm_first is ignored"),
+    ("python_list", "nn.ModuleList"),
+    ("no_norm_attribute", "final norm"),
+    ("maps_raw", "un-normalized input"),
+    ("maps_mean", "keep the heads"),
+    ("maps_on_embedding", "computed on the embedding"),
+])
+def test_encoder_mistakes(run_check, mistake, words):
+    r = run_check("06.TransformerEncoder", encoder_with(mistake))
+    assert not r.passed
+    assert words in r.messages[0], r.messages
+
+
+# --------------------------------------------------------------------------- the training loop
+
+def train_one_epoch(model, batches, optimizer, loss_fn):
+    model.train()
+    total, count = 0.0, 0
+    for inputs, targets in batches:
+        loss = loss_fn(model(inputs), targets)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        total += loss.item()
+        count += 1
+    return total / count
+
+
+def loop_with(mistake):
+    def loop(model, batches, optimizer, loss_fn):
+        if mistake != "no_train_mode":
+            model.train()
+        losses = []
+        for inputs, targets in batches:
+            if mistake not in ("no_zero_grad", "step_first_no_zero"):
+                optimizer.zero_grad()
+            loss = loss_fn(model(inputs), targets)
+            if mistake in ("step_first", "step_first_no_zero"):
+                optimizer.step()
+                loss.backward()
+            elif mistake == "zero_between":
+                loss.backward()
+                optimizer.zero_grad()
+                optimizer.step()
+            else:
+                loss.backward()
+                if mistake != "no_step":
+                    optimizer.step()
+            losses.append(loss if mistake == "tensor" else loss.item())
+        if mistake == "last":
+            return losses[-1]
+        if mistake == "sum":
+            return sum(losses)
+        if mistake == "no_return":
+            return None
+        return sum(losses) / len(losses)
+    return loop
+
+
+def test_train_solution_passes(run_check):
+    r = run_check("06.train_one_epoch", train_one_epoch)
+    assert r.passed, r.messages
+
+
+def test_train_written_differently_passes(run_check):
+    def with_enumerate(model, batches, optimizer, loss_fn):
+        model.train()
+        losses = []
+        for i, (x, y) in enumerate(batches):
+            optimizer.zero_grad(set_to_none=False)
+            out = model(x)
+            loss = loss_fn(out, y)
+            loss.backward()
+            optimizer.step()
+            losses.append(loss.detach())
+        return torch.stack(losses).mean().item()
+
+    assert run_check("06.train_one_epoch", with_enumerate).passed
+
+    def numpy_mean(model, batches, optimizer, loss_fn):
+        import numpy as np
+        losses = []
+        for x, y in batches:
+            losses.append(loop_with("")(model, [(x, y)], optimizer, loss_fn))
+        return np.mean(losses)
+
+    assert run_check("06.train_one_epoch", numpy_mean).passed
+
+
+def test_train_stub(run_check):
+    r = run_check("06.train_one_epoch", stub)
+    assert r.status == "missing" and "not implemented yet" in r.messages[0]
+
+
+@pytest.mark.parametrize("mistake, words", [
+    ("no_zero_grad", "never reset"),
+    ("step_first", "A step before backward"),
+    ("step_first_no_zero", "runs before loss.backward()"),
+    ("no_step", "did not change"),
+    ("zero_between", "did not change"),
+    ("last", "last batch's loss"),
+    ("sum", "sum of the losses"),
+    ("tensor", "Python float"),
+    ("no_return", "forget `return`"),
+    ("no_train_mode", "model.train()"),
+])
+def test_train_mistakes(run_check, mistake, words):
+    r = run_check("06.train_one_epoch", loop_with(mistake))
+    assert not r.passed
+    assert words in r.messages[0], r.messages
+
+
+def test_train_len_of_generator_is_reported(run_check):
+    def uses_len(model, batches, optimizer, loss_fn):
+        total = sum(train_one_epoch(model, [b], optimizer, loss_fn) for b in batches)
+        return total / len(batches)
+
+    r = run_check("06.train_one_epoch", uses_len)
+    assert not r.passed and "generator" in r.messages[0] and "len" in r.messages[0], r.messages
+
+
+# --------------------------------------------------------------------------- helpers.training, helpers.data
+
+def test_fit_steps_epochs_history_and_eval():
+    from helpers.training import fit
+
+    torch.manual_seed(0)
+    model = nn.Linear(3, 1)
+    w = torch.tensor([[1.0, -2.0, 0.5]])
+    data = [(x, x @ w.T) for x in torch.randn(4, 8, 3, generator=torch.Generator().manual_seed(0))]
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    calls = []
+
+    def eval_fn(m):
+        calls.append(m.training)
+        return {"error": (m.weight - w).abs().max().item()}
+
+    h = fit(model, data, opt, nn.functional.mse_loss, epochs=3, progress=False, eval_fn=eval_fn)
+    assert h["steps"] == 12 and len(h["loss"]) == 12 and len(h["epoch_loss"]) == 3
+    assert h["eval_step"] == [4, 8, 12] and calls == [False] * 3 and model.training
+    assert h["loss"][-1] < h["loss"][0] and h["error"][-1] < h["error"][0]
+    h = fit(model, lambda: iter(data), opt, nn.functional.mse_loss, steps=6, progress=False,
+            eval_fn=eval_fn, eval_every=5)
+    assert h["steps"] == 6 and len(h["loss"]) == 6 and h["eval_step"] == [5, 6] and h["seconds"] >= 0
+    with pytest.raises(ValueError):
+        fit(model, data, opt, nn.functional.mse_loss, progress=False)
+
+
+def test_sequence_tasks():
+    from helpers.data import (ADDITION_CHARS, BOS, DIGIT0, EOS, PAD, addition_batch, cyclic_next_digit_batch,
+                              decode_chars, reverse_batch, sort_digits_batch)
+
+    g = torch.Generator().manual_seed(0)
+    x, y = cyclic_next_digit_batch(4, 6, g)
+    assert torch.equal(y, (x + 1) % 10)
+    x, y = sort_digits_batch(4, 6, g)
+    assert torch.equal(y, x.sort(-1).values)
+    for side in ("right", "left"):
+        src, tgt_in, tgt_out = reverse_batch(16, g, 1, 7, src_padding=side)
+        assert src.shape == (16, 7) and tgt_in.shape == tgt_out.shape == (16, 8)
+        for s, ti, to in zip(src.tolist(), tgt_in.tolist(), tgt_out.tolist()):
+            digits = [t for t in s if t != PAD]
+            assert all(t >= DIGIT0 for t in digits)
+            n = len(digits)
+            assert ti[:n + 1] == [BOS] + digits[::-1] and to[:n + 1] == digits[::-1] + [EOS]
+            assert set(to[n + 1:]) <= {PAD} and set(ti[n + 1:]) <= {PAD}
+            assert (s[:n] == digits) if side == "right" else (s[len(s) - n:] == digits)
+    inputs, targets = addition_batch(8, g)
+    for text, t in zip(decode_chars(inputs), targets.tolist()):
+        a, rest = text.split("+")
+        b, c = rest.split("=")
+        assert int(a) + int(b) == int(c.rstrip("._"))
+        kept = "".join(ADDITION_CHARS[i] for i in t if i != -100)
+        assert kept == c.rstrip("._") + "."  # the answer and the final "."

@@ -1,0 +1,214 @@
+"""Checks of notebook 07: the solution passes, the stub is 'not implemented', mistakes are named."""
+import pytest
+import torch
+from torch import nn
+
+from helpers.blocks.layers import FeedForward, LayerNorm
+from helpers.blocks.multihead import MultiHeadAttention
+
+from .conftest import stub
+
+
+class DecoderBlock(nn.Module):
+    """The solution, with switches for the mistakes the check names."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=True, mistake=""):
+        super().__init__()
+        self.norm_first, self.mistake = norm_first, mistake
+        self.self_attn = MultiHeadAttention(d_model, num_heads, dropout)
+        self.cross_attn = MultiHeadAttention(d_model, num_heads, dropout)
+        self.ffn = FeedForward(d_model, d_ff, dropout)
+        self.norm1, self.norm2, self.norm3 = LayerNorm(d_model), LayerNorm(d_model), LayerNorm(d_model)
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x, memory, tgt_mask=None, memory_mask=None):
+        m = self.mistake
+        if m == "ignore_tgt_mask":
+            tgt_mask = None
+        if m == "ignore_memory_mask":
+            memory_mask = None
+        if m == "inverted_tgt_mask" and tgt_mask is not None:
+            tgt_mask = ~tgt_mask
+        norm_first = (not self.norm_first) if m == "ignore_norm_first" else self.norm_first
+
+        def norm(name, h):
+            return h if m == f"skip_{name}" else getattr(self, name)(h)
+
+        def sa(h):
+            return self.self_attn(h, mask=tgt_mask)[0]
+
+        def ca(h):
+            if m == "cross_on_self":
+                return self.cross_attn(h)[0]
+            if m == "swap_query":
+                return self.cross_attn(memory, h, h)[0]
+            mem = self.norm2(memory) if m == "norm_memory" else memory
+            return self.cross_attn(h, mem, mem, mask=memory_mask)[0]
+
+        for name, sub in (("norm1", sa), ("norm2", ca), ("norm3", self.ffn)):
+            if m == "no_cross" and name == "norm2":
+                continue
+            keep = 0.0 if m == f"no_residual_{name}" else 1.0
+            if norm_first:
+                x = keep * x + self.dropout(sub(norm(name, x)))
+            else:
+                x = norm(name, keep * x + self.dropout(sub(x)))
+        return x
+
+
+def block_with(mistake):
+    def make(*args, **kwargs):
+        return DecoderBlock(*args, mistake=mistake, **kwargs)
+    return make
+
+
+def test_decoder_block_solution_passes(run_check):
+    r = run_check("07.TransformerDecoderBlock", DecoderBlock)
+    assert r.passed, r.messages
+
+
+def test_decoder_block_written_differently_passes(run_check):
+    class Explicit(DecoderBlock):
+        def forward(self, x, memory, tgt_mask=None, memory_mask=None):
+            if self.norm_first:
+                h = self.norm1(x)
+                x = x + self.self_attn(h, h, h, mask=tgt_mask)[0]
+                x = x + self.cross_attn(self.norm2(x), memory, memory, mask=memory_mask)[0]
+                return x + self.ffn(self.norm3(x))
+            x = self.norm1(x + self.self_attn(x, mask=tgt_mask)[0])
+            x = self.norm2(x + self.cross_attn(x, memory, memory, memory_mask)[0])
+            return self.norm3(x + self.ffn(x))
+
+    assert run_check("07.TransformerDecoderBlock", Explicit).passed
+
+
+def test_decoder_block_stub(run_check):
+    r = run_check("07.TransformerDecoderBlock", stub)
+    assert r.status == "missing" and "not implemented yet" in r.messages[0]
+
+
+@pytest.mark.parametrize("mistake, words", [
+    ("cross_on_self", "attends to the decoder itself"),
+    ("swap_query", "size of tensor a (5) must match"),
+    ("no_cross", "memory is not used"),
+    ("ignore_norm_first", "norm_first is ignored"),
+    ("norm_memory", "memory goes through norm2"),
+    ("skip_norm1", "norm1 is missing"),
+    ("skip_norm2", "norm2 is missing"),
+    ("skip_norm3", "norm3 is missing"),
+    ("no_residual_norm1", "residual around self-attention"),
+    ("no_residual_norm3", "residual around feed-forward"),
+    ("ignore_tgt_mask", "tgt_mask is ignored"),
+    ("inverted_tgt_mask", "tgt_mask is inverted"),
+    ("ignore_memory_mask", "memory_mask is ignored"),
+])
+def test_decoder_block_mistakes(run_check, mistake, words):
+    r = run_check("07.TransformerDecoderBlock", block_with(mistake))
+    assert not r.passed
+    assert words in r.messages[0], r.messages
+
+
+def test_decoder_block_wrapping_pytorch_is_switched_off(run_check):
+    class Wrapper(DecoderBlock):
+        def forward(self, x, memory, tgt_mask=None, memory_mask=None):
+            layer = nn.TransformerDecoderLayer(x.shape[-1], 2, 16, dropout=0.0, batch_first=True)
+            return layer(x, memory)
+
+    r = run_check("07.TransformerDecoderBlock", Wrapper)
+    assert not r.passed and "switched off" in r.messages[0], r.messages
+
+
+def test_decoder_block_wrong_names(run_check):
+    class Renamed(DecoderBlock):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.mha = self.cross_attn
+            del self.cross_attn
+
+    r = run_check("07.TransformerDecoderBlock", Renamed)
+    assert not r.passed and "cross_attn" in r.messages[0], r.messages
+
+
+# --------------------------------------------------------------------------- greedy decoding
+
+@torch.no_grad()
+def greedy_decode(model, src, max_len, bos_id, eos_id):
+    B = src.shape[0]
+    tgt = torch.full((B, 1), bos_id, dtype=torch.long, device=src.device)
+    done = torch.zeros(B, dtype=torch.bool, device=src.device)
+    while tgt.shape[1] < max_len:
+        nxt = model(src, tgt)[:, -1].argmax(-1)
+        nxt = nxt.masked_fill(done, eos_id)
+        tgt = torch.cat([tgt, nxt[:, None]], dim=1)
+        done |= nxt == eos_id
+        if done.all():
+            break
+    return tgt
+
+
+def decode_with(mistake):
+    @torch.no_grad()
+    def decode(model, src, max_len, bos_id, eos_id):
+        B = src.shape[0]
+        tgt = torch.full((B, 1), bos_id, dtype=torch.long, device=src.device)
+        done = torch.zeros(B, dtype=torch.bool, device=src.device)
+        while tgt.shape[1] < max_len:
+            logits = model(src, tgt)
+            nxt = (logits[:, 0] if mistake == "position" else logits[:, -1]).argmax(-1)
+            if mistake != "no_force":
+                nxt = nxt.masked_fill(done, eos_id)
+            tgt = torch.cat([tgt, nxt[:, None]], dim=1)
+            done |= nxt == eos_id
+            if mistake == "stop_first" and done.any():
+                break
+            if mistake != "never_stop" and done.all():
+                break
+        return tgt[:, 1:] if mistake == "no_bos" else tgt
+    return decode
+
+
+def test_greedy_solution_passes(run_check):
+    r = run_check("07.greedy_decode", greedy_decode)
+    assert r.passed, r.messages
+
+
+def test_greedy_written_differently_passes(run_check):
+    def per_row_lists(model, src, max_len, bos_id, eos_id):
+        rows = [[bos_id] for _ in range(src.shape[0])]
+        while len(rows[0]) < max_len and not all(eos_id in r for r in rows):
+            tgt = torch.tensor(rows, device=src.device)
+            best = model(src, tgt).argmax(dim=-1)[:, -1].tolist()
+            for r, token in zip(rows, best):
+                r.append(eos_id if eos_id in r else token)
+        return torch.tensor(rows, device=src.device)
+
+    assert run_check("07.greedy_decode", per_row_lists).passed
+
+
+def test_greedy_stub(run_check):
+    r = run_check("07.greedy_decode", stub)
+    assert r.status == "missing" and "not implemented yet" in r.messages[0]
+
+
+@pytest.mark.parametrize("mistake, words", [
+    ("position", "wrong position"),
+    ("never_stop", "never stops"),
+    ("stop_first", "first row"),
+    ("no_bos", "does not start with bos_id"),
+    ("no_force", "keep appending eos_id"),
+])
+def test_greedy_mistakes(run_check, mistake, words):
+    r = run_check("07.greedy_decode", decode_with(mistake))
+    assert not r.passed
+    assert words in r.messages[0], r.messages
+
+
+def test_greedy_float_output_and_overlong(run_check):
+    r = run_check("07.greedy_decode", lambda *a: greedy_decode(*a).float())
+    assert not r.passed and "LongTensor" in r.messages[0]
+
+    def overlong(model, src, max_len, bos_id, eos_id):
+        return greedy_decode(model, src, max_len + 3, bos_id, eos_id)
+
+    r = run_check("07.greedy_decode", overlong)
+    assert not r.passed and ("more than max_len" in r.messages[0] or "never stops" in r.messages[0]), r.messages

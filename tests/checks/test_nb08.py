@@ -1,0 +1,256 @@
+"""Checks of notebook 08: the solution passes, the stub is 'not implemented', mistakes are named."""
+import math
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from .conftest import stub
+
+
+# --------------------------------------------------------------------------- sliding window
+
+def sliding_window_mask(T, window, causal=False, device=None):
+    i = torch.arange(T, device=device)[:, None]
+    j = torch.arange(T, device=device)[None, :]
+    mask = (i - j).abs() <= window
+    return mask & (j <= i) if causal else mask
+
+
+def band_mask(T, window, causal=False, device=None):  # written differently: triu/tril of ones
+    ones = torch.ones(T, T, dtype=torch.bool, device=device)
+    upper = 0 if causal else window
+    return ones.tril(upper) & ones.triu(-window)
+
+
+def test_window_solution_passes(run_check):
+    r = run_check("08.sliding_window_mask", sliding_window_mask)
+    assert r.passed and r.points == r.max_points
+
+
+def test_window_written_differently_passes(run_check):
+    assert run_check("08.sliding_window_mask", band_mask).passed
+
+
+def test_window_stub(run_check):
+    r = run_check("08.sliding_window_mask", stub)
+    assert r.status == "missing" and "not implemented yet" in r.messages[0]
+
+
+@pytest.mark.parametrize("candidate, words", [
+    (lambda T, w, causal=False, device=None: ~sliding_window_mask(T, w, causal, device), "inverted"),
+    (lambda T, w, causal=False, device=None: sliding_window_mask(T, w - 1, causal, device)
+     if w > 0 else sliding_window_mask(T, w, causal, device) & False, "off by one"),
+    (lambda T, w, causal=False, device=None: sliding_window_mask(T, w + 1, causal, device), "off by one"),
+    (lambda T, w, causal=False, device=None: sliding_window_mask(T, w, False, device), "`causal` flag is ignored"),
+    (lambda T, w, causal=False, device=None: sliding_window_mask(T, w, causal, device).T, "keeps the future"),
+    (lambda T, w, causal=False, device=None: sliding_window_mask(T, w, True, device), "causal although"),
+    (lambda T, w, causal=False, device=None: sliding_window_mask(T, w, causal, device).float(), "dtype"),
+])
+def test_window_mistakes(run_check, candidate, words):
+    r = run_check("08.sliding_window_mask", candidate)
+    assert not r.passed
+    assert words in r.messages[0], r.messages
+
+
+# --------------------------------------------------------------------------- linear attention
+
+def linear_attention(q, k, v, causal=False):
+    q, k = F.elu(q) + 1, F.elu(k) + 1
+    if causal:
+        S = torch.cumsum(k.unsqueeze(-1) * v.unsqueeze(-2), dim=-3)  # (..., T, d_k, d_v)
+        z = torch.cumsum(k, dim=-2)  # (..., T, d_k)
+        num = (q.unsqueeze(-2) @ S).squeeze(-2)
+        return num / (q * z).sum(-1, keepdim=True)
+    S = k.transpose(-2, -1) @ v  # (..., d_k, d_v)
+    z = k.sum(-2)  # (..., d_k)
+    return (q @ S) / (q @ z.unsqueeze(-1))
+
+
+def linear_attention_quadratic(q, k, v, causal=False):  # written differently, with an eps
+    A = (F.elu(q) + 1) @ (F.elu(k) + 1).transpose(-2, -1)
+    if causal:
+        A = A.tril()
+    return (A @ v) / (A.sum(-1, keepdim=True) + 1e-6)
+
+
+def test_linear_solution_passes(run_check):
+    r = run_check("08.linear_attention", linear_attention)
+    assert r.passed, r.messages
+
+
+def test_linear_written_differently_passes(run_check):
+    assert run_check("08.linear_attention", linear_attention_quadratic).passed
+
+
+def test_linear_stub(run_check):
+    r = run_check("08.linear_attention", stub)
+    assert r.status == "missing" and "not implemented yet" in r.messages[0]
+
+
+def variant(phi=lambda x: F.elu(x) + 1, normalize=True, causal_flag=None, den_causal=None):
+    def f(q, k, v, causal=False):
+        c = causal if causal_flag is None else causal_flag
+        A = phi(q) @ phi(k).transpose(-2, -1)
+        A_num = A.tril() if c else A
+        A_den = A.tril() if (c if den_causal is None else den_causal) else A
+        out = A_num @ v
+        return out / A_den.sum(-1, keepdim=True) if normalize else out
+    return f
+
+
+@pytest.mark.parametrize("candidate, words", [
+    (variant(normalize=False), "not normalized"),
+    (variant(phi=F.elu), "without + 1"),
+    (variant(phi=torch.exp), "feature map is exp"),
+    (variant(phi=lambda x: x), "no feature map"),
+    (variant(causal_flag=False), "`causal` flag is ignored"),
+    (variant(den_causal=False), "denominator sums over all keys"),
+    (lambda q, k, v, causal=False: F.scaled_dot_product_attention(q, k, v, is_causal=causal), "switched off"),
+    (lambda q, k, v, causal=False: linear_attention(q, k, v, causal)[..., :1], "shape"),
+])
+def test_linear_mistakes(run_check, candidate, words):
+    r = run_check("08.linear_attention", candidate)
+    assert not r.passed
+    assert words in r.messages[0], r.messages
+
+
+# --------------------------------------------------------------------------- blockwise attention
+
+def blockwise_attention(q, k, v, block_size=64):
+    scale = 1 / math.sqrt(q.shape[-1])
+    m = torch.full(q.shape[:-1] + (1,), float("-inf"), dtype=q.dtype, device=q.device)
+    l = torch.zeros_like(m)
+    acc = torch.zeros(q.shape[:-1] + (v.shape[-1],), dtype=q.dtype, device=q.device)
+    for start in range(0, k.shape[-2], block_size):
+        s = q @ k[..., start:start + block_size, :].transpose(-2, -1) * scale
+        m_new = torch.maximum(m, s.amax(-1, keepdim=True))
+        p = (s - m_new).exp()
+        alpha = (m - m_new).exp()
+        l = l * alpha + p.sum(-1, keepdim=True)
+        acc = acc * alpha + p @ v[..., start:start + block_size, :]
+        m = m_new
+    return acc / l
+
+
+def blockwise_chunks(q, k, v, block_size=64):  # written differently: split/zip, divide at the end
+    m, l, acc = None, None, None
+    for kb, vb in zip(k.split(block_size, -2), v.split(block_size, -2)):
+        s = torch.einsum("...qd,...kd->...qk", q, kb) / math.sqrt(q.shape[-1])
+        bm = s.max(-1, keepdim=True).values
+        if m is None:
+            m, p = bm, (s - bm).exp()
+            l, acc = p.sum(-1, keepdim=True), p @ vb
+            continue
+        m_new = torch.maximum(m, bm)
+        p = (s - m_new).exp()
+        c = (m - m_new).exp()
+        l, acc, m = l * c + p.sum(-1, keepdim=True), acc * c + p @ vb, m_new
+    return acc / l
+
+
+def test_blockwise_solution_passes(run_check):
+    r = run_check("08.blockwise_attention", blockwise_attention)
+    assert r.passed, r.messages
+
+
+def test_blockwise_written_differently_passes(run_check):
+    assert run_check("08.blockwise_attention", blockwise_chunks).passed
+
+
+def test_blockwise_stub(run_check):
+    r = run_check("08.blockwise_attention", stub)
+    assert r.status == "missing" and "not implemented yet" in r.messages[0]
+
+
+def bw_variant(rescale_acc=True, rescale_sum=True, normalize=True, local=False, scale=True):
+    def f(q, k, v, block_size=64):
+        sc = 1 / math.sqrt(q.shape[-1]) if scale else 1.0
+        m = torch.full(q.shape[:-1] + (1,), float("-inf"), dtype=q.dtype)
+        l = torch.zeros_like(m)
+        acc = torch.zeros(q.shape[:-1] + (v.shape[-1],), dtype=q.dtype)
+        for start in range(0, k.shape[-2], block_size):
+            s = q @ k[..., start:start + block_size, :].transpose(-2, -1) * sc
+            m_new = s.amax(-1, keepdim=True) if local else torch.maximum(m, s.amax(-1, keepdim=True))
+            p = (s - m_new).exp()
+            alpha = (m - m_new).exp()
+            l = (l * alpha if rescale_sum else l) + p.sum(-1, keepdim=True)
+            acc = (acc * alpha if rescale_acc else acc) + p @ v[..., start:start + block_size, :]
+            m = m_new
+        return acc / l if normalize else acc
+    return f
+
+
+def full_scores(q, k, v, block_size=64):
+    s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    e = (s - s.amax(-1, keepdim=True)).exp()
+    return (e / e.sum(-1, keepdim=True)) @ v
+
+
+@pytest.mark.parametrize("candidate, words", [
+    (bw_variant(rescale_acc=False), "accumulator is not rescaled"),
+    (bw_variant(rescale_sum=False), "running sum is not rescaled"),
+    (bw_variant(rescale_acc=False, rescale_sum=False), "neither"),
+    (bw_variant(normalize=False), "not divided by the running sum"),
+    (bw_variant(scale=False), "sqrt(d_k)"),
+    (full_scores, "as large as the whole score matrix"),
+    (lambda q, k, v, block_size=64: torch.softmax(q @ k.transpose(-2, -1), -1) @ v, "switched off"),
+])
+def test_blockwise_mistakes(run_check, candidate, words):
+    r = run_check("08.blockwise_attention", candidate)
+    assert not r.passed
+    assert words in r.messages[0], r.messages
+
+
+# --------------------------------------------------------------------------- KV cache
+
+def kv_cache_step(q, k, v, cache=None):
+    if cache is not None:
+        k = torch.cat([cache[0], k], dim=-2)
+        v = torch.cat([cache[1], v], dim=-2)
+    w = torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1]), dim=-1)
+    return w @ v, (k, v)
+
+
+def kv_cache_sdpa(q, k, v, cache=None):  # written differently: the fused kernel, a list cache
+    ks, vs = (list(cache[0].unbind(-2)), list(cache[1].unbind(-2))) if cache is not None else ([], [])
+    k_all, v_all = torch.stack(ks + [k[..., 0, :]], -2), torch.stack(vs + [v[..., 0, :]], -2)
+    return F.scaled_dot_product_attention(q, k_all, v_all), (k_all, v_all)
+
+
+def test_kv_solution_passes(run_check):
+    r = run_check("08.kv_cache_step", kv_cache_step)
+    assert r.passed, r.messages
+
+
+def test_kv_written_differently_passes(run_check):
+    assert run_check("08.kv_cache_step", kv_cache_sdpa).passed
+
+
+def test_kv_stub(run_check):
+    r = run_check("08.kv_cache_step", stub)
+    assert r.status == "missing" and "not implemented yet" in r.messages[0]
+
+
+def kv_exclusive(q, k, v, cache=None):
+    if cache is None:
+        out = torch.zeros_like(q[..., :1]).expand(*q.shape[:-1], v.shape[-1]) * float("nan")
+        return out, (k, v)
+    out, _ = kv_cache_step(q, cache[0], cache[1])
+    return out, (torch.cat([cache[0], k], -2), torch.cat([cache[1], v], -2))
+
+
+@pytest.mark.parametrize("candidate, words", [
+    (lambda q, k, v, cache=None: (kv_cache_step(q, k, v)[0], (k, v)), "only to the new token"),
+    (kv_exclusive, "not to the new token itself"),
+    (lambda q, k, v, cache=None: kv_cache_step(q, k, v, cache)[0], "tuple (out, cache)"),
+    (lambda q, k, v, cache=None: (kv_cache_step(q, k, v, cache)[0],
+                                  tuple(c.transpose(-2, -1) for c in kv_cache_step(q, k, v, cache)[1]))
+     if cache is None else kv_cache_step(q, k, v, tuple(c.transpose(-2, -1) for c in cache)), "RuntimeError"),
+    (lambda q, k, v, cache=None: (lambda o, c: (o, (c[0][..., -1:, :], c[1][..., -1:, :])))(*kv_cache_step(q, k, v, cache)),
+     "only the previous token"),
+])
+def test_kv_mistakes(run_check, candidate, words):
+    r = run_check("08.kv_cache_step", candidate)
+    assert not r.passed
+    assert words in r.messages[0], r.messages

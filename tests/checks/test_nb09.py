@@ -1,0 +1,229 @@
+"""Checks of notebook 09: the solution passes, the stub is 'not implemented', mistakes are named."""
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from helpers.blocks.layers import TransformerEncoderBlock
+
+from .conftest import stub
+
+
+# --------------------------------------------------------------------------- patchify
+
+def patchify(images, patch_size):
+    B, C, H, W = images.shape
+    p = patch_size
+    x = images.reshape(B, C, H // p, p, W // p, p)  # (B, C, h, p, w, p)
+    x = x.permute(0, 2, 4, 1, 3, 5)  # (B, h, w, C, p, p)
+    return x.reshape(B, (H // p) * (W // p), C * p * p)
+
+
+def patchify_unfold(images, patch_size):  # written differently: Tensor.unfold twice
+    p = patch_size
+    x = images.unfold(2, p, p).unfold(3, p, p)  # (B, C, h, w, p, p)
+    B, C, h, w = x.shape[:4]
+    return x.permute(0, 2, 3, 1, 4, 5).reshape(B, h * w, C * p * p)
+
+
+def test_patchify_solution_passes(run_check):
+    r = run_check("09.patchify", patchify)
+    assert r.passed and r.points == r.max_points
+
+
+def test_patchify_written_differently_passes(run_check):
+    assert run_check("09.patchify", patchify_unfold).passed
+
+
+def test_patchify_stub(run_check):
+    r = run_check("09.patchify", stub)
+    assert r.status == "missing" and "not implemented yet" in r.messages[0]
+
+
+def permuted(order):
+    def f(images, p):
+        B, C, H, W = images.shape
+        x = images.reshape(B, C, H // p, p, W // p, p).permute(0, *order)
+        return x.reshape(B, (H // p) * (W // p), C * p * p)
+    return f
+
+
+@pytest.mark.parametrize("candidate, words", [
+    (lambda im, p: im.reshape(im.shape[0], -1, im.shape[1] * p * p), "without a permute"),
+    (permuted((2, 4, 3, 5, 1)), "channels-last"),
+    (permuted((4, 2, 1, 3, 5)), "column-major"),
+    (lambda im, p: patchify(im, p).transpose(1, 2), "transpose to (B, N, C*p*p)"),
+    (lambda im, p: F.unfold(im, p, stride=p).transpose(1, 2), "switched off"),
+])
+def test_patchify_mistakes(run_check, candidate, words):
+    r = run_check("09.patchify", candidate)
+    assert not r.passed
+    assert words in r.messages[0], r.messages
+
+
+# --------------------------------------------------------------------------- patch embedding
+
+class PatchEmbedding(nn.Module):
+    def __init__(self, img_size, patch_size, in_channels, d_model, layout="right"):
+        super().__init__()
+        self.proj = nn.Conv2d(in_channels, d_model, patch_size, patch_size)
+        self.layout = layout
+
+    def forward(self, images):
+        y = self.proj(images)  # (B, d, h, w)
+        if self.layout == "conv":
+            return y
+        if self.layout == "no_transpose":
+            return y.flatten(2)
+        if self.layout == "reshape":
+            return y.reshape(y.shape[0], -1, y.shape[1])
+        return y.flatten(2).transpose(1, 2)
+
+
+class LinearPatchEmbedding(nn.Module):  # written differently: patchify + the conv weight as a matrix
+    def __init__(self, img_size, patch_size, in_channels, d_model):
+        super().__init__()
+        self.patch_size = patch_size
+        self.proj = nn.Conv2d(in_channels, d_model, patch_size, patch_size)
+
+    def forward(self, images):
+        w = self.proj.weight.flatten(1)  # (d, C*p*p)
+        return F.linear(patchify(images, self.patch_size), w, self.proj.bias)
+
+
+def test_embedding_solution_passes(run_check):
+    r = run_check("09.PatchEmbedding", PatchEmbedding)
+    assert r.passed, r.messages
+
+
+def test_embedding_written_differently_passes(run_check):
+    assert run_check("09.PatchEmbedding", LinearPatchEmbedding).passed
+
+
+def test_embedding_stub(run_check):
+    r = run_check("09.PatchEmbedding", stub)
+    assert r.status == "missing" and "not implemented yet" in r.messages[0]
+
+
+class LinearProj(nn.Module):
+    def __init__(self, img_size, patch_size, in_channels, d_model):
+        super().__init__()
+        self.proj = nn.Linear(in_channels * patch_size ** 2, d_model)
+
+    def forward(self, images):
+        return self.proj(patchify(images, 4))
+
+
+@pytest.mark.parametrize("layout, words", [
+    ("conv", "flatten the grid and transpose"),
+    ("no_transpose", "transpose it to (B, N, d_model)"),
+    ("reshape", "without a transpose"),
+])
+def test_embedding_mistakes(run_check, layout, words):
+    def make(*args, **kwargs):
+        return PatchEmbedding(*args, **kwargs, layout=layout)
+
+    r = run_check("09.PatchEmbedding", make)
+    assert not r.passed
+    assert words in r.messages[0], r.messages
+
+
+def test_embedding_linear_proj_is_named(run_check):
+    r = run_check("09.PatchEmbedding", LinearProj)
+    assert not r.passed and "nn.Conv2d" in r.messages[0], r.messages
+
+
+# --------------------------------------------------------------------------- the ViT
+
+class ViT(nn.Module):
+    def __init__(self, img_size, patch_size, in_channels, num_classes, d_model, num_heads,
+                 num_layers, d_ff, dropout=0.0, mistake=None):
+        super().__init__()
+        N = (img_size // patch_size) ** 2
+        self.mistake = mistake
+        self.patch_embed = PatchEmbedding(img_size, patch_size, in_channels, d_model)
+        self.cls_token = nn.Parameter(torch.zeros(1, 1, d_model))
+        self.pos_embed = nn.Parameter(torch.zeros(1, N + (0 if mistake == "short_pos" else 1), d_model))
+        self.blocks = nn.ModuleList([TransformerEncoderBlock(d_model, num_heads, d_ff, dropout,
+                                                             norm_first=mistake != "post_ln")
+                                     for _ in range(num_layers)])
+        self.norm = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, num_classes)
+
+    def tokens(self, images):
+        x = self.patch_embed(images)  # (B, N, d)
+        if self.mistake == "no_cls":
+            return x + self.pos_embed[:, 1:]
+        x = torch.cat([self.cls_token.expand(x.shape[0], -1, -1), x], dim=1)
+        return x if self.mistake == "no_pos" else x + self.pos_embed
+
+    def forward(self, images):
+        x = self.tokens(images)
+        for block in self.blocks:
+            x = block(x)
+        if self.mistake != "no_norm":
+            x = self.norm(x)
+        if self.mistake in ("no_cls", "mean"):
+            return self.head(x.mean(1))
+        if self.mistake == "all_tokens":
+            return self.head(x)
+        return self.head(x[:, 0])
+
+    def attention_maps(self, images):
+        x, maps = self.tokens(images), []
+        for block in self.blocks:
+            _, w = block.self_attn(block.norm1(x))
+            maps.append(w.mean(1) if self.mistake == "avg_heads" else w)
+            x = block(x)
+        return maps
+
+
+def test_vit_solution_passes(run_check):
+    r = run_check("09.VisionTransformer", ViT)
+    assert r.passed, r.messages
+
+
+def test_vit_stub(run_check):
+    r = run_check("09.VisionTransformer", stub)
+    assert r.status == "missing" and "not implemented yet" in r.messages[0]
+
+
+@pytest.mark.parametrize("mistake, words", [
+    ("no_cls", "no CLS token"),
+    ("no_pos", "position embedding is not added"),
+    ("no_norm", "final LayerNorm is missing"),
+    ("mean", "mean of all tokens"),
+    ("post_ln", "post-LN"),
+    ("all_tokens", "one prediction per token"),
+    ("short_pos", "N + 1"),
+    ("avg_heads", "keep the heads"),
+])
+def test_vit_mistakes(run_check, mistake, words):
+    def make(*args, **kwargs):
+        return ViT(*args, **kwargs, mistake=mistake)
+
+    r = run_check("09.VisionTransformer", make)
+    assert not r.passed
+    assert words in r.messages[0], r.messages
+
+
+# --------------------------------------------------------------------------- the data split
+
+def test_digits_split_is_fixed_and_stratified():
+    from helpers import data
+
+    a, b = data.digits(), data.digits()
+    assert a["x_train"].shape == (1437, 1, 8, 8) and a["x_test"].shape == (360, 1, 8, 8)
+    assert all(torch.equal(a[k], b[k]) for k in a)
+    assert 0.0 <= float(a["x_train"].min()) and float(a["x_train"].max()) <= 1.0
+    counts = a["y_test"].bincount(minlength=10)
+    assert int(counts.min()) >= 35 and int(counts.max()) <= 37
+
+
+def test_sample_image():
+    from helpers import data
+
+    img = data.sample_image("china.jpg", size=64)
+    assert img.shape == (3, 64, 64) and img.dtype == torch.float32
+    assert 0.0 <= float(img.min()) and float(img.max()) <= 1.0
+    assert data.sample_image("flower.jpg", size=None).shape == (3, 427, 640)

@@ -1,0 +1,300 @@
+"""The grader's parts that need no kernel: results loading, judging, submissions, the batch."""
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import os
+import pickle
+import uuid
+
+import pytest
+import torch
+
+from helpers.__main__ import main
+from helpers.checks import REGISTRY, evaluate
+from helpers.checks.framework import Unsupported
+from helpers.checks.runner import run_probe
+from helpers.grading import grader
+from helpers.grading.grader import (CHECK_SOURCES, KERNEL_SIDE_SOURCE, Graded, ResultError, Row,
+                                    Settings, Submission, UsageError, find_submissions, judge,
+                                    load_results, make_probes, read_notebook)
+
+from .builders import load, plain_notebook, write
+
+
+# --------------------------------------------------------------------------- results from a kernel
+
+def save(tmp_path, obj):
+    path = tmp_path / f"{uuid.uuid4().hex}.pt"
+    torch.save(obj, path)
+    return path
+
+
+def results(value, **kw):
+    item = {"value": value, "error": None, "missing": False, "off_device": False, **kw}
+    return {"status": "ran", "origin": "", "outcomes": [item], "error": ""}
+
+
+def test_plain_results_load(tmp_path):
+    value = (torch.ones(2), {"a": [1, 2.5, "s", None, True]}, {"__unsupported__": "numpy.ndarray"})
+    data = load_results(save(tmp_path, results(value)))
+    got = data["outcomes"][0].value
+    assert torch.equal(got[0], torch.ones(2)) and got[1] == {"a": [1, 2.5, "s", None, True]}
+    assert got[2] == Unsupported("numpy.ndarray")
+
+
+class Evil:
+    def __reduce__(self):
+        return (os.system, ("echo pwned",))
+
+
+class Sub(torch.Tensor):
+    pass
+
+
+@pytest.mark.parametrize("make, words", [
+    (lambda p: p.write_bytes(pickle.dumps(Evil())), "not plain data"),
+    (lambda p: torch.save(results(torch.ones(2).as_subclass(Sub)), p), "not plain data"),
+    (lambda p: torch.save(results(torch.eye(2).to_sparse()), p), "not a plain dense CPU tensor"),
+    (lambda p: torch.save(results({1: torch.ones(1)}), p), "keys that are not strings"),
+    (lambda p: torch.save({"status": "ran", "outcomes": [{"value": 1}]}, p), "layout"),
+    (lambda p: torch.save([1, 2], p), "layout"),
+    (lambda p: torch.save(results(None, error=3), p), "layout"),
+    (lambda p: p.write_bytes(b"garbage"), "not plain data"),
+    (lambda p: None, "wrote no results"),
+])
+def test_results_that_are_not_plain_data_are_refused(tmp_path, make, words):
+    path = tmp_path / "results.pt"
+    make(path)
+    with pytest.raises(ResultError, match=words):
+        load_results(path)
+
+
+def test_deep_nesting_is_refused(tmp_path):
+    value = torch.ones(1)
+    for _ in range(12):
+        value = [value]
+    with pytest.raises(ResultError, match="nested too deeply"):
+        load_results(save(tmp_path, results(value)))
+
+
+# --------------------------------------------------------------------------- the kernel side, in-process
+
+@pytest.fixture(scope="module")
+def kernel_side():
+    ns = {"__name__": "__course_grader__"}
+    exec(compile(KERNEL_SIDE_SOURCE, "<kernel_side>", "exec"), ns)
+    ns["setup"](CHECK_SOURCES, package=f"__grader_test_{uuid.uuid4().hex[:6]}__")
+    return ns
+
+
+def graded_as_kernel(kernel_side, tmp_path, ex_id, candidate, seed=5):
+    """What the grader concludes when the kernel side runs ``candidate`` (here, in-process)."""
+    ex = REGISTRY[ex_id]
+    probes = make_probes(ex, seed)
+    probes_path, out = tmp_path / "probes.pt", tmp_path / "out.pt"
+    torch.save([grader.probe_fields(p) for p in probes], probes_path)
+    name = grader.target_name(ex)
+    kernel_side["grade"](ex_id, name, str(probes_path), str(out), "cpu", {name: candidate})
+    data = load_results(out)
+    assert data["status"] == "ran"
+    return judge(ex, probes, data["outcomes"])
+
+
+def inline(ex_id, candidate, seed=5):
+    ex = REGISTRY[ex_id]
+    r = evaluate(ex, ((p, run_probe(ex, p, candidate, torch.device("cpu"))) for p in make_probes(ex, seed)))
+    return r.status, r.points, "\n".join(r.messages)
+
+
+def softmax(x, dim=-1):
+    e = (x - x.amax(dim=dim, keepdim=True)).exp()
+    return e / e.sum(dim=dim, keepdim=True)
+
+
+def raises(x, dim=-1):
+    raise ValueError("oops")
+
+
+def stub(*args, **kwargs):
+    raise NotImplementedError
+
+
+@pytest.mark.parametrize("ex_id, candidate", [
+    ("00.relu", lambda x: x * (x > 0)),
+    ("00.relu", lambda x: x.abs()),
+    ("00.relu", lambda x: x.numpy()),
+    ("00.relu", torch.relu),
+    ("00.relu", stub),
+    ("01.softmax", softmax),
+    ("01.softmax", lambda x, dim=-1: softmax(x, 0)),
+    ("01.softmax", lambda x, dim=-1: softmax(x, dim) + 1e-3),  # a numeric difference, seed-dependent
+    ("01.softmax", raises),
+    ("01.dot_product_attention", lambda x: (lambda w: (w @ x, w))(softmax(x @ x.transpose(-2, -1)))),
+    ("01.dot_product_attention", lambda x: (lambda w: (x, w))(softmax(x @ x.transpose(-2, -1), -2))),
+])
+def test_the_grader_judges_like_the_inline_check(kernel_side, tmp_path, ex_id, candidate):
+    assert graded_as_kernel(kernel_side, tmp_path, ex_id, candidate) == inline(ex_id, candidate)
+
+
+@pytest.mark.parametrize("ex_id", sorted(REGISTRY))
+def test_every_exercise_runs_through_the_kernel_side(kernel_side, tmp_path, ex_id):
+    """Probes of every kind travel to the kernel side; a stub comes back 'missing'."""
+    status, points, message = graded_as_kernel(kernel_side, tmp_path, ex_id, stub)
+    assert (status, points) == ("missing", 0.0), message
+
+
+def test_patched_helpers_do_not_reach_the_kernel_side(kernel_side, tmp_path, monkeypatch):
+    import helpers.checks.runner
+
+    monkeypatch.setattr(helpers.checks.runner, "run_probe", lambda *a, **k: None)
+    status, _, message = graded_as_kernel(kernel_side, tmp_path, "00.relu", lambda x: x.abs())
+    assert status == "failed" and "you returned |x|" in message
+
+
+def test_grading_probes_are_not_the_public_ones():
+    ex = REGISTRY["01.softmax"]
+    public = list(ex.probes(torch.Generator().manual_seed(1234)))
+    for seed in (1234, 0, 7):
+        secret = make_probes(ex, seed)
+        random_cases = [(a, b) for a, b in zip(public, secret) if "random" in a.name]
+        assert random_cases and all(not torch.equal(a.args[0], b.args[0]) for a, b in random_cases)
+    assert all(torch.equal(a.args[0], b.args[0]) for a, b in zip(make_probes(ex, 3), make_probes(ex, 3)))
+
+
+# --------------------------------------------------------------------------- submissions
+
+def test_find_submissions(tmp_path):
+    write(load("00"), tmp_path / "a" / "00_welcome.ipynb")
+    write(load("00"), tmp_path / "a" / ".ipynb_checkpoints" / "00_welcome-checkpoint.ipynb")
+    write(load("01"), tmp_path / "b" / "01_x.ipynb")
+    subs = find_submissions([tmp_path, tmp_path / "b" / "01_x.ipynb"])
+    assert [s.label for s in subs] == ["a/00_welcome.ipynb", "b/01_x.ipynb"]
+    with pytest.raises(UsageError, match="no such file"):
+        find_submissions([tmp_path / "nope"])
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(UsageError, match="no .ipynb files"):
+        find_submissions([tmp_path / "empty"])
+
+
+def test_metadata_says_which_notebook(tmp_path):
+    sub = Submission(write(load("01"), tmp_path / "00_welcome.ipynb"), "x")
+    read_notebook(sub)
+    assert sub.notebook == "01" and sub.problem is None and "graded as notebook 01" in sub.notes[0]
+    sub = Submission(write(plain_notebook("x = 1", notebook=2), tmp_path / "x.ipynb"), "x")
+    read_notebook(sub)
+    assert sub.notebook == "02"
+    sub = Submission(write(plain_notebook("x = 1"), tmp_path / "03_mha.ipynb"), "x")
+    read_notebook(sub)
+    assert sub.notebook == "03"
+
+
+# --------------------------------------------------------------------------- the batch (no kernels)
+
+def run_cli(*args):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["grade", *map(str, args), "--no-progress"])
+    return code, out.getvalue(), err.getvalue()
+
+
+def read_csv(path):
+    with open(path, newline="", encoding="utf-8") as f:
+        return list(csv.reader(f))
+
+
+def test_bad_arguments_exit_2_with_a_message(tmp_path):
+    code, _, err = run_cli(tmp_path / "nope.ipynb", "--out", tmp_path / "g.csv")
+    assert code == 2 and "no such file or folder" in err
+    code, _, err = run_cli(tmp_path, "--out", tmp_path / "missing" / "g.csv")
+    assert code == 2 and "does not exist" in err
+    code, _, err = run_cli(tmp_path, "--jobs", "0")
+    assert code == 2 and "--jobs" in err
+
+
+def test_resume_keeps_graded_rows_and_says_so(tmp_path):
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    for name in ("00_a.ipynb", "01_b.ipynb"):
+        (subs / name).write_text("{", encoding="utf-8")
+    out = tmp_path / "grades.csv"
+    with open(out, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(grader.COLUMNS)
+        w.writerow(["00_a.ipynb", "00", "00.relu", "1", "1", "passed", "kept from before"])
+        f.write("01_b.ipynb,01,01.soft")  # a line cut short by a crash
+    code, stdout, err = run_cli(subs, "--out", out, "--resume")
+    assert code == 0 and "keeping the rows of 1 submissions" in err
+    rows = read_csv(out)
+    assert rows[1] == ["00_a.ipynb", "00", "00.relu", "1", "1", "passed", "kept from before"]
+    assert [r[:6] for r in rows[2:]] == [["01_b.ipynb", "01", "01.softmax", "0", "2", "error"],
+                                         ["01_b.ipynb", "01", "01.dot_product_attention", "0", "2", "error"]]
+    code, _, err = run_cli(subs, "--out", out)
+    assert code == 0 and "overwriting" in err and len(read_csv(out)) == 4
+
+
+def test_a_crashing_worker_costs_only_its_submission(tmp_path, monkeypatch):
+    write(load("00"), tmp_path / "subs" / "00_a.ipynb")
+    (tmp_path / "subs" / "00_b.ipynb").write_text("[]", encoding="utf-8")
+
+    def crash(*args, **kwargs):
+        os._exit(3)
+
+    monkeypatch.setattr(grader, "grade_submission", crash)  # the forked worker inherits it
+    out = tmp_path / "g.csv"
+    code, stdout, _ = run_cli(tmp_path / "subs", "--out", out, "--jobs", "2")
+    assert code == 0
+    assert read_csv(out)[1:] == [
+        ["00_a.ipynb", "00", "00.relu", "0", "1", "error",
+         "the grader failed on this submission: the worker process ended without a result"],
+        ["00_b.ipynb", "00", "00.relu", "0", "1", "error", "not a notebook: the JSON has no list of cells."]]
+
+
+def test_rows_are_on_disk_before_the_batch_ends(tmp_path, monkeypatch):
+    for name in ("00_a.ipynb", "00_b.ipynb", "00_c.ipynb"):
+        write(load("00"), tmp_path / "subs" / name)
+    calls = []
+
+    def fake(sub, settings, nb=None, on_kernel=None):
+        return Graded([Row(sub.label, "00", "00.relu", 1.0, 1.0, "passed", "ok")])
+
+    def feedback(sub, graded):
+        calls.append(sub.label)
+        if len(calls) == 2:
+            raise RuntimeError("the grader itself fails")
+        return "text"
+
+    monkeypatch.setattr(grader, "grade_submission", fake)
+    monkeypatch.setattr("helpers.grading.feedback.feedback_markdown", feedback)
+    out = tmp_path / "g.csv"
+    with pytest.raises(RuntimeError):
+        grader.grade_batch([tmp_path / "subs"], out, feedback=tmp_path / "fb", progress=False,
+                           settings=Settings(seed=1), log=lambda m: None)
+    assert read_csv(out)[1:] == [["00_a.ipynb", "00", "00.relu", "1", "1", "passed", "ok"],
+                                 ["00_b.ipynb", "00", "00.relu", "1", "1", "passed", "ok"]]
+
+
+def reference_blocks():
+    """(exercise id, the helpers.blocks object of that name) for the exercises that have one."""
+    import importlib
+    import pkgutil
+
+    import helpers.blocks
+
+    found = {}
+    for mod in pkgutil.iter_modules(helpers.blocks.__path__):
+        module = importlib.import_module(f"helpers.blocks.{mod.name}")
+        for ex_id, ex in REGISTRY.items():
+            obj = getattr(module, grader.target_name(ex), None)
+            if obj is not None and ex_id not in found:
+                found[ex_id] = obj
+    return sorted(found.items())
+
+
+@pytest.mark.parametrize("ex_id, reference", reference_blocks())
+def test_reference_blocks_pass_through_the_kernel_side(kernel_side, tmp_path, ex_id, reference):
+    """Functions and modules (state dicts sent, outputs returned) pass as they do inline."""
+    got = graded_as_kernel(kernel_side, tmp_path, ex_id, reference)
+    assert got == inline(ex_id, reference)
+    assert got[0] == "passed", got
