@@ -7,7 +7,7 @@ export OMP_NUM_THREADS ?= 1
 STAMP  := $(VENV)/.installed
 JOBS   ?= 2
 
-.PHONY: lab test test-fast test-notebooks test-gpu student export execute grade bench clean
+.PHONY: lab test test-fast test-notebooks test-gpu test-e2e student export execute grade bench clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -48,6 +48,14 @@ execute: $(STAMP)
 
 grade: $(STAMP)
 	$(PY) -m helpers grade $(SUBMISSIONS) --out grades.csv --feedback feedback --jobs $(JOBS)
+
+## every solved notebook in a fresh kernel: seconds and peak memory -> bench/bench.md, bench.json
+bench: $(STAMP)
+	$(PY) -m helpers bench solutions/*.ipynb --out bench
+
+## the JupyterLab end-to-end test alone (needs Debian's chromium); screenshots in artifacts/e2e/
+test-e2e: $(STAMP)
+	$(PY) -m pytest -v tests/e2e
 
 clean:
 	rm -rf $(VENV) .pytest_cache

@@ -3,6 +3,7 @@
 nbval compares stdout and displayed values but not stderr: warnings and progress bars go
 there and differ between machines.
 """
+import os
 
 
 def pytest_collectstart(collector):
@@ -30,7 +31,11 @@ def pytest_sessionfinish(session, exitstatus):
     times = _budget["times"]
     if times is None or hasattr(session.config, "workerinput"):
         return
-    _budget["problems"] = times.problems()
+    from helpers.bench import NOISE_FACTOR
+
+    # NOTEBOOK_BUDGET_FACTOR=0 switches the check off (a machine shared with other heavy jobs)
+    factor = float(os.environ.get("NOTEBOOK_BUDGET_FACTOR", NOISE_FACTOR))
+    _budget["problems"] = times.problems(factor) if factor > 0 else []
     if _budget["problems"] and session.exitstatus == 0:
         session.exitstatus = 1
 

@@ -19,18 +19,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-
-def move(batch: Any, device: torch.device | str | None) -> Any:
-    """Tensors in a (nested) tuple, list or dict moved to ``device``; anything else as is."""
-    if device is None:
-        return batch
-    if isinstance(batch, torch.Tensor):
-        return batch.to(device)
-    if isinstance(batch, (tuple, list)):
-        return type(batch)(move(b, device) for b in batch)
-    if isinstance(batch, dict):
-        return {k: move(v, device) for k, v in batch.items()}
-    return batch
+from .checks.runner import to_device as move  # (nested) batches to the device
 
 
 def _epochs(data: Iterable | Callable[[], Iterable]):

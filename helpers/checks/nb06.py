@@ -453,3 +453,76 @@ class TrainOneEpoch(Exercise):
                 raise Fail(message)
         raise Fail(f"the returned value {value:.6g} is not the mean loss over the batches "
                    f"({ref_value:.6g}): average each batch's loss.item(), taken before its step.")
+
+
+# --------------------------------------------------------------------------- the trained model
+
+def predict_argmax(candidate, inputs: torch.Tensor) -> torch.Tensor | dict:
+    """The runner of a trained-model exercise (runs in the learner's kernel): the candidate in
+    eval mode on ``inputs`` moved to the model's device, argmax of the last dimension, as a CPU
+    LongTensor. A candidate that is not an nn.Module, or an output that is not a tensor, comes
+    back as a small dict the judge reports."""
+    if not isinstance(candidate, nn.Module):
+        kind = "class" if isinstance(candidate, type) else "object"
+        return {"not_a_module": f"{kind} {getattr(candidate, '__name__', type(candidate).__name__)}"}
+    first = next(candidate.parameters(), None)
+    device = first.device if first is not None else torch.device("cpu")
+    was_training = candidate.training
+    candidate.eval()
+    try:
+        with torch.no_grad():
+            logits = candidate(inputs.to(device))
+    finally:
+        candidate.train(was_training)
+    if not isinstance(logits, torch.Tensor):
+        return {"output_type": type(logits).__name__}
+    return logits.argmax(dim=-1).long().cpu()
+
+
+def judge_accuracy(out, targets: torch.Tensor, threshold: float, what: str, name: str) -> float:
+    """Accuracy of the predictions ``out`` against ``targets`` (computed here, in the judging
+    process); Fail below ``threshold`` with the accuracy reached."""
+    if isinstance(out, dict) and "not_a_module" in out:
+        raise Fail(f"`{name}` should be the trained model, an nn.Module instance; got the "
+                   f"{out['not_a_module']}. Pass the model you trained, e.g. check(..., {name}).")
+    if isinstance(out, dict) and "output_type" in out:
+        raise Fail(f"`{name}(inputs)` returned a {out['output_type']}: it should return the logits "
+                   "as one tensor.")
+    got = expect_tensor(out, "the predictions")
+    if tuple(got.shape) != tuple(targets.shape):
+        raise Fail(f"the predictions (argmax of the logits' last dimension) have shape "
+                   f"{tuple(got.shape)}, expected {tuple(targets.shape)}: the model should return "
+                   f"logits of shape {tuple(targets.shape) + ('num_classes',)}.")
+    accuracy = (got.long() == targets).double().mean().item()
+    if not accuracy >= threshold:
+        raise Fail(f"{what} is {accuracy:.4f}, below the threshold {threshold}: train longer, or "
+                   "check the model and the training loop.")
+    return accuracy
+
+
+class TrainedEncoder(Exercise):
+    """The sorting model trained in the notebook (the variable ``model``), judged on fresh
+    sequences of 8 digits from ``helpers.data.sort_digits_batch``: token accuracy >= 0.99, the
+    notebook's own target. The grader draws its sequences from its secret seed."""
+
+    id = "06.trained_encoder"
+    title = "the trained sorting model reaches token accuracy >= 0.99"
+    points = 2.0
+    kind = "trained"
+    grade_target = "model"
+    threshold = 0.99
+    count, seq_len = 1000, 8
+
+    def probes(self, gen):
+        from helpers.data import sort_digits_batch  # judging side only (not in the grader's kernel)
+
+        x, y = sort_digits_batch(self.count, self.seq_len, gen)
+        yield Probe(f"{self.count} fresh sequences of {self.seq_len} digits", kind="predict", args=(x,),
+                    info={"targets": y}, cpu_only=True)
+
+    def run_predict(self, probe, candidate, device):
+        return predict_argmax(candidate, probe.args[0])
+
+    def judge(self, probe, out):
+        judge_accuracy(out, probe.info["targets"], self.threshold,
+                       f"the token accuracy on {self.count} fresh sequences", self.grade_target)

@@ -15,6 +15,7 @@ import torch.nn.functional as F
 from .framework import Exercise, Fail, Probe, expect_close, expect_finite, expect_like, expect_tensor, fmt_shape, randn
 from .nb04 import judge_module_info
 from .nb05 import block_names, expect_names, linear_state, torch_layer, ATTN
+from .nb06 import judge_accuracy, predict_argmax
 
 # --------------------------------------------------------------------------- patchify
 
@@ -329,3 +330,38 @@ class VisionTransformer(Exercise):
             "head.weight": "Create self.head = nn.Linear(d_model, num_classes).",
         }
         expect_names(info, vit_names(init), "VisionTransformer", hints)
+
+
+# --------------------------------------------------------------------------- the trained ViT
+
+class TrainedViT(Exercise):
+    """The ViT trained in the notebook (the variable ``vit``), judged on the test split of
+    ``helpers.data.digits()`` (360 images): accuracy >= 0.97, the notebook's own target.
+
+    The digits test split is public (the notebook prints its accuracy on it, and anyone can
+    rebuild it), so this grade says the trained model does what the notebook shows; it is not a
+    secret hold-out. The grader's seed only shuffles the order of the images.
+    """
+
+    id = "09.trained_vit"
+    title = "the trained ViT reaches test accuracy >= 0.97 on the digits"
+    points = 2.0
+    kind = "trained"
+    grade_target = "vit"
+    threshold = 0.97
+
+    def probes(self, gen):
+        from helpers.data import digits  # judging side only (not in the grader's kernel)
+
+        data = digits()
+        order = torch.randperm(len(data["y_test"]), generator=gen)
+        x, y = data["x_test"][order], data["y_test"][order]
+        yield Probe(f"the {len(y)} test images of helpers.data.digits()", kind="predict", args=(x,),
+                    info={"targets": y}, cpu_only=True)
+
+    def run_predict(self, probe, candidate, device):
+        return predict_argmax(candidate, probe.args[0])
+
+    def judge(self, probe, out):
+        judge_accuracy(out, probe.info["targets"], self.threshold,
+                       f"the accuracy on the {len(probe.info['targets'])} test images", self.grade_target)

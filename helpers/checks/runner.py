@@ -130,7 +130,10 @@ def describe_exception(exc: BaseException) -> str:
 
 # --------------------------------------------------------------------------- running
 
-def to_device(x: Any, device: torch.device) -> Any:
+def to_device(x: Any, device) -> Any:
+    """Tensors in a (nested) tuple, list or dict moved to ``device``; anything else as is."""
+    if device is None:
+        return x
     if isinstance(x, torch.Tensor):
         return x.to(device)
     if isinstance(x, (tuple, list)):

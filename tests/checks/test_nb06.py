@@ -1,8 +1,10 @@
 """Checks of notebook 06: the solution passes, the stub is 'not implemented', mistakes are named."""
 import math
+import re
 
 import pytest
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 from helpers.blocks.layers import LayerNorm, TransformerEncoderBlock
@@ -286,3 +288,76 @@ def test_sequence_tasks():
         assert int(a) + int(b) == int(c.rstrip("._"))
         kept = "".join(ADDITION_CHARS[i] for i in t if i != -100)
         assert kept == c.rstrip("._") + "."  # the answer and the final "."
+
+
+# --------------------------------------------------------------------------- the trained model
+
+class SortingOracle(nn.Module):
+    """A test double, not a trained model: one-hot logits of the sorted input, optionally with
+    the last position of every sequence made wrong (token accuracy exactly 7/8 on length 8)."""
+
+    def __init__(self, wrong_last=False):
+        super().__init__()
+        self.dummy = nn.Parameter(torch.zeros(()))
+        self.wrong_last = wrong_last
+
+    def forward(self, tokens):
+        assert not self.training, "the check should call model.eval()"
+        target = tokens.sort(dim=-1).values
+        if self.wrong_last:
+            target[:, -1] = (target[:, -1] + 1) % 10
+        return F.one_hot(target, 10).float() + self.dummy  # (B, T, 10)
+
+
+def test_trained_oracle_passes_and_mode_is_restored(run_check):
+    model = SortingOracle().train()
+    r = run_check("06.trained_encoder", model)
+    assert r.passed, r.messages
+    assert model.training  # the check puts the model back in the mode it found it in
+
+
+def test_trained_below_threshold_reports_accuracy(run_check):
+    r = run_check("06.trained_encoder", SortingOracle(wrong_last=True))
+    assert not r.passed and r.status == "failed"
+    assert "token accuracy on 1000 fresh sequences is 0.8750, below the threshold 0.99" in r.messages[0]
+
+
+def test_untrained_model_fails_with_its_accuracy(run_check):
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Embedding(10, 16), nn.Linear(16, 10))
+    r = run_check("06.trained_encoder", model)
+    assert not r.passed
+    accuracy = float(re.search(r"is (0\.\d{4}), below the threshold 0.99", r.messages[0]).group(1))
+    assert accuracy < 0.6
+
+
+@pytest.mark.parametrize("candidate, words", [
+    (lambda tokens: F.one_hot(tokens.sort(-1).values, 10).float(), "should be the trained model, an nn.Module"),
+    (SortingOracle, "got the class SortingOracle"),
+    (None, "should be the trained model, an nn.Module"),
+])
+def test_trained_not_a_module(run_check, candidate, words):
+    r = run_check("06.trained_encoder", candidate)
+    assert not r.passed and words in r.messages[0], r.messages
+
+
+def test_trained_output_not_a_tensor(run_check):
+    class Pair(SortingOracle):
+        def forward(self, tokens):
+            return super().forward(tokens), None
+
+    r = run_check("06.trained_encoder", Pair())
+    assert not r.passed and "returned a tuple" in r.messages[0]
+
+
+def test_trained_grading_probes_are_fresh():
+    from helpers.checks import EXERCISES
+    from helpers.grading.grader import make_probes, target_name
+
+    ex = EXERCISES["06.trained_encoder"]
+    assert target_name(ex) == "model"
+    (inline,) = ex.probes(torch.Generator().manual_seed(1234))
+    (graded,) = make_probes(ex, 0)
+    assert graded.kind == "predict" and graded.args[0].shape == inline.args[0].shape
+    assert not torch.equal(graded.args[0], inline.args[0])
+    assert torch.equal(graded.info["targets"], graded.args[0].sort(-1).values)

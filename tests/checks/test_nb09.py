@@ -227,3 +227,56 @@ def test_sample_image():
     assert img.shape == (3, 64, 64) and img.dtype == torch.float32
     assert 0.0 <= float(img.min()) and float(img.max()) <= 1.0
     assert data.sample_image("flower.jpg", size=None).shape == (3, 427, 640)
+
+
+# --------------------------------------------------------------------------- the trained ViT
+
+class DigitsLookup(nn.Module):
+    """A test double, not a trained model: logits from a lookup of each image's bytes in the
+    public test split of helpers.data.digits(); ``wrong`` test images get the next class."""
+
+    def __init__(self, wrong=0):
+        super().__init__()
+        from helpers.data import digits
+
+        data = digits()
+        self.labels = {x.numpy().tobytes(): int(y) for x, y in zip(data["x_test"], data["y_test"])}
+        for key in list(self.labels)[:wrong]:
+            self.labels[key] = (self.labels[key] + 1) % 10
+        self.dummy = nn.Parameter(torch.zeros(()))
+
+    def forward(self, images):  # (B, 1, 8, 8) -> (B, 10)
+        assert not self.training, "the check should call model.eval()"
+        labels = torch.tensor([self.labels[x.cpu().numpy().tobytes()] for x in images])
+        return F.one_hot(labels, 10).float() + self.dummy
+
+
+def test_trained_vit_lookup_passes(run_check):
+    r = run_check("09.trained_vit", DigitsLookup())
+    assert r.passed, r.messages
+
+
+def test_trained_vit_below_threshold_reports_accuracy(run_check):
+    r = run_check("09.trained_vit", DigitsLookup(wrong=20))  # 340 / 360 right
+    assert not r.passed and r.status == "failed"
+    assert "the accuracy on the 360 test images is 0.9444, below the threshold 0.97" in r.messages[0]
+
+
+def test_untrained_vit_fails(run_check):
+    torch.manual_seed(0)
+    r = run_check("09.trained_vit", nn.Sequential(nn.Flatten(), nn.Linear(64, 10)))
+    assert not r.passed and "below the threshold 0.97" in r.messages[0]
+
+
+@pytest.mark.parametrize("candidate, words", [
+    (DigitsLookup, "got the class DigitsLookup"),
+    (lambda images: torch.zeros(len(images), 10), "should be the trained model, an nn.Module"),
+])
+def test_trained_vit_not_a_module(run_check, candidate, words):
+    r = run_check("09.trained_vit", candidate)
+    assert not r.passed and words in r.messages[0], r.messages
+
+
+def test_trained_vit_wrong_output_shape(run_check):
+    r = run_check("09.trained_vit", nn.Sequential(nn.Flatten(0)))  # one vector for the batch
+    assert not r.passed and "expected (360,)" in r.messages[0], r.messages
