@@ -230,6 +230,19 @@ class FeedForward(Exercise):
 ATTN = ("q_proj", "k_proj", "v_proj", "out_proj")
 
 
+def block_state(gen, d: int, d_ff: int, prefix: str = "", norm_scale=(0.3, 0.2)) -> dict:
+    """Random weights of one encoder block under the contract's names (norms away from 1, 0)."""
+    st = {}
+    for proj in ATTN:
+        st.update(linear_state(gen, d, d, f"{prefix}self_attn.{proj}."))
+    st.update(linear_state(gen, d, d_ff, f"{prefix}ffn.linear1."))
+    st.update(linear_state(gen, d_ff, d, f"{prefix}ffn.linear2."))
+    for norm in ("norm1", "norm2"):
+        st[f"{prefix}{norm}.weight"] = 1.0 + norm_scale[0] * randn(gen, d)
+        st[f"{prefix}{norm}.bias"] = norm_scale[1] * randn(gen, d)
+    return st
+
+
 def block_names(d: int, d_ff: int) -> dict[str, list[int]]:
     names = {}
     for proj in ATTN:
@@ -353,15 +366,7 @@ class TransformerEncoderBlock(Exercise):
 
     def probes(self, gen):
         def state(d, d_ff):
-            st = {}
-            for proj in ATTN:
-                st.update(linear_state(gen, d, d, f"self_attn.{proj}."))
-            st.update(linear_state(gen, d, d_ff, "ffn.linear1."))
-            st.update(linear_state(gen, d_ff, d, "ffn.linear2."))
-            for norm in ("norm1", "norm2"):
-                st[f"{norm}.weight"] = 1.0 + 0.4 * randn(gen, d)
-                st[f"{norm}.bias"] = 0.3 * randn(gen, d)
-            return st
+            return block_state(gen, d, d_ff, norm_scale=(0.4, 0.3))
 
         def padding(B, T):
             keep = torch.ones(B, T, dtype=torch.bool)

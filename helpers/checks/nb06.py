@@ -17,7 +17,7 @@ from torch import nn
 from .framework import (Exercise, Fail, Probe, expect_close, expect_finite, expect_like,
                         expect_tensor, randint, randn)
 from .nb04 import judge_module_info, sinusoidal64
-from .nb05 import ATTN, block_names, expect_names, linear_state, to_torch_names
+from .nb05 import block_names, block_state, expect_names, linear_state, to_torch_names
 from .runner import to_device
 
 # --------------------------------------------------------------------------- the encoder
@@ -34,13 +34,7 @@ def encoder_state(gen: torch.Generator, init: dict) -> dict:
     st = {"embedding.weight": randn(gen, init["vocab_size"], d) / math.sqrt(d)}
     st["pos_encoding.pe"] = sinusoidal64(init.get("max_len", 512), d).float()
     for i in range(init["num_layers"]):
-        for proj in ATTN:
-            st.update(linear_state(gen, d, d, f"layers.{i}.self_attn.{proj}."))
-        st.update(linear_state(gen, d, d_ff, f"layers.{i}.ffn.linear1."))
-        st.update(linear_state(gen, d_ff, d, f"layers.{i}.ffn.linear2."))
-        for norm in ("norm1", "norm2"):
-            st[f"layers.{i}.{norm}.weight"] = 1.0 + 0.3 * randn(gen, d)
-            st[f"layers.{i}.{norm}.bias"] = 0.2 * randn(gen, d)
+        st.update(block_state(gen, d, d_ff, f"layers.{i}."))
     st["norm.weight"] = 1.0 + 0.3 * randn(gen, d)
     st["norm.bias"] = 0.2 * randn(gen, d)
     return st

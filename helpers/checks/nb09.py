@@ -14,7 +14,7 @@ import torch.nn.functional as F
 
 from .framework import Exercise, Fail, Probe, expect_close, expect_finite, expect_like, expect_tensor, fmt_shape, randn
 from .nb04 import judge_module_info
-from .nb05 import block_names, expect_names, linear_state, torch_layer, ATTN
+from .nb05 import block_names, block_state, expect_names, linear_state, torch_layer
 from .nb06 import judge_accuracy, predict_argmax
 
 # --------------------------------------------------------------------------- patchify
@@ -170,13 +170,7 @@ def vit_state(gen, init: dict) -> dict:
     st["cls_token"] = randn(gen, 1, 1, d)
     st["pos_embed"] = randn(gen, 1, N + 1, d)
     for i in range(init["num_layers"]):
-        for proj in ATTN:
-            st.update(linear_state(gen, d, d, f"blocks.{i}.self_attn.{proj}."))
-        st.update(linear_state(gen, d, d_ff, f"blocks.{i}.ffn.linear1."))
-        st.update(linear_state(gen, d_ff, d, f"blocks.{i}.ffn.linear2."))
-        for norm in ("norm1", "norm2"):
-            st[f"blocks.{i}.{norm}.weight"] = 1.0 + 0.3 * randn(gen, d)
-            st[f"blocks.{i}.{norm}.bias"] = 0.2 * randn(gen, d)
+        st.update(block_state(gen, d, d_ff, f"blocks.{i}."))
     st["norm.weight"] = 1.0 + 0.3 * randn(gen, d)
     st["norm.bias"] = 0.2 * randn(gen, d)
     st.update(linear_state(gen, d, init["num_classes"], "head."))
