@@ -15,6 +15,7 @@ from torch import nn
 
 from .framework import (Exercise, Fail, Probe, expect_close, expect_finite, expect_like,
                         expect_tensor, randn)
+from .nb03 import mha64
 from .nb04 import judge_module_info
 
 LINEAR = ("weight", "bias")
@@ -307,20 +308,10 @@ def torch_masks(mask: torch.Tensor | None, T: int) -> dict:
     return {"src_key_padding_mask": ~mask.reshape(mask.shape[0], T)}
 
 
-def mha64(state: dict, x: torch.Tensor, num_heads: int, mask: torch.Tensor | None) -> torch.Tensor:
-    B, T, d = x.shape
-    p = {k: v.double() for k, v in state.items()}
-
-    def heads(name):  # (B, T, d) -> (B, H, T, d_head)
-        y = F.linear(x, p[f"self_attn.{name}.weight"], p[f"self_attn.{name}.bias"])
-        return y.view(B, T, num_heads, d // num_heads).transpose(1, 2)
-
-    q, k, v = heads("q_proj"), heads("k_proj"), heads("v_proj")
-    scores = q @ k.transpose(-2, -1) / math.sqrt(d // num_heads)  # (B, H, T, T)
-    if mask is not None:
-        scores = scores.masked_fill(~mask, float("-inf"))
-    out = (scores.softmax(-1) @ v).transpose(1, 2).reshape(B, T, d)
-    return F.linear(out, p["self_attn.out_proj.weight"], p["self_attn.out_proj.bias"])
+def attn64(state: dict, prefix: str, q_in, kv_in, num_heads: int, mask) -> torch.Tensor:
+    """Multi-head attention in float64 with the weights under ``prefix`` (e.g. "self_attn.")."""
+    sub = {k[len(prefix):]: v for k, v in state.items() if k.startswith(prefix)}
+    return mha64(sub, num_heads, q_in, kv_in, kv_in, mask)[0]
 
 
 def block64(state: dict, x: torch.Tensor, num_heads: int, *, norm_first: bool = True,
@@ -338,7 +329,7 @@ def block64(state: dict, x: torch.Tensor, num_heads: int, *, norm_first: bool = 
         return layer_norm64(h, state[f"{name}.weight"], state[f"{name}.bias"], 1e-5)
 
     def attn(h):
-        return mha64(state, h, num_heads, mask)
+        return attn64(state, "self_attn.", h, h, num_heads, mask)
 
     def ffn(h):
         return ffn64(state, h, activation, prefix="ffn.")

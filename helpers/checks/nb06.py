@@ -17,7 +17,7 @@ from torch import nn
 from .framework import (Exercise, Fail, Probe, expect_close, expect_finite, expect_like,
                         expect_tensor, randint, randn)
 from .nb04 import judge_module_info, sinusoidal64
-from .nb05 import block_names, block_state, expect_names, linear_state, to_torch_names
+from .nb05 import block_names, block_state, expect_names, to_torch_names
 from .runner import to_device
 
 # --------------------------------------------------------------------------- the encoder

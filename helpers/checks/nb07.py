@@ -9,8 +9,6 @@ otherwise, so reading the wrong position or feeding back the wrong tokens shows.
 """
 from __future__ import annotations
 
-import math
-
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -18,8 +16,7 @@ from torch import nn
 from .framework import (Exercise, Fail, Probe, expect_close, expect_finite, expect_like,
                         expect_tensor, fmt_shape, randint, randn)
 from .nb04 import judge_module_info
-from .nb05 import ATTN, expect_names, layer_norm64, linear_state
-from .runner import to_device
+from .nb05 import ATTN, attn64, expect_names, ffn64, layer_norm64, linear_state
 
 # --------------------------------------------------------------------------- the decoder block
 
@@ -89,23 +86,6 @@ def torch_decoder_masks(tgt_mask, memory_mask, B: int, H: int) -> dict:
     return kw
 
 
-def attn64(state: dict, prefix: str, q_in, kv_in, num_heads: int, mask) -> torch.Tensor:
-    p = {k[len(prefix):]: v.double() for k, v in state.items() if k.startswith(prefix)}
-    B, T, d = q_in.shape
-    S = kv_in.shape[1]
-
-    def heads(name, h, n):  # (B, n, d) -> (B, H, n, d_head)
-        y = F.linear(h, p[f"{name}.weight"], p[f"{name}.bias"])
-        return y.view(B, n, num_heads, d // num_heads).transpose(1, 2)
-
-    q, k, v = heads("q_proj", q_in, T), heads("k_proj", kv_in, S), heads("v_proj", kv_in, S)
-    scores = q @ k.transpose(-2, -1) / math.sqrt(d // num_heads)  # (B, H, T, S)
-    if mask is not None:
-        scores = scores.masked_fill(~mask, float("-inf"))
-    out = (scores.softmax(-1) @ v).transpose(1, 2).reshape(B, T, d)
-    return F.linear(out, p["out_proj.weight"], p["out_proj.bias"])
-
-
 def decoder64(state: dict, x, memory, num_heads: int, *, norm_first: bool = True, tgt_mask=None,
               memory_mask=None, cross_on_self: bool = False, norm_memory: bool = False,
               skip_norm: str = "", no_residual: str = "", no_cross: bool = False) -> torch.Tensor:
@@ -131,9 +111,7 @@ def decoder64(state: dict, x, memory, num_heads: int, *, norm_first: bool = True
         return attn64(state, "cross_attn.", h, mem, num_heads, None if cross_on_self else memory_mask)
 
     def ffn(h):
-        p = {k: v.double() for k, v in state.items()}
-        return F.linear(F.relu(F.linear(h, p["ffn.linear1.weight"], p["ffn.linear1.bias"])),
-                        p["ffn.linear2.weight"], p["ffn.linear2.bias"])
+        return ffn64(state, h, prefix="ffn.")
 
     sublayers = [("norm1", self_attn, "self"), ("norm2", cross_attn, "cross"), ("norm3", ffn, "ffn")]
     for name, sub, key in sublayers:
