@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import random
+from typing import Any
 
 import numpy as np
 import torch
@@ -57,6 +58,19 @@ def environment_report() -> dict[str, str]:
         "device": device.type,
         "threads": str(torch.get_num_threads()),
     }
+
+
+def to_device(x: Any, device) -> Any:
+    """Tensors in a (nested) tuple, list or dict moved to ``device``; anything else as is."""
+    if device is None:
+        return x
+    if isinstance(x, torch.Tensor):
+        return x.to(device)
+    if isinstance(x, (tuple, list)):
+        return type(x)(to_device(v, device) for v in x)
+    if isinstance(x, dict):
+        return {k: to_device(v, device) for k, v in x.items()}
+    return x
 
 
 disable_tf32()

@@ -19,7 +19,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .checks.runner import to_device as move  # (nested) batches to the device
+from .device import to_device as move  # (nested) batches to the device
 
 
 def _epochs(data: Iterable | Callable[[], Iterable]):

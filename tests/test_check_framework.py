@@ -119,3 +119,34 @@ def test_check_never_raises_on_a_keyboard_free_base_exception():
 
     with pytest.raises(SystemExit):  # not a learner's Exception: interrupting must still work
         check("00.relu", relu, quiet=True)
+
+
+def test_mistake_code_from_a_named_variant():
+    """expect_close takes (variant, message) and (variant, message, slug); evaluate turns the
+    slug into CheckResult.mistake = "<id>/<slug>", and leaves it empty for unnamed mistakes."""
+    from helpers.checks import evaluate
+    from helpers.checks.framework import Exercise, Fail, Probe, expect_close
+    from helpers.checks.runner import Outcome
+
+    ref = torch.tensor([1.0, 2.0])
+    mistakes = [(ref * 3, "tripled"), (lambda: ref * 2, "doubled", "doubled")]
+    with pytest.raises(Fail) as info:
+        expect_close(ref * 2, ref, mistakes=mistakes)
+    assert str(info.value) == "doubled" and info.value.code == "doubled"
+    with pytest.raises(Fail) as info:
+        expect_close(ref * 3, ref, mistakes=mistakes)
+    assert str(info.value) == "tripled" and info.value.code is None
+    assert Fail("plain").code is None
+
+    class Doubling(Exercise):  # no id: stays out of the registry
+        def judge(self, probe, out):
+            expect_close(out, ref, mistakes=mistakes)
+
+    ex = Doubling()
+    ex.id = "xx.doubling"
+    probe = Probe("one case")
+    named = evaluate(ex, [(probe, Outcome(value=ref * 2))])
+    assert not named.passed and named.mistake == "xx.doubling/doubled"
+    unnamed = evaluate(ex, [(probe, Outcome(value=ref * 3))])
+    assert not unnamed.passed and unnamed.mistake == ""
+    assert evaluate(ex, [(probe, Outcome(value=ref.clone()))]).mistake == ""

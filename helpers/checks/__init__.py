@@ -33,15 +33,23 @@ def unknown_id_message(exercise_id: Any) -> str:
 
 def judge_outcome(ex: Exercise, probe: Probe, outcome: Outcome) -> str | None:
     """None when the probe passed, else the message (trusted side: runs in the grader too)."""
+    fail = judge_failure(ex, probe, outcome)
+    return None if fail is None else str(fail)
+
+
+def judge_failure(ex: Exercise, probe: Probe, outcome: Outcome) -> Fail | None:
+    """None when the probe passed, else the :class:`Fail` (its ``code`` names the mistake)."""
     if outcome.error is not None:
-        return outcome.error
+        return Fail(outcome.error)
     if outcome.off_device:
-        return "an output tensor is on another device than the inputs: create new tensors " \
-               "with device=x.device (or use torch.*_like)."
+        return Fail(
+            "an output tensor is on another device than the inputs: create new tensors "
+            "with device=x.device (or use torch.*_like)."
+        )
     try:
         ex.judge(probe, outcome.value)
     except Fail as fail:
-        return str(fail)
+        return fail
     return None
 
 
@@ -53,12 +61,12 @@ def evaluate(ex: Exercise, outcomes: Iterable[tuple[Probe, Outcome]]) -> CheckRe
     count = 0
     for probe, outcome in outcomes:
         count += 1
-        message = judge_outcome(ex, probe, outcome)
-        if message is not None:
+        fail = judge_failure(ex, probe, outcome)
+        if fail is not None:
             status = "missing" if outcome.missing else ("error" if outcome.error else "failed")
-            if outcome.missing:
-                return CheckResult(ex.id, False, 0.0, ex.points, [message], status)
-            return CheckResult(ex.id, False, 0.0, ex.points, [f"case {probe.name}: {message}"], status)
+            message = str(fail) if outcome.missing else f"case {probe.name}: {fail}"
+            mistake = f"{ex.id}/{fail.code}" if fail.code else ""
+            return CheckResult(ex.id, False, 0.0, ex.points, [message], status, mistake)
     return CheckResult(ex.id, True, ex.points, ex.points, [f"passed {count} cases"], "passed")
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any, Iterable
 
 import torch
 
@@ -21,23 +21,32 @@ REGISTRY: dict[str, "Exercise"] = {}
 
 
 class Fail(Exception):
-    """The candidate's answer is wrong; the message says how, in words a learner can act on."""
+    """The candidate's answer is wrong; the message says how, in words a learner can act on.
+
+    ``code`` optionally names the mistake with a short slug (e.g. "no_scale"), so that a
+    gradebook can count how many learners made it.
+    """
+
+    def __init__(self, message: str = "", code: str | None = None):
+        super().__init__(message)
+        self.code = code
 
 
 @dataclass
 class Probe:
     """One test case: what to call the candidate with.
 
-    ``kind`` says how the runner calls it: "call" (a function), "module" (construct with
-    ``init``, load ``state`` if given, then call ``forward``), "module_info" (construct and
-    report parameter and buffer names), or an exercise's own kind (``Exercise.run_<kind>``).
+    ``runner`` selects how the runner calls the candidate: "call" (a function), "module"
+    (construct with ``init``, load ``state`` if given, then call ``forward``), "module_info"
+    (construct and report parameter and buffer names), or an exercise's own runner
+    (``Exercise.run_<runner>``).
     ``info`` is for the judge only and is never sent to a learner's kernel.
     """
 
     name: str
     args: tuple = ()
     kwargs: dict = field(default_factory=dict)
-    kind: str = "call"
+    runner: str = "call"
     init: dict | None = None
     state: dict | None = None
     info: dict = field(default_factory=dict)
@@ -52,6 +61,7 @@ class CheckResult:
     max_points: float
     messages: list[str]
     status: str = "passed"  # passed, failed, error (raised), missing (not implemented yet)
+    mistake: str = ""  # "<exercise id>/<slug>" when the failure names a known mistake
 
     def __repr__(self) -> str:
         mark = "✅" if self.passed else "❌"
@@ -77,7 +87,7 @@ class Exercise:
         """Probes for ``python -m helpers grade`` (made from the grader's secret seed).
 
         Default: the inline check's probes. A training exercise returns probes of its own kind
-        (e.g. "predict": ``run_predict`` feeds held-out inputs to the learner's trained model)
+        (e.g. runner "predict": ``run_predict`` feeds held-out inputs to the learner's trained model)
         and its ``judge`` compares the predictions with a threshold.
         """
         return self.probes(gen)
@@ -105,9 +115,10 @@ class Exercise:
 
 # --------------------------------------------------------------------------- inputs
 
-def randn(gen: torch.Generator, *shape: int, dtype=torch.float32) -> torch.Tensor:
-    """Standard normal numbers from the check's seeded CPU generator."""
-    return torch.randn(*shape, generator=gen, dtype=torch.float64).to(dtype)
+def randn(*shape: int, generator: torch.Generator, dtype=torch.float32) -> torch.Tensor:
+    """Standard normal numbers from the check's seeded CPU generator (the signature of
+    ``helpers.randn``; drawn in float64 and cast, so the cases do not depend on ``dtype``)."""
+    return torch.randn(*shape, generator=generator, dtype=torch.float64).to(dtype)
 
 
 def randint(gen: torch.Generator, low: int, high: int, *shape: int) -> torch.Tensor:
@@ -184,25 +195,26 @@ def expect_close(
     *,
     atol: float | None = None,
     rtol: float | None = None,
-    mistakes: Iterable[tuple[Callable[[], torch.Tensor] | torch.Tensor, str]] = (),
+    mistakes: Iterable[tuple] = (),
 ) -> None:
     """Pass if ``got`` matches ``ref``; else name the first known mistake it matches.
 
-    ``mistakes`` pairs a wrong variant (a tensor, or a function that makes it) with the
-    message to show when the candidate matches that variant.
+    ``mistakes`` holds ``(variant, message)`` or ``(variant, message, slug)``: a wrong variant
+    (a tensor, or a function that makes it), the message to show when the candidate matches
+    that variant, and optionally the mistake's short code (``Fail.code``).
     """
     d_atol, d_rtol = tolerances(got.dtype)
     atol = d_atol if atol is None else atol
     rtol = d_rtol if rtol is None else rtol
     if close(got, ref.to(got.dtype) if got.is_floating_point() else ref, atol, rtol):
         return
-    for variant, message in mistakes:
+    for variant, message, *slug in mistakes:
         try:
             v = variant() if callable(variant) else variant
         except Exception:  # a variant that does not apply to this case
             continue
         if v is not None and close(got, v.to(got.dtype), max(atol, 1e-4), max(rtol, 1e-3)):
-            raise Fail(message)
+            raise Fail(message, slug[0] if slug else None)
     raise Fail(describe_difference(got, ref, what))
 
 

@@ -4,9 +4,7 @@ from __future__ import annotations
 import torch
 
 from .framework import Exercise, Probe, expect_close, expect_like, expect_tensor, randn
-
-
-class Relu(Exercise):
+class ReluCheck(Exercise):
     id = "00.relu"
     title = "ReLU, the warm-up"
     points = 1.0
@@ -15,8 +13,8 @@ class Relu(Exercise):
 
     def probes(self, gen):
         yield Probe("x = [-2, -0.5, 0, 1.5]", args=(torch.tensor([-2.0, -0.5, 0.0, 1.5]),))
-        yield Probe("random (3, 4)", args=(randn(gen, 3, 4),))
-        yield Probe("random (2, 3, 5), float64", args=(randn(gen, 2, 3, 5, dtype=torch.float64),))
+        yield Probe("random (3, 4)", args=(randn(3, 4, generator=gen),))
+        yield Probe("random (2, 3, 5), float64", args=(randn(2, 3, 5, dtype=torch.float64, generator=gen),))
 
     def judge(self, probe, out):
         (x,) = probe.args

@@ -5,8 +5,7 @@ import math
 
 import torch
 
-from .framework import (Exercise, Fail, Probe, expect_close, expect_finite, expect_like,
-                        expect_tensor, expect_tuple, randn)
+from .framework import Exercise, Fail, Probe, expect_close, expect_finite, expect_like, expect_tensor, expect_tuple, randn
 
 
 def softmax64(x: torch.Tensor, dim: int) -> torch.Tensor:
@@ -16,7 +15,7 @@ def softmax64(x: torch.Tensor, dim: int) -> torch.Tensor:
     return e / e.sum(dim=dim, keepdim=True)
 
 
-class Softmax(Exercise):
+class SoftmaxCheck(Exercise):
     id = "01.softmax"
     title = "numerically stable softmax"
     points = 2.0
@@ -28,12 +27,12 @@ class Softmax(Exercise):
     def probes(self, gen):
         yield Probe("x = [1.0, 2.0, 3.0]", args=(torch.tensor([1.0, 2.0, 3.0]),))
         yield Probe("x = [1000, 1001, 999] (large logits)", args=(torch.tensor([1000.0, 1001.0, 999.0]),))
-        yield Probe("random (4, 7), dim=-1", args=(randn(gen, 4, 7),), kwargs={"dim": -1})
-        yield Probe("random (2, 3, 5), dim=1", args=(randn(gen, 2, 3, 5),), kwargs={"dim": 1})
+        yield Probe("random (4, 7), dim=-1", args=(randn(4, 7, generator=gen),), kwargs={"dim": -1})
+        yield Probe("random (2, 3, 5), dim=1", args=(randn(2, 3, 5, generator=gen),), kwargs={"dim": 1})
         yield Probe("rows far apart [[0, 1, 2], [1000, 1001, 1002]]",
                     args=(torch.tensor([[0.0, 1.0, 2.0], [1000.0, 1001.0, 1002.0]]),))
         yield Probe("random (3, 6) * 30, float64, dim=0",
-                    args=(30 * randn(gen, 3, 6, dtype=torch.float64),), kwargs={"dim": 0})
+                    args=(30 * randn(3, 6, dtype=torch.float64, generator=gen),), kwargs={"dim": 0})
 
     def judge(self, probe, out):
         (x,) = probe.args
@@ -61,7 +60,7 @@ class Softmax(Exercise):
         ])
 
 
-class DotProductAttention(Exercise):
+class DotProductAttentionCheck(Exercise):
     id = "01.dot_product_attention"
     title = "attention with no weights"
     points = 2.0
@@ -70,9 +69,9 @@ class DotProductAttention(Exercise):
     def probes(self, gen):
         worked = torch.tensor([[1.0, 0.0], [0.8, 0.6], [0.0, 1.0]])
         yield Probe("the worked example x0=[1,0], x1=[0.8,0.6], x2=[0,1]", args=(worked,))
-        yield Probe("random (5, 3)", args=(randn(gen, 5, 3),))
-        yield Probe("batch (2, 4, 6)", args=(randn(gen, 2, 4, 6),))
-        yield Probe("batch dims (2, 3, 5, 4), float64", args=(randn(gen, 2, 3, 5, 4, dtype=torch.float64),))
+        yield Probe("random (5, 3)", args=(randn(5, 3, generator=gen),))
+        yield Probe("batch (2, 4, 6)", args=(randn(2, 4, 6, generator=gen),))
+        yield Probe("batch dims (2, 3, 5, 4), float64", args=(randn(2, 3, 5, 4, dtype=torch.float64, generator=gen),))
 
     def judge(self, probe, out):
         (x,) = probe.args

@@ -5,16 +5,8 @@ import math
 
 import torch
 
-from .framework import (Exercise, Fail, Probe, expect_close, expect_like, expect_tensor,
-                        expect_tuple, fmt_shape, rand_bool, randint, randn)
-
-# the built-ins a from-scratch attention must not call (F.scaled_dot_product_attention is
-# torch._C._nn.scaled_dot_product_attention under another name)
-ATTENTION_BUILTINS = (
-    "torch._C._nn.scaled_dot_product_attention",
-    "torch.nn.functional.scaled_dot_product_attention",
-    "torch.nn.functional.multi_head_attention_forward",
-)
+from .framework import Exercise, Fail, Probe, expect_close, expect_like, expect_tensor, expect_tuple, fmt_shape, randint, randn
+from .probes import ATTENTION_BUILTINS, DeviceProbeMixin, mask_with_a_key_per_row
 
 
 def attention64(q, k, v, mask=None, *, scale: float | None = None, dim: int = -1,
@@ -36,35 +28,28 @@ def attention64(q, k, v, mask=None, *, scale: float | None = None, dim: int = -1
     return weights @ (v if values is None else values.double()), weights
 
 
-def mask_with_a_key_per_row(gen, *shape: int) -> torch.Tensor:
-    """A random boolean mask in which every query may attend to at least one key."""
-    m = rand_bool(gen, *shape, p=0.6)
-    first = randint(gen, 0, shape[-1], *shape[:-1])
-    return m | torch.nn.functional.one_hot(first, shape[-1]).bool()
-
-
-class ScaledDotProductAttention(Exercise):
+class ScaledDotProductAttentionCheck(Exercise):
     id = "02.scaled_dot_product_attention"
     title = "scaled dot-product attention with a mask"
     points = 3.0
     forbid = ATTENTION_BUILTINS
 
     def probes(self, gen):
-        yield Probe("q, k, v of shape (3, 4), no mask", args=(randn(gen, 3, 4), randn(gen, 3, 4), randn(gen, 3, 4)))
+        yield Probe("q, k, v of shape (3, 4), no mask", args=(randn(3, 4, generator=gen), randn(3, 4, generator=gen), randn(3, 4, generator=gen)))
         yield Probe("batch 2, 5 queries, 7 keys, d_k = 16, d_v = 3",
-                    args=(randn(gen, 2, 5, 16), randn(gen, 2, 7, 16), randn(gen, 2, 7, 3)))
+                    args=(randn(2, 5, 16, generator=gen), randn(2, 7, 16, generator=gen), randn(2, 7, 3, generator=gen)))
         T = 6
         yield Probe("causal mask (6, 6) broadcast over (2, 3) batch dims, d_k = d_v = 8",
-                    args=(randn(gen, 2, 3, T, 8), randn(gen, 2, 3, T, 8), randn(gen, 2, 3, T, 8)),
+                    args=(randn(2, 3, T, 8, generator=gen), randn(2, 3, T, 8, generator=gen), randn(2, 3, T, 8, generator=gen)),
                     kwargs={"mask": torch.ones(T, T, dtype=torch.bool).tril()})
         lengths = torch.tensor([7, 4])
         pad = (torch.arange(7)[None, :] < lengths[:, None])[:, None, None, :]  # (B, 1, 1, T_k)
         yield Probe("padding mask (2, 1, 1, 7), 4 heads, 5 queries, 7 keys, d_k = 6, d_v = 10",
-                    args=(randn(gen, 2, 4, 5, 6), randn(gen, 2, 4, 7, 6), randn(gen, 2, 4, 7, 10)),
+                    args=(randn(2, 4, 5, 6, generator=gen), randn(2, 4, 7, 6, generator=gen), randn(2, 4, 7, 10, generator=gen)),
                     kwargs={"mask": pad})
         yield Probe("random mask (2, 1, 5, 6), float64, d_k = d_v = 5",
-                    args=(randn(gen, 2, 3, 5, 5, dtype=torch.float64), randn(gen, 2, 3, 6, 5, dtype=torch.float64),
-                          randn(gen, 2, 3, 6, 5, dtype=torch.float64)),
+                    args=(randn(2, 3, 5, 5, dtype=torch.float64, generator=gen), randn(2, 3, 6, 5, dtype=torch.float64, generator=gen),
+                          randn(2, 3, 6, 5, dtype=torch.float64, generator=gen)),
                     kwargs={"mask": mask_with_a_key_per_row(gen, 2, 1, 5, 6)})
 
     def judge(self, probe, out):
@@ -130,21 +115,14 @@ class ScaledDotProductAttention(Exercise):
         expect_close(got_out, ref_out, "out", mistakes=out_mistakes)
 
 
-class DeviceProbeMixin:
-    """Probes of kind "device" call ``candidate(*args, device=<the check's device>)``."""
-
-    def run_device(self, probe, candidate, device):
-        return candidate(*probe.args, **probe.kwargs, device=device)
-
-
-class CausalMask(DeviceProbeMixin, Exercise):
+class CausalMaskCheck(DeviceProbeMixin, Exercise):
     id = "02.causal_mask"
     title = "a causal mask"
     points = 1.0
 
     def probes(self, gen):
         for T in (4, 1, 7):
-            yield Probe(f"T = {T}", args=(T,), kind="device")
+            yield Probe(f"T = {T}", args=(T,), runner="device")
 
     def judge(self, probe, out):
         (T,) = probe.args
@@ -172,7 +150,7 @@ class CausalMask(DeviceProbeMixin, Exercise):
         raise Fail(f"the mask is not True exactly where key <= query; got\n   {got.int().tolist()}")
 
 
-class PaddingMask(Exercise):
+class PaddingMaskCheck(Exercise):
     id = "02.padding_mask"
     title = "a padding mask"
     points = 1.0

@@ -6,11 +6,9 @@ import math
 import torch
 from torch import nn
 
-from .framework import (Exercise, Fail, Probe, Unsupported, expect_close, expect_tensor,
-                        expect_tuple, fmt_shape, randn)
-from .nb02 import ATTENTION_BUILTINS, mask_with_a_key_per_row
-
-PROJECTIONS = ("q_proj", "k_proj", "v_proj", "out_proj")
+from .framework import Exercise, Fail, Probe, Unsupported, expect_close, expect_tensor, expect_tuple, fmt_shape, randn
+from .probes import ATTENTION_BUILTINS, mask_with_a_key_per_row
+from .references import PROJECTIONS, mha64
 
 
 def random_state(gen, d_model: int, bias: bool = True) -> dict:
@@ -18,9 +16,9 @@ def random_state(gen, d_model: int, bias: bool = True) -> dict:
     so that the attention is not nearly uniform and the mistakes show)."""
     state = {}
     for name in PROJECTIONS:
-        state[f"{name}.weight"] = randn(gen, d_model, d_model) * (1.5 / math.sqrt(d_model))
+        state[f"{name}.weight"] = randn(d_model, d_model, generator=gen) * (1.5 / math.sqrt(d_model))
         if bias:
-            state[f"{name}.bias"] = randn(gen, d_model) * 0.1
+            state[f"{name}.bias"] = randn(d_model, generator=gen) * 0.1
     return state
 
 
@@ -47,40 +45,7 @@ def reference_mha(state: dict, num_heads: int, query, key, value, mask=None):
     return out, weights
 
 
-def mha64(state: dict, num_heads: int, query, key, value, mask=None, *, split_transpose=True,
-          merge_transpose=True, out_proj=True, scale: str = "d_head", dim: int = -1,
-          mask_mode: str = "before", fill: float = -math.inf, k_from=None, v_from=None,
-          values: str = "v"):
-    """The same computation written out in float64, with switches for the common mistakes."""
-    B, T_q, d_model = query.shape
-    H = num_heads
-    d_head = d_model // H
-
-    def linear(name, x):
-        y = x.double() @ state[f"{name}.weight"].double().T
-        return y + state[f"{name}.bias"].double() if f"{name}.bias" in state else y
-
-    def split(x):  # (B, T, d_model) -> (B, H, T, d_head)
-        T = x.size(1)
-        return x.view(B, T, H, d_head).transpose(1, 2) if split_transpose else x.reshape(B, H, T, d_head)
-
-    k_in = key if k_from is None else k_from
-    v_in = value if v_from is None else v_from
-    q, k, v = split(linear("q_proj", query)), split(linear("k_proj", k_in)), split(linear("v_proj", v_in))
-    divisor = {"d_head": math.sqrt(d_head), "d_model": math.sqrt(d_model), "none": 1.0}[scale]
-    scores = q @ k.transpose(-2, -1) / divisor  # (B, H, T_q, T_k)
-    if mask is not None and mask_mode in ("before", "inverted"):
-        scores = scores.masked_fill(~mask if mask_mode == "before" else mask, fill)
-    weights = torch.softmax(scores, dim=dim)
-    if mask is not None and mask_mode == "after":
-        weights = weights * mask
-    heads = weights @ (v if values == "v" else k)  # (B, H, T_q, d_head)
-    merged = heads.transpose(1, 2).reshape(B, T_q, d_model) if merge_transpose \
-        else heads.reshape(B, T_q, d_model)
-    return (linear("out_proj", merged) if out_proj else merged), weights
-
-
-class MultiHeadAttentionCheck(Exercise):
+class MultiHeadAttentionCheckCheck(Exercise):
     id = "03.MultiHeadAttention"
     title = "multi-head attention"
     points = 4.0
@@ -88,40 +53,40 @@ class MultiHeadAttentionCheck(Exercise):
     forbid = ATTENTION_BUILTINS + ("torch.nn.MultiheadAttention.forward",)
 
     def probes(self, gen):
-        yield Probe("attribute names, MultiHeadAttention(d_model=12, num_heads=3)", kind="module_info",
+        yield Probe("attribute names, MultiHeadAttention(d_model=12, num_heads=3)", runner="module_info",
                     init={"d_model": 12, "num_heads": 3})
         yield Probe("attribute names, MultiHeadAttention(d_model=8, num_heads=2, bias=False)",
-                    kind="module_info", init={"d_model": 8, "num_heads": 2, "bias": False})
+                    runner="module_info", init={"d_model": 8, "num_heads": 2, "bias": False})
         yield Probe("self-attention, d_model=12, num_heads=3, x (2, 5, 12), key and value left out",
-                    kind="module", init={"d_model": 12, "num_heads": 3},
-                    state=random_state(gen, 12), args=(randn(gen, 2, 5, 12),))
+                    runner="module", init={"d_model": 12, "num_heads": 3},
+                    state=random_state(gen, 12), args=(randn(2, 5, 12, generator=gen),))
         T = 6
         yield Probe("self-attention with a causal mask (6, 6), d_model=8, num_heads=2",
-                    kind="module", init={"d_model": 8, "num_heads": 2}, state=random_state(gen, 8),
-                    args=(randn(gen, 3, T, 8),),
+                    runner="module", init={"d_model": 8, "num_heads": 2}, state=random_state(gen, 8),
+                    args=(randn(3, T, 8, generator=gen),),
                     kwargs={"mask": torch.ones(T, T, dtype=torch.bool).tril()})
         yield Probe("attention with key != value, 4 queries, 4 keys, d_model=8, num_heads=2",
-                    kind="module", init={"d_model": 8, "num_heads": 2}, state=random_state(gen, 8),
-                    args=(randn(gen, 2, 4, 8),), kwargs={"key": randn(gen, 2, 4, 8), "value": randn(gen, 2, 4, 8)})
+                    runner="module", init={"d_model": 8, "num_heads": 2}, state=random_state(gen, 8),
+                    args=(randn(2, 4, 8, generator=gen),), kwargs={"key": randn(2, 4, 8, generator=gen), "value": randn(2, 4, 8, generator=gen)})
         yield Probe("cross-attention, key != value, 5 queries, 3 keys, d_model=6, num_heads=2",
-                    kind="module", init={"d_model": 6, "num_heads": 2}, state=random_state(gen, 6),
-                    args=(randn(gen, 2, 5, 6),), kwargs={"key": randn(gen, 2, 3, 6), "value": randn(gen, 2, 3, 6)})
+                    runner="module", init={"d_model": 6, "num_heads": 2}, state=random_state(gen, 6),
+                    args=(randn(2, 5, 6, generator=gen),), kwargs={"key": randn(2, 3, 6, generator=gen), "value": randn(2, 3, 6, generator=gen)})
         lengths = torch.tensor([7, 3])
         pad = (torch.arange(7)[None, :] < lengths[:, None])[:, None, None, :]  # (B, 1, 1, T_k)
-        memory = randn(gen, 2, 7, 12)
+        memory = randn(2, 7, 12, generator=gen)
         yield Probe("cross-attention, 4 queries, 7 keys, padding mask (2, 1, 1, 7), d_model=12, num_heads=4",
-                    kind="module", init={"d_model": 12, "num_heads": 4}, state=random_state(gen, 12),
-                    args=(randn(gen, 2, 4, 12),), kwargs={"key": memory, "value": memory, "mask": pad})
+                    runner="module", init={"d_model": 12, "num_heads": 4}, state=random_state(gen, 12),
+                    args=(randn(2, 4, 12, generator=gen),), kwargs={"key": memory, "value": memory, "mask": pad})
         yield Probe("random mask (2, 1, 4, 4), bias=False, d_model=8, num_heads=4",
-                    kind="module", init={"d_model": 8, "num_heads": 4, "bias": False},
-                    state=random_state(gen, 8, bias=False), args=(randn(gen, 2, 4, 8),),
+                    runner="module", init={"d_model": 8, "num_heads": 4, "bias": False},
+                    state=random_state(gen, 8, bias=False), args=(randn(2, 4, 8, generator=gen),),
                     kwargs={"mask": mask_with_a_key_per_row(gen, 2, 1, 4, 4)})
         yield Probe("training mode with dropout=0.5: dropout acts on the attention weights",
-                    kind="train", init={"d_model": 8, "num_heads": 2, "dropout": 0.5},
-                    state=random_state(gen, 8), args=(randn(gen, 2, 6, 8),))
+                    runner="train_mode", init={"d_model": 8, "num_heads": 2, "dropout": 0.5},
+                    state=random_state(gen, 8), args=(randn(2, 6, 8, generator=gen),))
 
-    def run_train(self, probe, candidate, device):
-        """Like the "module" kind, in training mode; also returns the eval-mode output."""
+    def run_train_mode(self, probe, candidate, device):
+        """Like the "module" runner, in training mode; also returns the eval-mode output."""
         from .runner import to_device
 
         module = candidate(**probe.init)
@@ -140,13 +105,13 @@ class MultiHeadAttentionCheck(Exercise):
     # ----------------------------------------------------------------------- judging
 
     def judge(self, probe, out):
-        if isinstance(out, Unsupported) or (probe.kind != "module" and not isinstance(out, dict)):
+        if isinstance(out, Unsupported) or (probe.runner != "module" and not isinstance(out, dict)):
             what = out.type_name if isinstance(out, Unsupported) else type(out).__name__
             raise Fail(f"got {what}: MultiHeadAttention(...) should build an nn.Module (subclass "
                        "nn.Module and call super().__init__()) whose forward returns (out, weights).")
-        if probe.kind == "module_info":
+        if probe.runner == "module_info":
             return self.judge_info(probe, out)
-        if probe.kind == "train":
+        if probe.runner == "train_mode":
             return self.judge_train(probe, out)
         return self.judge_forward(probe, out)
 

@@ -5,35 +5,9 @@ import math
 
 import torch
 
-from .framework import (Exercise, Fail, Probe, close, expect_close, expect_finite, expect_like,
-                        expect_tensor, randn)
-
-
-def sinusoidal64(max_len: int, d_model: int, *, swap: bool = False, exponent: str = "2i/d",
-                 sign: float = -1.0, layout: str = "interleave") -> torch.Tensor:
-    """Reference table in float64, PE[pos, 2i] = sin(pos / 10000^(2i/d)), PE[pos, 2i+1] = cos(...).
-
-    The keyword arguments make the known wrong variants: sin and cos swapped, another exponent
-    (``"j/d"``: the column index instead of 2i, ``"i/d"``: the factor 2 forgotten), a positive
-    exponent (``sign=+1``: positions multiplied by 10000^(2i/d)), sin in the first half and cos
-    in the second (``layout="halves"``).
-    """
-    pos = torch.arange(max_len, dtype=torch.float64)[:, None]  # (max_len, 1)
-    j = torch.arange(d_model, dtype=torch.float64)  # column index
-    if layout == "halves":
-        half = d_model // 2
-        i = torch.arange(half, dtype=torch.float64)
-        angle = pos * torch.pow(10000.0, sign * 2 * i / d_model)
-        first, second = (angle.cos(), angle.sin()) if swap else (angle.sin(), angle.cos())
-        return torch.cat([first, second], dim=-1)
-    power = {"2i/d": 2 * torch.div(j, 2, rounding_mode="floor") / d_model,
-             "j/d": j / d_model,
-             "i/d": torch.div(j, 2, rounding_mode="floor") / d_model}[exponent]
-    angle = pos * torch.pow(10000.0, sign * power)  # (max_len, d_model)
-    even = (j.long() % 2 == 0)
-    if swap:
-        return torch.where(even, angle.cos(), angle.sin())
-    return torch.where(even, angle.sin(), angle.cos())
+from .framework import Exercise, Fail, Probe, close, expect_close, expect_finite, expect_like, expect_tensor, randn
+from .references import sinusoidal64
+from .modules import judge_module_info
 
 
 def table_mistakes(max_len: int, d_model: int, wrap=lambda pe: pe) -> list:
@@ -58,14 +32,6 @@ def table_mistakes(max_len: int, d_model: int, wrap=lambda pe: pe) -> list:
     ]
 
 
-def judge_module_info(probe, out, name: str, judge) -> None:
-    """Shared by module exercises: ``out`` is ``module_info``'s dict when the class built a module."""
-    if not isinstance(out, dict) or set(out) != {"parameters", "buffers", "children"}:
-        raise Fail(f"{name}(...) should build a torch.nn.Module: subclass nn.Module and call "
-                   "super().__init__() first in __init__.")
-    judge(probe, out)
-
-
 def check_sign(got: torch.Tensor, ref: torch.Tensor, max_len: int, d_model: int, wrap=lambda pe: pe) -> None:
     """With a positive exponent the high-frequency angles are huge and float32 sin is noise there,
     so recognise that mistake on the first four columns, where the angles are still exact."""
@@ -82,7 +48,7 @@ def table_atol(max_len: int) -> float:
     return 1e-5 + 3e-7 * max_len
 
 
-class SinusoidalPositionalEncoding(Exercise):
+class SinusoidalPositionalEncodingCheck(Exercise):
     id = "04.sinusoidal_positional_encoding"
     title = "the sinusoidal position table"
     points = 2.0
@@ -108,27 +74,27 @@ class SinusoidalPositionalEncoding(Exercise):
                      mistakes=table_mistakes(max_len, d_model))
 
 
-class PositionalEncoding(Exercise):
+class PositionalEncodingCheck(Exercise):
     id = "04.PositionalEncoding"
     title = "the positional-encoding module"
     points = 2.0
     kind = "module"
 
     def probes(self, gen):
-        yield Probe("module_info: PositionalEncoding(d_model=16, max_len=64)", kind="module_info",
+        yield Probe("module_info: PositionalEncoding(d_model=16, max_len=64)", runner="module_info",
                     init={"d_model": 16, "max_len": 64})
-        yield Probe("PositionalEncoding(16, max_len=64), x (2, 10, 16)", kind="module",
-                    init={"d_model": 16, "max_len": 64}, args=(randn(gen, 2, 10, 16),))
-        yield Probe("PositionalEncoding(8) (max_len=5000 by default), x (1, 7, 8)", kind="module",
-                    init={"d_model": 8}, args=(randn(gen, 1, 7, 8),))
+        yield Probe("PositionalEncoding(16, max_len=64), x (2, 10, 16)", runner="module",
+                    init={"d_model": 16, "max_len": 64}, args=(randn(2, 10, 16, generator=gen),))
+        yield Probe("PositionalEncoding(8) (max_len=5000 by default), x (1, 7, 8)", runner="module",
+                    init={"d_model": 8}, args=(randn(1, 7, 8, generator=gen),))
         yield Probe("PositionalEncoding(6, max_len=20, dropout=0.1) in eval mode, x (3, 20, 6), float64",
-                    kind="module", init={"d_model": 6, "max_len": 20, "dropout": 0.1},
-                    args=(randn(gen, 3, 20, 6, dtype=torch.float64),))
-        yield Probe("PositionalEncoding(12, max_len=30), x (4, 1, 12)", kind="module",
-                    init={"d_model": 12, "max_len": 30}, args=(randn(gen, 4, 1, 12),))
+                    runner="module", init={"d_model": 6, "max_len": 20, "dropout": 0.1},
+                    args=(randn(3, 20, 6, dtype=torch.float64, generator=gen),))
+        yield Probe("PositionalEncoding(12, max_len=30), x (4, 1, 12)", runner="module",
+                    init={"d_model": 12, "max_len": 30}, args=(randn(4, 1, 12, generator=gen),))
 
     def judge(self, probe, out):
-        if probe.kind == "module_info":
+        if probe.runner == "module_info":
             return judge_module_info(probe, out, "PositionalEncoding", self.judge_info)
         (x,) = probe.args
         d_model = probe.init["d_model"]

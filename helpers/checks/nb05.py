@@ -7,56 +7,19 @@ block with switches for each mistake.
 """
 from __future__ import annotations
 
-import math
 
 import torch
 import torch.nn.functional as F
-from torch import nn
 
-from .framework import (Exercise, Fail, Probe, expect_close, expect_finite, expect_like,
-                        expect_tensor, randn)
-from .nb03 import mha64
-from .nb04 import judge_module_info
-
-LINEAR = ("weight", "bias")
-
-
-def expect_names(info: dict, expected: dict[str, list[int]], name: str,
-                 hints: dict[str, str] | None = None) -> None:
-    """Parameters named exactly as the contract says, with the expected shapes."""
-    hints = hints or {}
-    params, buffers = info["parameters"], info["buffers"]
-    for key, shape in expected.items():
-        if key not in params:
-            if key in buffers:
-                raise Fail(f"{key} is a buffer: make it an nn.Parameter so that it is trained.")
-            found = ", ".join(sorted(params)) or "none"
-            raise Fail(f"{name} has no parameter `{key}` (found: {found}). "
-                       + hints.get(key, "The names are part of the contract: weights are copied "
-                                        "from PyTorch's module by name."))
-        if list(params[key]) != list(shape):
-            raise Fail(f"{key} has shape {tuple(params[key])}, expected {tuple(shape)}."
-                       + (" " + hints[key + ".shape"] if key + ".shape" in hints else ""))
-    extra = sorted(set(params) - set(expected))
-    if extra:
-        raise Fail(f"{name} has parameters the contract does not have: {', '.join(extra)}.")
+from .framework import Exercise, Probe, expect_close, expect_finite, expect_like, expect_tensor, randn
+from .references import PROJECTIONS, attn64, ffn64, layer_norm64
+from .modules import block_names, block_state, expect_names, judge_module_info, linear_state, torch_layer, torch_masks
 
 
 # --------------------------------------------------------------------------- LayerNorm
 
-def layer_norm64(x: torch.Tensor, weight, bias, eps: float, dims=(-1,), unbiased: bool = False,
-                 eps_inside: bool = True) -> torch.Tensor:
-    x = x.double()
-    mean = x.mean(dim=dims, keepdim=True)
-    var = x.var(dim=dims, keepdim=True, unbiased=unbiased)
-    denom = (var + eps).sqrt() if eps_inside else var.sqrt() + eps
-    y = (x - mean) / denom
-    if weight is None:
-        return y
-    return y * weight.double() + bias.double()
 
-
-class LayerNorm(Exercise):
+class LayerNormCheck(Exercise):
     id = "05.LayerNorm"
     title = "LayerNorm from scratch"
     points = 2.0
@@ -66,24 +29,24 @@ class LayerNorm(Exercise):
 
     def probes(self, gen):
         def state(d):
-            return {"weight": 1.0 + 0.5 * randn(gen, d), "bias": 0.5 * randn(gen, d)}
+            return {"weight": 1.0 + 0.5 * randn(d, generator=gen), "bias": 0.5 * randn(d, generator=gen)}
 
-        yield Probe("module_info: LayerNorm(6)", kind="module_info", init={"d_model": 6})
+        yield Probe("module_info: LayerNorm(6)", runner="module_info", init={"d_model": 6})
         # first, so that eps inside / outside the square root can be told apart
-        yield Probe("LayerNorm(4, eps=1.0) (a large eps), x (2, 3, 4) * 0.5", kind="module",
-                    init={"d_model": 4, "eps": 1.0}, state=state(4), args=(0.5 * randn(gen, 2, 3, 4),))
-        yield Probe("LayerNorm(6) as built (weight 1, bias 0), x (2, 5, 6)", kind="module",
-                    init={"d_model": 6}, args=(3 * randn(gen, 2, 5, 6) + 1,))
-        yield Probe("LayerNorm(8) with random weight and bias, x (3, 4, 8)", kind="module",
-                    init={"d_model": 8}, state=state(8), args=(2 * randn(gen, 3, 4, 8) - 1,))
-        yield Probe("LayerNorm(5), x (4, 5) (no time axis)", kind="module", init={"d_model": 5},
-                    state=state(5), args=(randn(gen, 4, 5),))
-        yield Probe("LayerNorm(7), x (2, 6, 7), float64", kind="module", init={"d_model": 7},
+        yield Probe("LayerNorm(4, eps=1.0) (a large eps), x (2, 3, 4) * 0.5", runner="module",
+                    init={"d_model": 4, "eps": 1.0}, state=state(4), args=(0.5 * randn(2, 3, 4, generator=gen),))
+        yield Probe("LayerNorm(6) as built (weight 1, bias 0), x (2, 5, 6)", runner="module",
+                    init={"d_model": 6}, args=(3 * randn(2, 5, 6, generator=gen) + 1,))
+        yield Probe("LayerNorm(8) with random weight and bias, x (3, 4, 8)", runner="module",
+                    init={"d_model": 8}, state=state(8), args=(2 * randn(3, 4, 8, generator=gen) - 1,))
+        yield Probe("LayerNorm(5), x (4, 5) (no time axis)", runner="module", init={"d_model": 5},
+                    state=state(5), args=(randn(4, 5, generator=gen),))
+        yield Probe("LayerNorm(7), x (2, 6, 7), float64", runner="module", init={"d_model": 7},
                     state={k: v.double() for k, v in state(7).items()},
-                    args=(randn(gen, 2, 6, 7, dtype=torch.float64) * 4,))
+                    args=(randn(2, 6, 7, dtype=torch.float64, generator=gen) * 4,))
 
     def judge(self, probe, out):
-        if probe.kind == "module_info":
+        if probe.runner == "module_info":
             return judge_module_info(probe, out, "LayerNorm", self.judge_info)
         (x,) = probe.args
         d = probe.init["d_model"]
@@ -140,30 +103,8 @@ class LayerNorm(Exercise):
 
 # --------------------------------------------------------------------------- FeedForward
 
-def activation64(name: str, h: torch.Tensor) -> torch.Tensor:
-    if name == "relu":
-        return F.relu(h)
-    if name == "gelu":
-        return F.gelu(h)
-    if name == "gelu_tanh":
-        return F.gelu(h, approximate="tanh")
-    raise ValueError(name)
 
-
-def ffn64(state: dict, x: torch.Tensor, activation: str = "relu", prefix: str = "",
-          act_after: bool = False) -> torch.Tensor:
-    p = {k[len(prefix):]: v.double() for k, v in state.items() if k.startswith(prefix)}
-    h = activation64(activation, F.linear(x.double(), p["linear1.weight"], p["linear1.bias"]))
-    y = F.linear(h, p["linear2.weight"], p["linear2.bias"])
-    return activation64(activation, y) if act_after else y
-
-
-def linear_state(gen, d_in: int, d_out: int, prefix: str) -> dict:
-    return {f"{prefix}weight": randn(gen, d_out, d_in) / math.sqrt(d_in),
-            f"{prefix}bias": 0.3 * randn(gen, d_out)}
-
-
-class FeedForward(Exercise):
+class FeedForwardCheck(Exercise):
     id = "05.FeedForward"
     title = "the position-wise feed-forward sublayer"
     points = 2.0
@@ -173,21 +114,21 @@ class FeedForward(Exercise):
         def state(d, d_ff):
             return {**linear_state(gen, d, d_ff, "linear1."), **linear_state(gen, d_ff, d, "linear2.")}
 
-        yield Probe("module_info: FeedForward(8, 32)", kind="module_info", init={"d_model": 8, "d_ff": 32})
-        yield Probe("FeedForward(8, 32), relu, x (2, 5, 8)", kind="module", init={"d_model": 8, "d_ff": 32},
-                    state=state(8, 32), args=(randn(gen, 2, 5, 8),))
-        yield Probe("FeedForward(6, 10, activation='gelu'), x (3, 4, 6)", kind="module",
+        yield Probe("module_info: FeedForward(8, 32)", runner="module_info", init={"d_model": 8, "d_ff": 32})
+        yield Probe("FeedForward(8, 32), relu, x (2, 5, 8)", runner="module", init={"d_model": 8, "d_ff": 32},
+                    state=state(8, 32), args=(randn(2, 5, 8, generator=gen),))
+        yield Probe("FeedForward(6, 10, activation='gelu'), x (3, 4, 6)", runner="module",
                     init={"d_model": 6, "d_ff": 10, "activation": "gelu"}, state=state(6, 10),
-                    args=(2 * randn(gen, 3, 4, 6),))
-        yield Probe("FeedForward(4, 12, dropout=0.1) in eval mode, x (2, 3, 4)", kind="module",
+                    args=(2 * randn(3, 4, 6, generator=gen),))
+        yield Probe("FeedForward(4, 12, dropout=0.1) in eval mode, x (2, 3, 4)", runner="module",
                     init={"d_model": 4, "d_ff": 12, "dropout": 0.1}, state=state(4, 12),
-                    args=(randn(gen, 2, 3, 4),))
-        yield Probe("FeedForward(5, 9, activation='relu'), x (2, 7, 5)", kind="module",
+                    args=(randn(2, 3, 4, generator=gen),))
+        yield Probe("FeedForward(5, 9, activation='relu'), x (2, 7, 5)", runner="module",
                     init={"d_model": 5, "d_ff": 9, "activation": "relu"}, state=state(5, 9),
-                    args=(randn(gen, 2, 7, 5),))
+                    args=(randn(2, 7, 5, generator=gen),))
 
     def judge(self, probe, out):
-        if probe.kind == "module_info":
+        if probe.runner == "module_info":
             return judge_module_info(probe, out, "FeedForward", self.judge_info)
         (x,) = probe.args
         act = probe.init.get("activation", "relu")
@@ -228,91 +169,6 @@ class FeedForward(Exercise):
 
 # --------------------------------------------------------------------------- the block
 
-ATTN = ("q_proj", "k_proj", "v_proj", "out_proj")
-
-
-def block_state(gen, d: int, d_ff: int, prefix: str = "", norm_scale=(0.3, 0.2)) -> dict:
-    """Random weights of one encoder block under the contract's names (norms away from 1, 0)."""
-    st = {}
-    for proj in ATTN:
-        st.update(linear_state(gen, d, d, f"{prefix}self_attn.{proj}."))
-    st.update(linear_state(gen, d, d_ff, f"{prefix}ffn.linear1."))
-    st.update(linear_state(gen, d_ff, d, f"{prefix}ffn.linear2."))
-    for norm in ("norm1", "norm2"):
-        st[f"{prefix}{norm}.weight"] = 1.0 + norm_scale[0] * randn(gen, d)
-        st[f"{prefix}{norm}.bias"] = norm_scale[1] * randn(gen, d)
-    return st
-
-
-def block_names(d: int, d_ff: int) -> dict[str, list[int]]:
-    names = {}
-    for proj in ATTN:
-        names[f"self_attn.{proj}.weight"] = [d, d]
-        names[f"self_attn.{proj}.bias"] = [d]
-    names.update({"ffn.linear1.weight": [d_ff, d], "ffn.linear1.bias": [d_ff],
-                  "ffn.linear2.weight": [d, d_ff], "ffn.linear2.bias": [d]})
-    for norm in ("norm1", "norm2"):
-        names[f"{norm}.weight"] = [d]
-        names[f"{norm}.bias"] = [d]
-    return names
-
-
-def to_torch_names(state: dict) -> dict:
-    """The contract's state dict -> nn.TransformerEncoderLayer's names (q/k/v stacked)."""
-    out = {
-        "self_attn.in_proj_weight": torch.cat([state[f"self_attn.{p}.weight"] for p in ATTN[:3]]),
-        "self_attn.in_proj_bias": torch.cat([state[f"self_attn.{p}.bias"] for p in ATTN[:3]]),
-        "self_attn.out_proj.weight": state["self_attn.out_proj.weight"],
-        "self_attn.out_proj.bias": state["self_attn.out_proj.bias"],
-    }
-    for key, value in state.items():
-        if key.startswith("ffn."):
-            out[key[len("ffn."):]] = value
-        elif key.startswith("norm"):
-            out[key] = value
-    return out
-
-
-def from_torch_names(state: dict) -> dict:
-    """nn.TransformerEncoderLayer's state dict -> the contract's names."""
-    out = {}
-    for key, value in state.items():
-        if key == "self_attn.in_proj_weight" or key == "self_attn.in_proj_bias":
-            kind = key.rsplit("_", 1)[1]
-            for proj, part in zip(ATTN[:3], value.chunk(3)):
-                out[f"self_attn.{proj}.{kind}"] = part
-        elif key.startswith("linear"):
-            out[f"ffn.{key}"] = value
-        else:
-            out[key] = value
-    return out
-
-
-def torch_layer(init: dict, state: dict) -> nn.TransformerEncoderLayer:
-    """PyTorch's layer in float64 with the probe's weights. Training mode with dropout 0.0 keeps
-    it off the fused fast path (the same numbers, but one code path on every machine)."""
-    layer = nn.TransformerEncoderLayer(
-        init["d_model"], init["num_heads"], init["d_ff"], dropout=0.0,
-        activation=init.get("activation", "relu"), batch_first=True,
-        norm_first=init.get("norm_first", True), dtype=torch.float64)
-    layer.load_state_dict({k: v.double() for k, v in to_torch_names(state).items()})
-    return layer.train()
-
-
-def torch_masks(mask: torch.Tensor | None, T: int) -> dict:
-    """True = may attend (this series) -> PyTorch's True = blocked, as src_mask or key padding."""
-    if mask is None:
-        return {}
-    if mask.dim() == 2:
-        return {"src_mask": ~mask}
-    return {"src_key_padding_mask": ~mask.reshape(mask.shape[0], T)}
-
-
-def attn64(state: dict, prefix: str, q_in, kv_in, num_heads: int, mask) -> torch.Tensor:
-    """Multi-head attention in float64 with the weights under ``prefix`` (e.g. "self_attn.")."""
-    sub = {k[len(prefix):]: v for k, v in state.items() if k.startswith(prefix)}
-    return mha64(sub, num_heads, q_in, kv_in, kv_in, mask)[0]
-
 
 def block64(state: dict, x: torch.Tensor, num_heads: int, *, norm_first: bool = True,
             activation: str = "relu", mask: torch.Tensor | None = None, residual: str = "x",
@@ -349,7 +205,7 @@ def block64(state: dict, x: torch.Tensor, num_heads: int, *, norm_first: bool = 
     return x
 
 
-class TransformerEncoderBlock(Exercise):
+class TransformerEncoderBlockCheck(Exercise):
     id = "05.TransformerEncoderBlock"
     title = "the transformer encoder block, pre-LN and post-LN"
     points = 3.0
@@ -366,28 +222,28 @@ class TransformerEncoderBlock(Exercise):
             return keep[:, None, None, :]  # (B, 1, 1, T)
 
         small = {"d_model": 8, "num_heads": 2, "d_ff": 16}
-        yield Probe("module_info: TransformerEncoderBlock(8, 2, 16)", kind="module_info", init=small)
-        yield Probe("pre-LN (norm_first=True), d_model=8, 2 heads, x (2, 5, 8)", kind="module",
-                    init={**small, "norm_first": True}, state=state(8, 16), args=(randn(gen, 2, 5, 8),))
-        yield Probe("post-LN (norm_first=False), d_model=8, 2 heads, x (2, 5, 8)", kind="module",
-                    init={**small, "norm_first": False}, state=state(8, 16), args=(randn(gen, 2, 5, 8),))
-        yield Probe("default norm_first (True: pre-LN), x (1, 4, 8)", kind="module", init=small,
-                    state=state(8, 16), args=(randn(gen, 1, 4, 8),))
-        yield Probe("pre-LN with a padding mask (B, 1, 1, T), x (2, 6, 8)", kind="module",
+        yield Probe("module_info: TransformerEncoderBlock(8, 2, 16)", runner="module_info", init=small)
+        yield Probe("pre-LN (norm_first=True), d_model=8, 2 heads, x (2, 5, 8)", runner="module",
+                    init={**small, "norm_first": True}, state=state(8, 16), args=(randn(2, 5, 8, generator=gen),))
+        yield Probe("post-LN (norm_first=False), d_model=8, 2 heads, x (2, 5, 8)", runner="module",
+                    init={**small, "norm_first": False}, state=state(8, 16), args=(randn(2, 5, 8, generator=gen),))
+        yield Probe("default norm_first (True: pre-LN), x (1, 4, 8)", runner="module", init=small,
+                    state=state(8, 16), args=(randn(1, 4, 8, generator=gen),))
+        yield Probe("pre-LN with a padding mask (B, 1, 1, T), x (2, 6, 8)", runner="module",
                     init={**small, "norm_first": True}, state=state(8, 16),
-                    args=(randn(gen, 2, 6, 8),), kwargs={"mask": padding(2, 6)})
-        yield Probe("post-LN with a causal mask (T, T), x (2, 5, 8)", kind="module",
+                    args=(randn(2, 6, 8, generator=gen),), kwargs={"mask": padding(2, 6)})
+        yield Probe("post-LN with a causal mask (T, T), x (2, 5, 8)", runner="module",
                     init={**small, "norm_first": False}, state=state(8, 16),
-                    args=(randn(gen, 2, 5, 8),), kwargs={"mask": torch.ones(5, 5, dtype=torch.bool).tril()})
-        yield Probe("pre-LN, gelu, d_model=12, 3 heads, d_ff=20, x (3, 4, 12)", kind="module",
+                    args=(randn(2, 5, 8, generator=gen),), kwargs={"mask": torch.ones(5, 5, dtype=torch.bool).tril()})
+        yield Probe("pre-LN, gelu, d_model=12, 3 heads, d_ff=20, x (3, 4, 12)", runner="module",
                     init={"d_model": 12, "num_heads": 3, "d_ff": 20, "norm_first": True, "activation": "gelu"},
-                    state=state(12, 20), args=(randn(gen, 3, 4, 12),))
-        yield Probe("post-LN with a padding mask, dropout=0.1 in eval mode, x (2, 7, 8)", kind="module",
+                    state=state(12, 20), args=(randn(3, 4, 12, generator=gen),))
+        yield Probe("post-LN with a padding mask, dropout=0.1 in eval mode, x (2, 7, 8)", runner="module",
                     init={**small, "norm_first": False, "dropout": 0.1}, state=state(8, 16),
-                    args=(randn(gen, 2, 7, 8),), kwargs={"mask": padding(2, 7)})
+                    args=(randn(2, 7, 8, generator=gen),), kwargs={"mask": padding(2, 7)})
 
     def judge(self, probe, out):
-        if probe.kind == "module_info":
+        if probe.runner == "module_info":
             return judge_module_info(probe, out, "TransformerEncoderBlock", self.judge_info)
         (x,) = probe.args
         mask = probe.kwargs.get("mask")
@@ -443,7 +299,7 @@ class TransformerEncoderBlock(Exercise):
         d, d_ff = probe.init["d_model"], probe.init["d_ff"]
         expect_names(info, block_names(d, d_ff), "TransformerEncoderBlock", {
             **{f"self_attn.{p}.weight": "Use self.self_attn = MultiHeadAttention(d_model, "
-                                        "num_heads, dropout) from notebook 03." for p in ATTN},
+                                        "num_heads, dropout) from notebook 03." for p in PROJECTIONS},
             "ffn.linear1.weight": "Use self.ffn = FeedForward(d_model, d_ff, dropout, activation).",
             "norm1.weight": "Use self.norm1 = LayerNorm(d_model) and self.norm2 = LayerNorm(d_model).",
             "norm2.weight": "Use self.norm1 = LayerNorm(d_model) and self.norm2 = LayerNorm(d_model).",

@@ -14,10 +14,10 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .framework import (Exercise, Fail, Probe, expect_close, expect_finite, expect_like,
-                        expect_tensor, randint, randn)
-from .nb04 import judge_module_info, sinusoidal64
-from .nb05 import block_names, block_state, expect_names, to_torch_names
+from .framework import Exercise, Fail, Probe, expect_close, expect_finite, expect_like, expect_tensor, randint, randn
+from .references import sinusoidal64, substate
+from .modules import block_names, block_state, expect_names, judge_module_info, torch_layer, torch_masks
+from .trained import TrainedModelCheck
 from .runner import to_device
 
 # --------------------------------------------------------------------------- the encoder
@@ -31,36 +31,19 @@ def encoder_init(vocab_size=11, d_model=8, num_heads=2, num_layers=2, d_ff=16, m
 def encoder_state(gen: torch.Generator, init: dict) -> dict:
     """Random weights under the contract's names (positional table included)."""
     d, d_ff = init["d_model"], init["d_ff"]
-    st = {"embedding.weight": randn(gen, init["vocab_size"], d) / math.sqrt(d)}
+    st = {"embedding.weight": randn(init["vocab_size"], d, generator=gen) / math.sqrt(d)}
     st["pos_encoding.pe"] = sinusoidal64(init.get("max_len", 512), d).float()
     for i in range(init["num_layers"]):
         st.update(block_state(gen, d, d_ff, f"layers.{i}."))
-    st["norm.weight"] = 1.0 + 0.3 * randn(gen, d)
-    st["norm.bias"] = 0.2 * randn(gen, d)
+    st["norm.weight"] = 1.0 + 0.3 * randn(d, generator=gen)
+    st["norm.bias"] = 0.2 * randn(d, generator=gen)
     return st
 
 
 def torch_layers(init: dict, state: dict, norm_first: bool) -> list[nn.TransformerEncoderLayer]:
-    """PyTorch's layers in float64 with layer i's weights (training mode with dropout 0: off the
-    fused fast path, one code path everywhere)."""
-    layers = []
-    for i in range(init["num_layers"]):
-        prefix = f"layers.{i}."
-        sub = {k[len(prefix):]: v for k, v in state.items() if k.startswith(prefix)}
-        layer = nn.TransformerEncoderLayer(init["d_model"], init["num_heads"], init["d_ff"], dropout=0.0,
-                                           batch_first=True, norm_first=norm_first, dtype=torch.float64)
-        layer.load_state_dict({k: v.double() for k, v in to_torch_names(sub).items()})
-        layers.append(layer.train())
-    return layers
-
-
-def torch_mask_kwargs(mask: torch.Tensor | None, T: int) -> dict:
-    """True = may attend -> PyTorch's True = blocked."""
-    if mask is None:
-        return {}
-    if mask.dim() == 2:
-        return {"src_mask": ~mask}
-    return {"src_key_padding_mask": ~mask.reshape(mask.shape[0], T)}
+    """PyTorch's layers in float64 with layer i's weights (see ``torch_layer``)."""
+    layer_init = {**init, "norm_first": norm_first}
+    return [torch_layer(layer_init, substate(state, f"layers.{i}.")) for i in range(init["num_layers"])]
 
 
 def encoder64(init: dict, state: dict, tokens: torch.Tensor, mask: torch.Tensor | None = None, *,
@@ -89,7 +72,7 @@ def encoder64(init: dict, state: dict, tokens: torch.Tensor, mask: torch.Tensor 
             a = layer.norm1(h) if norm_first and maps_on != "raw" else h
             _, w = layer.self_attn(a, a, a, need_weights=True, average_attn_weights=False)
             weights.append(w)  # (B, H, T, T)
-        x = layer(x, **torch_mask_kwargs(mask, T))
+        x = layer(x, **torch_masks(mask, T))
     if maps:
         return weights
     if final_norm:
@@ -121,7 +104,7 @@ def load_encoder(candidate, probe: Probe, device: torch.device) -> nn.Module:
     return module.to(device).eval()
 
 
-class TransformerEncoder(Exercise):
+class TransformerEncoderCheck(Exercise):
     id = "06.TransformerEncoder"
     title = "the encoder: embedding, positions, a stack of blocks, a final norm"
     points = 3.0
@@ -132,32 +115,32 @@ class TransformerEncoder(Exercise):
     def probes(self, gen):
         base = encoder_init()
         yield Probe("module_info: TransformerEncoder(vocab_size=11, d_model=8, num_heads=2, "
-                    "num_layers=2, d_ff=16, max_len=32)", kind="module_info", init=base)
-        yield Probe("2 layers, d_model=8, tokens (2, 5)", kind="encoder", init=base,
+                    "num_layers=2, d_ff=16, max_len=32)", runner="module_info", init=base)
+        yield Probe("2 layers, d_model=8, tokens (2, 5)", runner="encoder", init=base,
                     state=encoder_state(gen, base), args=(randint(gen, 0, 11, 2, 5),))
         three = encoder_init(vocab_size=7, d_model=12, num_heads=3, num_layers=3, d_ff=20, max_len=16)
-        yield Probe("3 layers, d_model=12, 3 heads, tokens (3, 6)", kind="encoder", init=three,
+        yield Probe("3 layers, d_model=12, 3 heads, tokens (3, 6)", runner="encoder", init=three,
                     state=encoder_state(gen, three), args=(randint(gen, 0, 7, 3, 6),))
         pad = randint(gen, 1, 11, 2, 7)
         pad[0, 5:] = 0
         pad[1, 6:] = 0
-        yield Probe("with a padding mask (B, 1, 1, T), tokens (2, 7)", kind="encoder", init=base,
+        yield Probe("with a padding mask (B, 1, 1, T), tokens (2, 7)", runner="encoder", init=base,
                     state=encoder_state(gen, base), args=(pad,),
                     kwargs={"mask": (pad != 0)[:, None, None, :]})
-        yield Probe("with a causal mask (T, T), tokens (2, 6)", kind="encoder", init=base,
+        yield Probe("with a causal mask (T, T), tokens (2, 6)", runner="encoder", init=base,
                     state=encoder_state(gen, base), args=(randint(gen, 0, 11, 2, 6),),
                     kwargs={"mask": torch.ones(6, 6, dtype=torch.bool).tril()})
         one = encoder_init(num_layers=1, max_len=512)
         one.pop("max_len")  # the default, 512
-        yield Probe("1 layer, default max_len, dropout=0.1 in eval mode, tokens (1, 9)", kind="encoder",
+        yield Probe("1 layer, default max_len, dropout=0.1 in eval mode, tokens (1, 9)", runner="encoder",
                     init={**one, "dropout": 0.1}, state=encoder_state(gen, one),
                     args=(randint(gen, 0, 11, 1, 9),))
-        yield Probe("norm_first=False (post-LN blocks), tokens (2, 5)", kind="encoder",
+        yield Probe("norm_first=False (post-LN blocks), tokens (2, 5)", runner="encoder",
                     init={**base, "norm_first": False}, state=encoder_state(gen, base),
                     args=(randint(gen, 0, 11, 2, 5),))
-        yield Probe("attention_maps, 2 layers, tokens (2, 5)", kind="encoder_maps", init=base,
+        yield Probe("attention_maps, 2 layers, tokens (2, 5)", runner="encoder_maps", init=base,
                     state=encoder_state(gen, base), args=(randint(gen, 0, 11, 2, 5),))
-        yield Probe("attention_maps, 3 layers, 3 heads, tokens (1, 6)", kind="encoder_maps", init=three,
+        yield Probe("attention_maps, 3 layers, 3 heads, tokens (1, 6)", runner="encoder_maps", init=three,
                     state=encoder_state(gen, three), args=(randint(gen, 0, 7, 1, 6),))
 
     # the runners (they execute the learner's code; they return plain data)
@@ -176,11 +159,11 @@ class TransformerEncoder(Exercise):
             return module.attention_maps(*to_device(probe.args, device))
 
     def judge(self, probe, out):
-        if probe.kind == "module_info":
+        if probe.runner == "module_info":
             return judge_module_info(probe, out, "TransformerEncoder", self.judge_info)
         if isinstance(out, dict):  # the class did not build an nn.Module
             raise Fail("TransformerEncoder(...) should build a torch.nn.Module.")
-        if probe.kind == "encoder_maps":
+        if probe.runner == "encoder_maps":
             return self.judge_maps(probe, out)
         init, st = probe.init, probe.state
         (tokens,) = probe.args
@@ -318,7 +301,7 @@ def reference_loop(spec: dict, batches: list, variant: str = "right") -> tuple[f
 
     A step before backward needs no variant of its own: after zero_grad there is no gradient,
     so the step does nothing ("no_step"); without zero_grad the step changes weights that the
-    pending backward still needs, and PyTorch raises (see ``run_train``).
+    pending backward still needs, and PyTorch raises (see ``run_training_loop``).
     """
     model = tiny_net(spec).train()
     opt = make_optimizer(spec, model.parameters())
@@ -338,7 +321,7 @@ def reference_loop(spec: dict, batches: list, variant: str = "right") -> tuple[f
     return value, [p.detach().clone() for p in model.parameters()]
 
 
-class TrainOneEpoch(Exercise):
+class TrainOneEpochCheck(Exercise):
     id = "06.train_one_epoch"
     title = "one epoch of training"
     points = 2.0
@@ -347,27 +330,27 @@ class TrainOneEpoch(Exercise):
         def spec(optimizer, lr, **kw):
             sizes = (4, 6, 3)
             net = TinyNet(*sizes)
-            state = {"linear1.weight": randn(gen, 6, 4, dtype=torch.float64) / 2,
-                     "linear1.bias": 0.3 * randn(gen, 6, dtype=torch.float64),
-                     "linear2.weight": randn(gen, 3, 6, dtype=torch.float64) / 2,
-                     "linear2.bias": 0.3 * randn(gen, 3, dtype=torch.float64)}
+            state = {"linear1.weight": randn(6, 4, dtype=torch.float64, generator=gen) / 2,
+                     "linear1.bias": 0.3 * randn(6, dtype=torch.float64, generator=gen),
+                     "linear2.weight": randn(3, 6, dtype=torch.float64, generator=gen) / 2,
+                     "linear2.bias": 0.3 * randn(3, dtype=torch.float64, generator=gen)}
             net.load_state_dict(state)
             return {"sizes": sizes, "state": state, "optimizer": optimizer, "lr": lr, **kw}
 
         def batches(n, B=5):
-            return [(randn(gen, B, 4, dtype=torch.float64), randint(gen, 0, 3, B)) for _ in range(n)]
+            return [(randn(B, 4, dtype=torch.float64, generator=gen), randint(gen, 0, 3, B)) for _ in range(n)]
 
-        yield Probe("SGD(lr=0.5), 4 batches of 5", kind="train", kwargs={"spec": spec("sgd", 0.5),
+        yield Probe("SGD(lr=0.5), 4 batches of 5", runner="training_loop", kwargs={"spec": spec("sgd", 0.5),
                     "batches": batches(4)}, cpu_only=True)
         yield Probe("SGD(lr=0.3, momentum=0.9), 3 batches, given as a generator (count them as you go)",
-                    kind="train", kwargs={"spec": spec("sgd", 0.3, momentum=0.9), "batches": batches(3),
+                    runner="training_loop", kwargs={"spec": spec("sgd", 0.3, momentum=0.9), "batches": batches(3),
                                           "generator": True}, cpu_only=True)
-        yield Probe("Adam(lr=0.05), 5 batches of 8", kind="train",
+        yield Probe("Adam(lr=0.05), 5 batches of 8", runner="training_loop",
                     kwargs={"spec": spec("adam", 0.05), "batches": batches(5, 8)}, cpu_only=True)
-        yield Probe("SGD(lr=0.2), a single batch", kind="train",
+        yield Probe("SGD(lr=0.2), a single batch", runner="training_loop",
                     kwargs={"spec": spec("sgd", 0.2), "batches": batches(1)}, cpu_only=True)
 
-    def run_train(self, probe, candidate, device):
+    def run_training_loop(self, probe, candidate, device):
         """Build the tiny model and its optimizer from the probe, hand them to the learner's
         loop, and return what it returned, the parameters after, and the number of loss calls."""
         spec, batches = probe.kwargs["spec"], probe.kwargs["batches"]
@@ -451,50 +434,8 @@ class TrainOneEpoch(Exercise):
 
 # --------------------------------------------------------------------------- the trained model
 
-def predict_argmax(candidate, inputs: torch.Tensor) -> torch.Tensor | dict:
-    """The runner of a trained-model exercise (runs in the learner's kernel): the candidate in
-    eval mode on ``inputs`` moved to the model's device, argmax of the last dimension, as a CPU
-    LongTensor. A candidate that is not an nn.Module, or an output that is not a tensor, comes
-    back as a small dict the judge reports."""
-    if not isinstance(candidate, nn.Module):
-        kind = "class" if isinstance(candidate, type) else "object"
-        return {"not_a_module": f"{kind} {getattr(candidate, '__name__', type(candidate).__name__)}"}
-    first = next(candidate.parameters(), None)
-    device = first.device if first is not None else torch.device("cpu")
-    was_training = candidate.training
-    candidate.eval()
-    try:
-        with torch.no_grad():
-            logits = candidate(inputs.to(device))
-    finally:
-        candidate.train(was_training)
-    if not isinstance(logits, torch.Tensor):
-        return {"output_type": type(logits).__name__}
-    return logits.argmax(dim=-1).long().cpu()
 
-
-def judge_accuracy(out, targets: torch.Tensor, threshold: float, what: str, name: str) -> float:
-    """Accuracy of the predictions ``out`` against ``targets`` (computed here, in the judging
-    process); Fail below ``threshold`` with the accuracy reached."""
-    if isinstance(out, dict) and "not_a_module" in out:
-        raise Fail(f"`{name}` should be the trained model, an nn.Module instance; got the "
-                   f"{out['not_a_module']}. Pass the model you trained, e.g. check(..., {name}).")
-    if isinstance(out, dict) and "output_type" in out:
-        raise Fail(f"`{name}(inputs)` returned a {out['output_type']}: it should return the logits "
-                   "as one tensor.")
-    got = expect_tensor(out, "the predictions")
-    if tuple(got.shape) != tuple(targets.shape):
-        raise Fail(f"the predictions (argmax of the logits' last dimension) have shape "
-                   f"{tuple(got.shape)}, expected {tuple(targets.shape)}: the model should return "
-                   f"logits of shape {tuple(targets.shape) + ('num_classes',)}.")
-    accuracy = (got.long() == targets).double().mean().item()
-    if not accuracy >= threshold:
-        raise Fail(f"{what} is {accuracy:.4f}, below the threshold {threshold}: train longer, or "
-                   "check the model and the training loop.")
-    return accuracy
-
-
-class TrainedEncoder(Exercise):
+class TrainedEncoderCheck(TrainedModelCheck):
     """The sorting model trained in the notebook (the variable ``model``), judged on fresh
     sequences of 8 digits from ``helpers.data.sort_digits_batch``: token accuracy >= 0.99, the
     notebook's own target. The grader draws its sequences from its secret seed."""
@@ -502,21 +443,15 @@ class TrainedEncoder(Exercise):
     id = "06.trained_encoder"
     title = "the trained sorting model reaches token accuracy >= 0.99"
     points = 2.0
-    kind = "trained"
     grade_target = "model"
     threshold = 0.99
     count, seq_len = 1000, 8
 
-    def probes(self, gen):
+    def held_out(self, gen):
         from helpers.data import sort_digits_batch  # judging side only (not in the grader's kernel)
 
         x, y = sort_digits_batch(self.count, self.seq_len, gen)
-        yield Probe(f"{self.count} fresh sequences of {self.seq_len} digits", kind="predict", args=(x,),
-                    info={"targets": y}, cpu_only=True)
+        return f"{self.count} fresh sequences of {self.seq_len} digits", x, y
 
-    def run_predict(self, probe, candidate, device):
-        return predict_argmax(candidate, probe.args[0])
-
-    def judge(self, probe, out):
-        judge_accuracy(out, probe.info["targets"], self.threshold,
-                       f"the token accuracy on {self.count} fresh sequences", self.grade_target)
+    def accuracy_label(self, targets):
+        return f"the token accuracy on {self.count} fresh sequences"

@@ -13,10 +13,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .framework import (Exercise, Fail, Probe, expect_close, expect_finite, expect_like,
-                        expect_tensor, fmt_shape, randint, randn)
-from .nb04 import judge_module_info
-from .nb05 import ATTN, attn64, expect_names, ffn64, layer_norm64, linear_state
+from .framework import Exercise, Fail, Probe, expect_close, expect_finite, expect_like, expect_tensor, fmt_shape, randint, randn
+from .references import PROJECTIONS, attn64, ffn64, layer_norm64
+from .modules import expect_names, judge_module_info, linear_state
 
 # --------------------------------------------------------------------------- the decoder block
 
@@ -24,7 +23,7 @@ from .nb05 import ATTN, attn64, expect_names, ffn64, layer_norm64, linear_state
 def decoder_names(d: int, d_ff: int) -> dict[str, list[int]]:
     names = {}
     for attn in ("self_attn", "cross_attn"):
-        for proj in ATTN:
+        for proj in PROJECTIONS:
             names[f"{attn}.{proj}.weight"] = [d, d]
             names[f"{attn}.{proj}.bias"] = [d]
     names.update({"ffn.linear1.weight": [d_ff, d], "ffn.linear1.bias": [d_ff],
@@ -38,13 +37,13 @@ def decoder_names(d: int, d_ff: int) -> dict[str, list[int]]:
 def decoder_state(gen: torch.Generator, d: int, d_ff: int) -> dict:
     st = {}
     for attn in ("self_attn", "cross_attn"):
-        for proj in ATTN:
+        for proj in PROJECTIONS:
             st.update(linear_state(gen, d, d, f"{attn}.{proj}."))
     st.update(linear_state(gen, d, d_ff, "ffn.linear1."))
     st.update(linear_state(gen, d_ff, d, "ffn.linear2."))
     for norm in ("norm1", "norm2", "norm3"):
-        st[f"{norm}.weight"] = 1.0 + 0.4 * randn(gen, d)
-        st[f"{norm}.bias"] = 0.3 * randn(gen, d)
+        st[f"{norm}.weight"] = 1.0 + 0.4 * randn(d, generator=gen)
+        st[f"{norm}.bias"] = 0.3 * randn(d, generator=gen)
     return st
 
 
@@ -53,7 +52,7 @@ def to_torch_decoder(state: dict) -> dict:
     out = {}
     for ours, theirs in (("self_attn", "self_attn"), ("cross_attn", "multihead_attn")):
         for kind in ("weight", "bias"):
-            out[f"{theirs}.in_proj_{kind}"] = torch.cat([state[f"{ours}.{p}.{kind}"] for p in ATTN[:3]])
+            out[f"{theirs}.in_proj_{kind}"] = torch.cat([state[f"{ours}.{p}.{kind}"] for p in PROJECTIONS[:3]])
             out[f"{theirs}.out_proj.{kind}"] = state[f"{ours}.out_proj.{kind}"]
     for key, value in state.items():
         if key.startswith("ffn."):
@@ -125,7 +124,7 @@ def decoder64(state: dict, x, memory, num_heads: int, *, norm_first: bool = True
     return x
 
 
-class TransformerDecoderBlock(Exercise):
+class TransformerDecoderBlockCheck(Exercise):
     id = "07.TransformerDecoderBlock"
     title = "the decoder block: causal self-attention, cross-attention, feed-forward"
     points = 3.0
@@ -145,11 +144,11 @@ class TransformerDecoderBlock(Exercise):
 
         def case(name, init, T, S, B=2, **masks):
             d = init["d_model"]
-            return Probe(name, kind="module", init=init, state=decoder_state(gen, d, init["d_ff"]),
-                         args=(randn(gen, B, T, d), randn(gen, B, S, d)),
+            return Probe(name, runner="module", init=init, state=decoder_state(gen, d, init["d_ff"]),
+                         args=(randn(B, T, d, generator=gen), randn(B, S, d, generator=gen)),
                          kwargs=masks)
 
-        yield Probe("module_info: TransformerDecoderBlock(8, 2, 16)", kind="module_info", init=small)
+        yield Probe("module_info: TransformerDecoderBlock(8, 2, 16)", runner="module_info", init=small)
         yield case("pre-LN, no masks, x (2, 5, 8), memory (2, 7, 8)", {**small, "norm_first": True}, 5, 7)
         yield case("post-LN (norm_first=False), no masks, x (2, 5, 8), memory (2, 7, 8)",
                    {**small, "norm_first": False}, 5, 7)
@@ -168,7 +167,7 @@ class TransformerDecoderBlock(Exercise):
                    {**small, "norm_first": True, "dropout": 0.1}, 5, 4, B=1, tgt_mask=causal5)
 
     def judge(self, probe, out):
-        if probe.kind == "module_info":
+        if probe.runner == "module_info":
             return judge_module_info(probe, out, "TransformerDecoderBlock", self.judge_info)
         x, memory = probe.args
         tgt_mask, memory_mask = probe.kwargs.get("tgt_mask"), probe.kwargs.get("memory_mask")
@@ -238,9 +237,9 @@ class TransformerDecoderBlock(Exercise):
         d, d_ff = probe.init["d_model"], probe.init["d_ff"]
         expect_names(info, decoder_names(d, d_ff), "TransformerDecoderBlock", {
             **{f"self_attn.{p}.weight": "Use self.self_attn = MultiHeadAttention(d_model, num_heads, "
-                                        "dropout)." for p in ATTN},
+                                        "dropout)." for p in PROJECTIONS},
             **{f"cross_attn.{p}.weight": "Use self.cross_attn = MultiHeadAttention(d_model, num_heads, "
-                                         "dropout) (a second one, with its own weights)." for p in ATTN},
+                                         "dropout) (a second one, with its own weights)." for p in PROJECTIONS},
             "ffn.linear1.weight": "Use self.ffn = FeedForward(d_model, d_ff, dropout).",
             **{f"norm{i}.weight": "Use three norms, self.norm1, self.norm2, self.norm3 = LayerNorm(d_model)."
                for i in (1, 2, 3)},
@@ -304,7 +303,7 @@ def greedy64(model, src, max_len: int, bos_id: int, eos_id: int, variant: str = 
     return tgt[:, 1:] if variant == "no_bos" else tgt
 
 
-class GreedyDecode(Exercise):
+class GreedyDecodeCheck(Exercise):
     id = "07.greedy_decode"
     title = "greedy decoding"
     points = 2.0
@@ -322,7 +321,7 @@ class GreedyDecode(Exercise):
                     script[b, end - 1] = eos_id
             src = randint(gen, 3, vocab_size, B, S)
             spec = {"script": script, "vocab_size": vocab_size, "bos_id": bos_id, "wrong_id": wrong_id}
-            return Probe(name, kind="decode", args=(src, max_len, bos_id, eos_id), kwargs={"model": spec})
+            return Probe(name, runner="decode", args=(src, max_len, bos_id, eos_id), kwargs={"model": spec})
 
         yield case("3 rows ending at different steps (eos at 3, 5, 4), max_len=10", [3, 5, 4], 10)
         yield case("one row, eos at step 4, max_len=8", [4], 8)

@@ -13,9 +13,8 @@ import torch.nn.functional as F
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves
 
-from .framework import (Exercise, Fail, Probe, expect_close, expect_finite, expect_like,
-                        expect_tensor, fmt_shape, randn)
-from .nb02 import DeviceProbeMixin
+from .framework import Exercise, Fail, Probe, expect_close, expect_finite, expect_like, expect_tensor, fmt_shape, randn
+from .probes import DeviceProbeMixin
 
 # --------------------------------------------------------------------------- sliding window
 
@@ -32,19 +31,19 @@ def window64(T: int, window: int, causal: bool = False, *, strict: bool = False,
     return m
 
 
-class SlidingWindowMask(DeviceProbeMixin, Exercise):
+class SlidingWindowMaskCheck(DeviceProbeMixin, Exercise):
     id = "08.sliding_window_mask"
     title = "a sliding-window mask"
     points = 1.0
 
     def probes(self, gen):
-        yield Probe("T = 6, window = 1", kind="device", args=(6, 1))
-        yield Probe("T = 7, window = 2, causal=True", kind="device", args=(7, 2), kwargs={"causal": True})
-        yield Probe("T = 5, window = 0 (each token sees itself only)", kind="device", args=(5, 0))
-        yield Probe("T = 8, window = 3", kind="device", args=(8, 3), kwargs={"causal": False})
-        yield Probe("T = 4, window = 10 (wider than the sequence)", kind="device", args=(4, 10))
-        yield Probe("T = 9, window = 3, causal=True", kind="device", args=(9, 3), kwargs={"causal": True})
-        yield Probe("T = 1, window = 0, causal=True", kind="device", args=(1, 0), kwargs={"causal": True})
+        yield Probe("T = 6, window = 1", runner="device", args=(6, 1))
+        yield Probe("T = 7, window = 2, causal=True", runner="device", args=(7, 2), kwargs={"causal": True})
+        yield Probe("T = 5, window = 0 (each token sees itself only)", runner="device", args=(5, 0))
+        yield Probe("T = 8, window = 3", runner="device", args=(8, 3), kwargs={"causal": False})
+        yield Probe("T = 4, window = 10 (wider than the sequence)", runner="device", args=(4, 10))
+        yield Probe("T = 9, window = 3, causal=True", runner="device", args=(9, 3), kwargs={"causal": True})
+        yield Probe("T = 1, window = 0, causal=True", runner="device", args=(1, 0), kwargs={"causal": True})
 
     def judge(self, probe, out):
         T, window = probe.args
@@ -102,26 +101,26 @@ def linear_attention64(q, k, v, causal: bool = False, *, phi=elu1, normalize: bo
     return out / A_den.sum(-1, keepdim=True) if normalize else out
 
 
-class LinearAttention(Exercise):
+class LinearAttentionCheck(Exercise):
     id = "08.linear_attention"
     title = "linear attention with the elu + 1 feature map"
     points = 2.0
     forbid = ("torch.nn.functional.scaled_dot_product_attention",)
 
     def probes(self, gen):
-        yield Probe("q, k, v (2, 5, 4)", args=(randn(gen, 2, 5, 4), randn(gen, 2, 5, 4), randn(gen, 2, 5, 4)))
-        yield Probe("causal=True, (2, 6, 4)", args=(randn(gen, 2, 6, 4), randn(gen, 2, 6, 4), randn(gen, 2, 6, 4)),
+        yield Probe("q, k, v (2, 5, 4)", args=(randn(2, 5, 4, generator=gen), randn(2, 5, 4, generator=gen), randn(2, 5, 4, generator=gen)))
+        yield Probe("causal=True, (2, 6, 4)", args=(randn(2, 6, 4, generator=gen), randn(2, 6, 4, generator=gen), randn(2, 6, 4, generator=gen)),
                     kwargs={"causal": True})
         yield Probe("T_q = 3 != T_k = 7, d_k = 4, d_v = 5",
-                    args=(randn(gen, 3, 4), randn(gen, 7, 4), randn(gen, 7, 5)))
+                    args=(randn(3, 4, generator=gen), randn(7, 4, generator=gen), randn(7, 5, generator=gen)))
         yield Probe("heads (2, 3, 8, 6), causal=True",
-                    args=(randn(gen, 2, 3, 8, 6), randn(gen, 2, 3, 8, 6), randn(gen, 2, 3, 8, 2)),
+                    args=(randn(2, 3, 8, 6, generator=gen), randn(2, 3, 8, 6, generator=gen), randn(2, 3, 8, 2, generator=gen)),
                     kwargs={"causal": True})
         yield Probe("(1, 9, 4) * 3, causal=False, float64",
-                    args=tuple(3 * randn(gen, 1, 9, 4, dtype=torch.float64) for _ in range(3)),
+                    args=tuple(3 * randn(1, 9, 4, dtype=torch.float64, generator=gen) for _ in range(3)),
                     kwargs={"causal": False})
         yield Probe("(2, 7, 3), causal=True, float64",
-                    args=tuple(randn(gen, 2, 7, 3, dtype=torch.float64) for _ in range(3)),
+                    args=tuple(randn(2, 7, 3, dtype=torch.float64, generator=gen) for _ in range(3)),
                     kwargs={"causal": True})
 
     def judge(self, probe, out):
@@ -211,7 +210,7 @@ def blockwise64(q, k, v, block_size: int, *, rescale_acc: bool = True, rescale_s
     return acc / l if normalize else acc
 
 
-class BlockwiseAttention(Exercise):
+class BlockwiseAttentionCheck(Exercise):
     id = "08.blockwise_attention"
     title = "exact attention block by block, with an online softmax"
     points = 3.0
@@ -222,18 +221,18 @@ class BlockwiseAttention(Exercise):
     def probes(self, gen):
         def qkv(*shape, d_v=None, dtype=torch.float32, spread=1.0):
             *b, T_q, T_k, d = shape
-            return (spread * randn(gen, *b, T_q, d, dtype=dtype), spread * randn(gen, *b, T_k, d, dtype=dtype),
-                    randn(gen, *b, T_k, d_v or d, dtype=dtype))
+            return (spread * randn(*b, T_q, d, dtype=dtype, generator=gen), spread * randn(*b, T_k, d, dtype=dtype, generator=gen),
+                    randn(*b, T_k, d_v or d, dtype=dtype, generator=gen))
 
-        yield Probe("q, k, v (1, 8, 4), block_size = 8 (one block)", kind="blockwise",
+        yield Probe("q, k, v (1, 8, 4), block_size = 8 (one block)", runner="blockwise",
                     args=qkv(1, 8, 8, 4), kwargs={"block_size": 8})
         yield Probe("(2, 32, 8), block_size = 8, large scores (the max changes between blocks)",
-                    kind="blockwise", args=qkv(2, 32, 32, 8, spread=3.0), kwargs={"block_size": 8})
+                    runner="blockwise", args=qkv(2, 32, 32, 8, spread=3.0), kwargs={"block_size": 8})
         yield Probe("T_q = 5, T_k = 13, block_size = 4 (the last block is shorter), d_v = 3",
-                    kind="blockwise", args=qkv(5, 13, 6, d_v=3, spread=2.0), kwargs={"block_size": 4})
+                    runner="blockwise", args=qkv(5, 13, 6, d_v=3, spread=2.0), kwargs={"block_size": 4})
         yield Probe("heads (2, 2, 64, 8), block_size = 16: no (T, T) matrix allowed",
-                    kind="blockwise", args=qkv(2, 2, 64, 64, 8, spread=2.0), kwargs={"block_size": 16})
-        yield Probe("(1, 24, 4) float64, block_size = 5", kind="blockwise",
+                    runner="blockwise", args=qkv(2, 2, 64, 64, 8, spread=2.0), kwargs={"block_size": 16})
+        yield Probe("(1, 24, 4) float64, block_size = 5", runner="blockwise",
                     args=qkv(1, 24, 24, 4, dtype=torch.float64, spread=3.0), kwargs={"block_size": 5})
 
     def run_blockwise(self, probe, candidate, device):
@@ -295,18 +294,18 @@ def causal_attention64(q, k, v, diagonal: int = 0, scale: bool = True, window: i
     return s.softmax(-1) @ v
 
 
-class KVCacheStep(Exercise):
+class KVCacheStepCheck(Exercise):
     id = "08.kv_cache_step"
     title = "one decoding step with a KV cache"
     points = 2.0
 
     def probes(self, gen):
-        yield Probe("q, k, v (1, 2, 5, 4), one token at a time", kind="decode",
-                    args=(randn(gen, 1, 2, 5, 4), randn(gen, 1, 2, 5, 4), randn(gen, 1, 2, 5, 4)))
-        yield Probe("(2, 3, 7, 8), d_v = 5", kind="decode",
-                    args=(randn(gen, 2, 3, 7, 8), randn(gen, 2, 3, 7, 8), randn(gen, 2, 3, 7, 5)))
-        yield Probe("(1, 1, 6, 3), float64", kind="decode",
-                    args=tuple(randn(gen, 1, 1, 6, 3, dtype=torch.float64) for _ in range(3)))
+        yield Probe("q, k, v (1, 2, 5, 4), one token at a time", runner="decode",
+                    args=(randn(1, 2, 5, 4, generator=gen), randn(1, 2, 5, 4, generator=gen), randn(1, 2, 5, 4, generator=gen)))
+        yield Probe("(2, 3, 7, 8), d_v = 5", runner="decode",
+                    args=(randn(2, 3, 7, 8, generator=gen), randn(2, 3, 7, 8, generator=gen), randn(2, 3, 7, 5, generator=gen)))
+        yield Probe("(1, 1, 6, 3), float64", runner="decode",
+                    args=tuple(randn(1, 1, 6, 3, dtype=torch.float64, generator=gen) for _ in range(3)))
 
     def run_decode(self, probe, candidate, device):
         """Feed the candidate one token at a time, starting from cache=None, as a decoder would."""

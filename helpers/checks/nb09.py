@@ -13,13 +13,9 @@ import torch
 import torch.nn.functional as F
 
 from .framework import Exercise, Fail, Probe, expect_close, expect_finite, expect_like, expect_tensor, fmt_shape, randn
-from .nb04 import judge_module_info
-from .nb05 import block_names, block_state, expect_names, linear_state, torch_layer
-from .nb06 import judge_accuracy, predict_argmax
-
-# --------------------------------------------------------------------------- patchify
-
-
+from .references import substate
+from .modules import block_names, block_state, expect_names, judge_module_info, linear_state, torch_layer
+from .trained import TrainedModelCheck
 def patches64(images: torch.Tensor, p: int, order: str = "chw", grid: str = "row") -> torch.Tensor:
     """(B, C, H, W) -> (B, N, C*p*p); ``order`` of the values inside a patch ("chw" right,
     "hwc" channels-last, "cwh" pixels column-major), ``grid`` the order of the patches."""
@@ -30,7 +26,7 @@ def patches64(images: torch.Tensor, p: int, order: str = "chw", grid: str = "row
     return x.permute(0, *grid_dims, *inner).reshape(B, -1, C * p * p)
 
 
-class Patchify(Exercise):
+class PatchifyCheck(Exercise):
     id = "09.patchify"
     title = "images as sequences of patches"
     points = 2.0
@@ -39,10 +35,10 @@ class Patchify(Exercise):
     def probes(self, gen):
         yield Probe("a (1, 1, 4, 4) image holding 0..15, patch_size = 2",
                     args=(torch.arange(16.0).reshape(1, 1, 4, 4), 2))
-        yield Probe("(2, 3, 8, 8), patch_size = 4", args=(randn(gen, 2, 3, 8, 8), 4))
-        yield Probe("(2, 3, 6, 9) (H != W), patch_size = 3", args=(randn(gen, 2, 3, 6, 9), 3))
-        yield Probe("(3, 1, 8, 8), patch_size = 2", args=(randn(gen, 3, 1, 8, 8), 2))
-        yield Probe("(1, 2, 4, 6), patch_size = 2, float64", args=(randn(gen, 1, 2, 4, 6, dtype=torch.float64), 2))
+        yield Probe("(2, 3, 8, 8), patch_size = 4", args=(randn(2, 3, 8, 8, generator=gen), 4))
+        yield Probe("(2, 3, 6, 9) (H != W), patch_size = 3", args=(randn(2, 3, 6, 9, generator=gen), 3))
+        yield Probe("(3, 1, 8, 8), patch_size = 2", args=(randn(3, 1, 8, 8, generator=gen), 2))
+        yield Probe("(1, 2, 4, 6), patch_size = 2, float64", args=(randn(1, 2, 4, 6, dtype=torch.float64, generator=gen), 2))
 
     def judge(self, probe, out):
         images, p = probe.args
@@ -78,8 +74,8 @@ class Patchify(Exercise):
 # --------------------------------------------------------------------------- patch embedding
 
 def conv_state(gen, C: int, d: int, p: int, prefix: str = "proj.") -> dict:
-    return {f"{prefix}weight": randn(gen, d, C, p, p) / math.sqrt(C * p * p),
-            f"{prefix}bias": 0.3 * randn(gen, d)}
+    return {f"{prefix}weight": randn(d, C, p, p, generator=gen) / math.sqrt(C * p * p),
+            f"{prefix}bias": 0.3 * randn(d, generator=gen)}
 
 
 def embed64(state: dict, images: torch.Tensor, p: int, prefix: str = "proj.") -> torch.Tensor:
@@ -87,7 +83,7 @@ def embed64(state: dict, images: torch.Tensor, p: int, prefix: str = "proj.") ->
     return y.flatten(2).transpose(1, 2)  # (B, d, h, w) -> (B, N, d)
 
 
-class PatchEmbedding(Exercise):
+class PatchEmbeddingCheck(Exercise):
     id = "09.PatchEmbedding"
     title = "the patch embedding"
     points = 2.0
@@ -97,16 +93,16 @@ class PatchEmbedding(Exercise):
         def init(img, p, C, d):
             return {"img_size": img, "patch_size": p, "in_channels": C, "d_model": d}
 
-        yield Probe("module_info: PatchEmbedding(8, 4, 1, 16)", kind="module_info", init=init(8, 4, 1, 16))
-        yield Probe("PatchEmbedding(8, 4, 1, 16), images (2, 1, 8, 8)", kind="module",
-                    init=init(8, 4, 1, 16), state=conv_state(gen, 1, 16, 4), args=(randn(gen, 2, 1, 8, 8),))
-        yield Probe("PatchEmbedding(12, 3, 3, 10), images (2, 3, 12, 12)", kind="module",
-                    init=init(12, 3, 3, 10), state=conv_state(gen, 3, 10, 3), args=(randn(gen, 2, 3, 12, 12),))
-        yield Probe("PatchEmbedding(8, 2, 2, 6), images (1, 2, 8, 8)", kind="module",
-                    init=init(8, 2, 2, 6), state=conv_state(gen, 2, 6, 2), args=(randn(gen, 1, 2, 8, 8),))
+        yield Probe("module_info: PatchEmbedding(8, 4, 1, 16)", runner="module_info", init=init(8, 4, 1, 16))
+        yield Probe("PatchEmbedding(8, 4, 1, 16), images (2, 1, 8, 8)", runner="module",
+                    init=init(8, 4, 1, 16), state=conv_state(gen, 1, 16, 4), args=(randn(2, 1, 8, 8, generator=gen),))
+        yield Probe("PatchEmbedding(12, 3, 3, 10), images (2, 3, 12, 12)", runner="module",
+                    init=init(12, 3, 3, 10), state=conv_state(gen, 3, 10, 3), args=(randn(2, 3, 12, 12, generator=gen),))
+        yield Probe("PatchEmbedding(8, 2, 2, 6), images (1, 2, 8, 8)", runner="module",
+                    init=init(8, 2, 2, 6), state=conv_state(gen, 2, 6, 2), args=(randn(1, 2, 8, 8, generator=gen),))
 
     def judge(self, probe, out):
-        if probe.kind == "module_info":
+        if probe.runner == "module_info":
             return judge_module_info(probe, out, "PatchEmbedding", self.judge_info)
         (images,) = probe.args
         p, d = probe.init["patch_size"], probe.init["d_model"]
@@ -167,12 +163,12 @@ def vit_state(gen, init: dict) -> dict:
     d, d_ff = init["d_model"], init["d_ff"]
     N = (init["img_size"] // init["patch_size"]) ** 2
     st = conv_state(gen, init["in_channels"], d, init["patch_size"], "patch_embed.proj.")
-    st["cls_token"] = randn(gen, 1, 1, d)
-    st["pos_embed"] = randn(gen, 1, N + 1, d)
+    st["cls_token"] = randn(1, 1, d, generator=gen)
+    st["pos_embed"] = randn(1, N + 1, d, generator=gen)
     for i in range(init["num_layers"]):
         st.update(block_state(gen, d, d_ff, f"blocks.{i}."))
-    st["norm.weight"] = 1.0 + 0.3 * randn(gen, d)
-    st["norm.bias"] = 0.2 * randn(gen, d)
+    st["norm.weight"] = 1.0 + 0.3 * randn(d, generator=gen)
+    st["norm.bias"] = 0.2 * randn(d, generator=gen)
     st.update(linear_state(gen, d, init["num_classes"], "head."))
     return st
 
@@ -202,7 +198,7 @@ def vit64(init: dict, state: dict, images: torch.Tensor, *, cls: bool = True, po
     with torch.no_grad():
         for i in range(init["num_layers"]):
             prefix = f"blocks.{i}."
-            layer = torch_layer(layer_init, {k[len(prefix):]: v for k, v in st.items() if k.startswith(prefix)})
+            layer = torch_layer(layer_init, substate(st, prefix))
             if maps:
                 h = layer.norm1(x) if norm_first else x
                 _, w = layer.self_attn(h, h, h, need_weights=True, average_attn_weights=False)
@@ -217,7 +213,7 @@ def vit64(init: dict, state: dict, images: torch.Tensor, *, cls: bool = True, po
     return F.linear(pooled, st["head.weight"], st["head.bias"])  # (B, num_classes)
 
 
-class VisionTransformer(Exercise):
+class VisionTransformerCheck(Exercise):
     id = "09.VisionTransformer"
     title = "the Vision Transformer"
     points = 4.0
@@ -226,24 +222,24 @@ class VisionTransformer(Exercise):
     def probes(self, gen):
         base = vit_init()
         yield Probe("module_info: VisionTransformer(8, 4, 1, 10, d_model=16, 2 heads, 2 layers, d_ff=32)",
-                    kind="module_info", init=base)
-        yield Probe("8x8 images, patch 4 (N = 4), 2 layers, images (3, 1, 8, 8)", kind="module", init=base,
-                    state=vit_state(gen, base), args=(randn(gen, 3, 1, 8, 8),))
+                    runner="module_info", init=base)
+        yield Probe("8x8 images, patch 4 (N = 4), 2 layers, images (3, 1, 8, 8)", runner="module", init=base,
+                    state=vit_state(gen, base), args=(randn(3, 1, 8, 8, generator=gen),))
         rgb = vit_init(img=12, p=4, C=3, classes=5, d=12, H=3, L=1, d_ff=24)
         yield Probe("12x12 RGB, patch 4 (N = 9), 3 heads, 1 layer, 5 classes, images (2, 3, 12, 12)",
-                    kind="module", init=rgb, state=vit_state(gen, rgb), args=(randn(gen, 2, 3, 12, 12),))
+                    runner="module", init=rgb, state=vit_state(gen, rgb), args=(randn(2, 3, 12, 12, generator=gen),))
         fine = vit_init(p=2, d=8, H=2, L=2, d_ff=16, dropout=0.1)
-        yield Probe("patch 2 (N = 16), dropout=0.1 in eval mode, images (2, 1, 8, 8)", kind="module",
-                    init=fine, state=vit_state(gen, fine), args=(randn(gen, 2, 1, 8, 8),))
+        yield Probe("patch 2 (N = 16), dropout=0.1 in eval mode, images (2, 1, 8, 8)", runner="module",
+                    init=fine, state=vit_state(gen, fine), args=(randn(2, 1, 8, 8, generator=gen),))
         deep = vit_init(L=3, d=8, d_ff=16, classes=3)
-        yield Probe("3 layers, 3 classes, images (2, 1, 8, 8)", kind="module", init=deep,
-                    state=vit_state(gen, deep), args=(randn(gen, 2, 1, 8, 8),))
-        yield Probe("attention_maps, 2 layers, images (2, 1, 8, 8)", kind="module", init=base,
-                    state=vit_state(gen, base), args=(randn(gen, 2, 1, 8, 8),),
+        yield Probe("3 layers, 3 classes, images (2, 1, 8, 8)", runner="module", init=deep,
+                    state=vit_state(gen, deep), args=(randn(2, 1, 8, 8, generator=gen),))
+        yield Probe("attention_maps, 2 layers, images (2, 1, 8, 8)", runner="module", init=base,
+                    state=vit_state(gen, base), args=(randn(2, 1, 8, 8, generator=gen),),
                     info={"method": "attention_maps"})
 
     def judge(self, probe, out):
-        if probe.kind == "module_info":
+        if probe.runner == "module_info":
             return judge_module_info(probe, out, "VisionTransformer", self.judge_info)
         if isinstance(out, dict):
             raise Fail("VisionTransformer(...) should build a torch.nn.Module.")
@@ -328,7 +324,7 @@ class VisionTransformer(Exercise):
 
 # --------------------------------------------------------------------------- the trained ViT
 
-class TrainedViT(Exercise):
+class TrainedViTCheck(TrainedModelCheck):
     """The ViT trained in the notebook (the variable ``vit``), judged on the test split of
     ``helpers.data.digits()`` (360 images): accuracy >= 0.97, the notebook's own target.
 
@@ -340,22 +336,16 @@ class TrainedViT(Exercise):
     id = "09.trained_vit"
     title = "the trained ViT reaches test accuracy >= 0.97 on the digits"
     points = 2.0
-    kind = "trained"
     grade_target = "vit"
     threshold = 0.97
 
-    def probes(self, gen):
+    def held_out(self, gen):
         from helpers.data import digits  # judging side only (not in the grader's kernel)
 
         data = digits()
         order = torch.randperm(len(data["y_test"]), generator=gen)
         x, y = data["x_test"][order], data["y_test"][order]
-        yield Probe(f"the {len(y)} test images of helpers.data.digits()", kind="predict", args=(x,),
-                    info={"targets": y}, cpu_only=True)
+        return f"the {len(y)} test images of helpers.data.digits()", x, y
 
-    def run_predict(self, probe, candidate, device):
-        return predict_argmax(candidate, probe.args[0])
-
-    def judge(self, probe, out):
-        judge_accuracy(out, probe.info["targets"], self.threshold,
-                       f"the accuracy on the {len(probe.info['targets'])} test images", self.grade_target)
+    def accuracy_label(self, targets):
+        return f"the accuracy on the {len(targets)} test images"

@@ -17,6 +17,9 @@ from typing import Any
 
 import torch
 
+# absolute: this module also runs as source in the grader's private package (kernel_side.py)
+from helpers.device import to_device
+
 from .framework import Exercise, Probe, plain
 
 HELPERS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -130,19 +133,6 @@ def describe_exception(exc: BaseException) -> str:
 
 # --------------------------------------------------------------------------- running
 
-def to_device(x: Any, device) -> Any:
-    """Tensors in a (nested) tuple, list or dict moved to ``device``; anything else as is."""
-    if device is None:
-        return x
-    if isinstance(x, torch.Tensor):
-        return x.to(device)
-    if isinstance(x, (tuple, list)):
-        return type(x)(to_device(v, device) for v in x)
-    if isinstance(x, dict):
-        return {k: to_device(v, device) for k, v in x.items()}
-    return x
-
-
 def tensors_on(x: Any, device: torch.device) -> bool:
     if isinstance(x, torch.Tensor):
         return x.device.type == device.type
@@ -168,13 +158,13 @@ def call_candidate(ex: Exercise, probe: Probe, candidate: Any, device: torch.dev
     """Call the candidate as the probe's kind says; raises whatever the candidate raises."""
     args = to_device(probe.args, device)
     kwargs = to_device(probe.kwargs, device)
-    if probe.kind == "call":
+    if probe.runner == "call":
         return candidate(*args, **kwargs)
-    if probe.kind in ("module", "module_info"):
+    if probe.runner in ("module", "module_info"):
         module = candidate(**(probe.init or {}))
         if not isinstance(module, torch.nn.Module):
             return module  # the judge reports the type
-        if probe.kind == "module_info":
+        if probe.runner == "module_info":
             return module_info(module)
         if probe.state is not None:
             module.load_state_dict(to_device(probe.state, torch.device("cpu")))
@@ -182,9 +172,9 @@ def call_candidate(ex: Exercise, probe: Probe, candidate: Any, device: torch.dev
         method = probe.info.get("method", "forward")
         with torch.no_grad():
             return getattr(module, method)(*args, **kwargs) if method != "forward" else module(*args, **kwargs)
-    custom = getattr(ex, f"run_{probe.kind}", None)
+    custom = getattr(ex, f"run_{probe.runner}", None)
     if custom is None:
-        raise ValueError(f"exercise {ex.id} has no runner for probe kind {probe.kind!r}")
+        raise ValueError(f"exercise {ex.id} has no runner {probe.runner!r}")
     return custom(probe, candidate, device)
 
 

@@ -51,11 +51,12 @@ SEED_DOMAIN = "attention-to-vit grading"
 
 
 def _read_sources() -> dict[str, tuple[str, str]]:
-    """The check framework's sources, read once when the grader starts (sent to kernels)."""
+    """Every module of the check package (``__init__`` aside), read once when the grader starts
+    and sent to kernels, where the notebook modules import the shared ones."""
     folder = Path(kernel_side.__file__).resolve().parent.parent / "checks"
     sources = {}
     for path in sorted(folder.glob("*.py")):
-        if path.stem in ("framework", "runner") or path.stem.startswith("nb"):
+        if path.stem != "__init__":
             sources[path.stem] = (str(path), path.read_text(encoding="utf-8"))
     return sources
 
@@ -146,7 +147,7 @@ def make_probes(ex: Exercise, seed: int) -> list[Probe]:
 def probe_fields(probe: Probe) -> dict:
     """What the kernel needs to run a probe; ``info`` is the judge's, except the method name."""
     info = {"method": probe.info["method"]} if "method" in probe.info else {}
-    return {"name": probe.name, "args": probe.args, "kwargs": probe.kwargs, "kind": probe.kind,
+    return {"name": probe.name, "args": probe.args, "kwargs": probe.kwargs, "runner": probe.runner,
             "init": probe.init, "state": probe.state, "cpu_only": probe.cpu_only, "info": info}
 
 

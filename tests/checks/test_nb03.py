@@ -8,7 +8,8 @@ import torch.nn.functional as F
 from torch import nn
 
 from helpers.checks.framework import randn
-from helpers.checks.nb03 import mha64, random_state, reference_mha
+from helpers.checks.nb03 import random_state, reference_mha
+from helpers.checks.references import mha64
 
 from .conftest import stub
 
@@ -223,7 +224,7 @@ def test_builtin_sdpa_is_switched_off(run_check):
 def test_written_out_reference_equals_nn_multihead_attention():
     gen = torch.Generator().manual_seed(0)
     state = random_state(gen, 12)
-    q, kv = randn(gen, 2, 4, 12), randn(gen, 2, 7, 12)
+    q, kv = randn(2, 4, 12, generator=gen), randn(2, 7, 12, generator=gen)
     mask = torch.rand(2, 1, 4, 7, generator=gen) < 0.7
     mask[..., 0] = True
     out, w = reference_mha(state, 3, q, kv, kv, mask)

@@ -6,7 +6,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from helpers.checks.nb05 import block64, from_torch_names, to_torch_names, torch_layer, torch_masks
+from helpers.checks.modules import block_state, to_torch_names, torch_layer, torch_masks
+from helpers.checks.nb05 import block64
 
 
 # --------------------------------------------------------------------------- LayerNorm
@@ -226,7 +227,7 @@ def test_reference_formula_equals_torch_layer():
     for norm_first in (True, False):
         init = {"d_model": 8, "num_heads": 2, "d_ff": 16, "norm_first": norm_first}
         layer = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True, norm_first=norm_first)
-        state = from_torch_names(layer.state_dict())
+        state = block_state(gen, 8, 16)
         assert set(to_torch_names(state)) == set(layer.state_dict())
         x = torch.randn(2, 5, 8, generator=gen, dtype=torch.float64)
         mask = torch.ones(5, 5, dtype=torch.bool).tril()

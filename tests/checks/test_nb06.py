@@ -358,6 +358,6 @@ def test_trained_grading_probes_are_fresh():
     assert target_name(ex) == "model"
     (inline,) = ex.probes(torch.Generator().manual_seed(1234))
     (graded,) = make_probes(ex, 0)
-    assert graded.kind == "predict" and graded.args[0].shape == inline.args[0].shape
+    assert graded.runner == "predict" and graded.args[0].shape == inline.args[0].shape
     assert not torch.equal(graded.args[0], inline.args[0])
     assert torch.equal(graded.info["targets"], graded.args[0].sort(-1).values)

@@ -1,0 +1,81 @@
+"""Trained-model exercises: the learner's trained model predicts held-out inputs in its
+kernel, and the judge (here, in the trusted process) compares the accuracy with a threshold."""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from .framework import Exercise, Fail, Probe, expect_tensor
+
+def predict_argmax(candidate, inputs: torch.Tensor) -> torch.Tensor | dict:
+    """The runner of a trained-model exercise (runs in the learner's kernel): the candidate in
+    eval mode on ``inputs`` moved to the model's device, argmax of the last dimension, as a CPU
+    LongTensor. A candidate that is not an nn.Module, or an output that is not a tensor, comes
+    back as a small dict the judge reports."""
+    if not isinstance(candidate, nn.Module):
+        kind = "class" if isinstance(candidate, type) else "object"
+        return {"not_a_module": f"{kind} {getattr(candidate, '__name__', type(candidate).__name__)}"}
+    first = next(candidate.parameters(), None)
+    device = first.device if first is not None else torch.device("cpu")
+    was_training = candidate.training
+    candidate.eval()
+    try:
+        with torch.no_grad():
+            logits = candidate(inputs.to(device))
+    finally:
+        candidate.train(was_training)
+    if not isinstance(logits, torch.Tensor):
+        return {"output_type": type(logits).__name__}
+    return logits.argmax(dim=-1).long().cpu()
+
+
+def judge_accuracy(out, targets: torch.Tensor, threshold: float, what: str, name: str) -> float:
+    """Accuracy of the predictions ``out`` against ``targets`` (computed here, in the judging
+    process); Fail below ``threshold`` with the accuracy reached."""
+    if isinstance(out, dict) and "not_a_module" in out:
+        raise Fail(f"`{name}` should be the trained model, an nn.Module instance; got the "
+                   f"{out['not_a_module']}. Pass the model you trained, e.g. check(..., {name}).")
+    if isinstance(out, dict) and "output_type" in out:
+        raise Fail(f"`{name}(inputs)` returned a {out['output_type']}: it should return the logits "
+                   "as one tensor.")
+    got = expect_tensor(out, "the predictions")
+    if tuple(got.shape) != tuple(targets.shape):
+        raise Fail(f"the predictions (argmax of the logits' last dimension) have shape "
+                   f"{tuple(got.shape)}, expected {tuple(targets.shape)}: the model should return "
+                   f"logits of shape {tuple(targets.shape) + ('num_classes',)}.")
+    accuracy = (got.long() == targets).double().mean().item()
+    if not accuracy >= threshold:
+        raise Fail(f"{what} is {accuracy:.4f}, below the threshold {threshold}: train longer, or "
+                   "check the model and the training loop.")
+    return accuracy
+
+
+class TrainedModelCheck(Exercise):
+    """Base of the trained-model exercises: one probe holding held-out inputs and targets.
+
+    A subclass sets ``id``, ``title``, ``points``, ``grade_target`` (the variable holding the
+    trained model) and ``threshold``, and writes ``held_out(gen)`` and ``accuracy_label``.
+    """
+
+    kind = "trained"
+    threshold: float = 1.0
+
+    def held_out(self, gen: torch.Generator) -> tuple[str, torch.Tensor, torch.Tensor]:
+        """(case name, inputs, targets), drawn on the judging side only."""
+        raise NotImplementedError
+
+    def accuracy_label(self, targets: torch.Tensor) -> str:
+        """What the accuracy is measured on, for the message (e.g. "the accuracy on ...")."""
+        raise NotImplementedError
+
+    def probes(self, gen):
+        name, inputs, targets = self.held_out(gen)
+        yield Probe(name, runner="predict", args=(inputs,), info={"targets": targets}, cpu_only=True)
+
+    def run_predict(self, probe, candidate, device):
+        return predict_argmax(candidate, probe.args[0])
+
+    def judge(self, probe, out):
+        targets = probe.info["targets"]
+        judge_accuracy(out, targets, self.threshold, self.accuracy_label(targets), self.grade_target)
