@@ -11,7 +11,7 @@ def pytest_collectstart(collector):
         collector.skip_compare = tuple(collector.skip_compare) + ("stderr",)
 
 
-# Runtime budget (helpers.bench): nbval's own durations, summed per notebook in the process
+# Runtime budget (helpers.notebooks.bench): nbval's own durations, summed per notebook in the process
 # that sees every report (the xdist controller, or the only process); the session fails when a
 # notebook takes more than NOISE_FACTOR times its budget.
 _budget = {"times": None, "problems": []}
@@ -21,7 +21,7 @@ def pytest_runtest_logreport(report):
     path = report.nodeid.partition("::")[0]
     if path.endswith(".ipynb"):
         if _budget["times"] is None:
-            from helpers.bench import NbvalTimes
+            from helpers.notebooks.bench import NbvalTimes
 
             _budget["times"] = NbvalTimes()
         _budget["times"].add(report.nodeid, report.duration)
@@ -31,7 +31,7 @@ def pytest_sessionfinish(session, exitstatus):
     times = _budget["times"]
     if times is None or hasattr(session.config, "workerinput"):
         return
-    from helpers.bench import NOISE_FACTOR
+    from helpers.notebooks.bench import NOISE_FACTOR
 
     # NOTEBOOK_BUDGET_FACTOR=0 switches the check off (a machine shared with other heavy jobs)
     factor = float(os.environ.get("NOTEBOOK_BUDGET_FACTOR", NOISE_FACTOR))

@@ -1,64 +1,30 @@
-"""Command line: ``python -m helpers {student,export,execute,grade,bench} ...``."""
+"""Command line: ``python -m helpers {student,export,execute,bench,grade} ...``."""
+
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
-from pathlib import Path
+
+# subcommand -> (module with add_arguments(parser) and run(args) -> exit status, help)
+COMMANDS = {
+    "student": ("helpers.notebooks.student", "write notebooks/ from solutions/"),
+    "export": ("helpers.notebooks.export", "write helpers/blocks/ from the solutions' #| export cells"),
+    "execute": ("helpers.notebooks.execute", "run solved notebooks in a fresh kernel, store outputs"),
+    "bench": ("helpers.notebooks.bench", "time solved notebooks in fresh kernels, write bench/"),
+    "grade": ("helpers.grading.cli", "grade submitted notebooks into a CSV gradebook"),
+}
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m helpers", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("student", help="write notebooks/ from solutions/")
-    p.add_argument("--check", action="store_true", help="exit 1 if notebooks/ is not current")
-    p = sub.add_parser("export", help="write helpers/blocks/ from the solutions' #| export cells")
-    p.add_argument("--check", action="store_true", help="exit 1 if helpers/blocks/ is not current")
-    p = sub.add_parser("execute", help="run solved notebooks in a fresh kernel, store outputs")
-    p.add_argument("paths", nargs="+", type=Path)
-    p.add_argument("--timeout", type=int, default=300, help="seconds per cell")
-    p = sub.add_parser("bench", help="time solved notebooks in fresh kernels, write bench/")
-    p.add_argument("paths", nargs="+", type=Path)
-    p.add_argument("--out", type=Path, default=Path("bench"), help="folder for bench.md/.json")
-    p.add_argument("--timeout", type=int, default=600, help="seconds per cell")
-    p.add_argument("--strict", action="store_true", help="exit 1 when over a budget")
-    p = sub.add_parser("grade", help="grade submitted notebooks into a CSV gradebook")
-    from .grading.cli import add_arguments
-
-    add_arguments(p)
+    for name, (module, help_text) in COMMANDS.items():
+        p = sub.add_parser(name, help=help_text)
+        p.set_defaults(module=module)
+        importlib.import_module(module).add_arguments(p)
     args = parser.parse_args(argv)
-
-    if args.command in ("student", "export"):
-        from .export import export
-        from .student import MarkerError, generate
-
-        try:
-            problems = (generate if args.command == "student" else export)(check=args.check)
-        except (MarkerError, ValueError) as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
-        for problem in problems:
-            print(problem, file=sys.stderr)
-        if problems:
-            print(f"run `python -m helpers {args.command}` to regenerate", file=sys.stderr)
-            return 1
-        print("up to date" if args.check else "done")
-        return 0
-    if args.command == "execute":
-        from .execute import execute
-
-        for path in args.paths:
-            seconds = execute(path, timeout=args.timeout)
-            print(f"{path}: {seconds:.1f} s")
-        return 0
-    if args.command == "grade":
-        from .grading.cli import run
-
-        return run(args)
-    if args.command == "bench":
-        from .bench import main as bench
-
-        return bench(args.paths, args.out, args.timeout, args.strict)
-    return 2
+    return importlib.import_module(args.module).run(args)
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from helpers import bench
+from helpers.notebooks import bench
 
 
 @pytest.mark.parametrize("path, budget", [
@@ -41,9 +41,9 @@ def test_nbval_times_sum_cells_per_notebook():
 
 
 def test_tables(tmp_path, monkeypatch):
-    rows = [bench.Row("00_welcome.ipynb", 4.2, 180.4, 60.0),
-            bench.Row("09_vit.ipynb", 95.0, None, 90.0),
-            bench.Row("03_mha.ipynb", 2.0, None, 60.0, error="CellExecutionError: boom")]
+    rows = [bench.BenchRow("00_welcome.ipynb", 4.2, 180.4, 60.0),
+            bench.BenchRow("09_vit.ipynb", 95.0, None, 90.0),
+            bench.BenchRow("03_mha.ipynb", 2.0, None, 60.0, error="CellExecutionError: boom")]
     info = {"platform": "Linux", "python": "3.11", "cpus": 2, "date": "2026-01-01 00:00 UTC"}
     md = bench.markdown(rows, info)
     assert "| 00_welcome.ipynb | 4.2 | 60 | 180 | yes |" in md
@@ -54,10 +54,10 @@ def test_tables(tmp_path, monkeypatch):
 
     monkeypatch.setattr(bench, "measure", lambda path, timeout: rows[0])
     monkeypatch.setattr(bench, "machine", lambda: info)
-    assert bench.main([tmp_path / "00_welcome.ipynb"], tmp_path / "out", 10, strict=True) == 0
+    assert bench.bench([tmp_path / "00_welcome.ipynb"], tmp_path / "out", 10, strict=True) == 0
     data = json.loads((tmp_path / "out" / "bench.json").read_text())
     assert data["notebooks"][0]["notebook"] == "00_welcome.ipynb"
     assert data["notebooks"][0]["within_budget"] is True
     monkeypatch.setattr(bench, "measure", lambda path, timeout: rows[1])
-    assert bench.main([tmp_path / "09_vit.ipynb"], None, 10, strict=True) == 1
-    assert bench.main([tmp_path / "09_vit.ipynb"], None, 10, strict=False) == 0
+    assert bench.bench([tmp_path / "09_vit.ipynb"], None, 10, strict=True) == 1
+    assert bench.bench([tmp_path / "09_vit.ipynb"], None, 10, strict=False) == 0

@@ -3,9 +3,9 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from helpers.export import export
-from helpers.student import (BEGIN, END, MarkerError, generate, read_notebook, solution_paths,
-                             strip_code, student_notebook)
+from helpers.notebooks.common import BEGIN, END, MarkerError, load_notebook, solution_paths
+from helpers.notebooks.export import export
+from helpers.notebooks.student import generate, strip_code, student_notebook
 
 
 def test_region_becomes_todo_and_raise_at_same_indentation():
@@ -65,8 +65,8 @@ def test_outputs_and_counts_cleared_metadata_kept():
 def test_generated_notebooks_are_current_valid_and_free_of_solutions():
     assert generate(check=True) == []
     for path in solution_paths():
-        solved = read_notebook(path)
-        student = read_notebook(path.parent.parent / "notebooks" / path.name)
+        solved = load_notebook(path)
+        student = load_notebook(path.parent.parent / "notebooks" / path.name)
         nbformat.validate(student)
         text = "\n".join(c.source for c in student.cells)
         assert BEGIN not in text and END not in text
@@ -89,7 +89,7 @@ def test_every_exercise_cell_names_a_known_exercise():
 
     seen = set()
     for path in solution_paths():
-        nb = read_notebook(path)
+        nb = load_notebook(path)
         number = nb.metadata["course"]["notebook"]
         assert path.name.startswith(number + "_")
         for cell in nb.cells:

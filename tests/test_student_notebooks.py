@@ -7,7 +7,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from helpers.student import ROOT, solution_paths
+from helpers.notebooks.common import ROOT, solution_paths
 
 CHECK_CALL = re.compile(r"""check\(\s*["'](\d\d\.\w+)["']\s*,\s*(\w+)""")
 

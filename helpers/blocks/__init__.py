@@ -1,4 +1,4 @@
-"""Building blocks exported from the solved notebooks (see helpers/export.py)."""
+"""Building blocks exported from the solved notebooks (see helpers/notebooks/export.py)."""
 from .attention import *  # noqa: F401,F403
 from .multihead import *  # noqa: F401,F403
 from .positional import *  # noqa: F401,F403

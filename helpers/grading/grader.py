@@ -34,6 +34,7 @@ from typing import Any, Callable
 import torch
 
 from ..checks import REGISTRY, evaluate
+from ..notebooks.common import notebook_number
 from ..checks.framework import Exercise, Probe, Unsupported
 from ..checks.runner import Outcome
 from . import kernel_side
@@ -180,19 +181,11 @@ def find_submissions(paths: list[str | Path]) -> list[Submission]:
     return subs
 
 
-NAME_RE = re.compile(r"^(\d{2})(?:[_\-. ]|$)")
-
-
-def notebook_from_name(path: Path) -> str | None:
-    m = NAME_RE.match(path.name)
-    return m.group(1) if m else None
-
-
 def read_notebook(sub: Submission):
     """Parse the file and set ``sub.notebook`` / ``sub.problem``; return the notebook or None."""
     import nbformat
 
-    sub.notebook = notebook_from_name(sub.path)
+    sub.notebook = notebook_number(sub.path)
     try:
         size = sub.path.stat().st_size
         if size > MAX_NOTEBOOK_BYTES:

@@ -12,6 +12,7 @@ per-cell durations to :class:`NbvalTimes`, and the run fails when a notebook tak
 """
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import platform
@@ -21,24 +22,20 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from .common import notebook_number
+from .kernel import run_fresh
+
 BUDGET_S = 60.0
 BUDGETS_S = {"09": 90.0}      # by notebook number
 SERIES_BUDGET_S = 300.0
 NOISE_FACTOR = 2.0            # the suite fails past this multiple of a budget
 
-_NUMBER = re.compile(r"^(\d\d)_")
 _MAXRSS_TAG = "__bench_maxrss__"
 _MAXRSS_CELL = (
     "import resource as _r, sys as _s\n"
     f"print('{_MAXRSS_TAG}', _r.getrusage(_r.RUSAGE_SELF).ru_maxrss"
     " * (1 if _s.platform == 'darwin' else 1024))"
 )
-
-
-def notebook_number(path: str | Path) -> str | None:
-    """``"09"`` for ``solutions/09_vit.ipynb``; None for a name without a number."""
-    m = _NUMBER.match(Path(str(path)).name)
-    return m.group(1) if m else None
 
 
 def budget_for(path: str | Path) -> float:
@@ -81,7 +78,7 @@ class NbvalTimes:
 
 
 @dataclass
-class Row:
+class BenchRow:
     notebook: str
     seconds: float
     peak_mib: float | None
@@ -93,26 +90,20 @@ class Row:
         return self.error is None and self.seconds <= self.budget_s
 
 
-def measure(path: Path, timeout: int = 600, kernel: str = "python3") -> Row:
+def measure(path: Path, timeout: int = 600, kernel: str = "python3") -> BenchRow:
     """Run ``path`` in a fresh kernel (not saved); its seconds and the kernel's peak memory."""
     import nbformat
-    from nbclient import NotebookClient
 
     nb = nbformat.read(str(path), as_version=4)
     nb.cells.append(nbformat.v4.new_code_cell(_MAXRSS_CELL))
-    client = NotebookClient(nb, timeout=timeout, kernel_name=kernel,
-                            resources={"metadata": {"path": str(path.parent)}})
-    start = time.perf_counter()
+    seconds, exc = run_fresh(nb, path.parent, timeout, kernel)
     error = None
-    try:
-        client.execute()
-    except Exception as exc:  # a failing cell or a timeout: report it, bench the others
+    if exc is not None:  # a failing cell or a timeout: report it, bench the others
         error = f"{type(exc).__name__}: " + (str(exc).strip().splitlines() or [""])[-1][:200]
-    seconds = time.perf_counter() - start
     text = "".join(out.get("text", "") for out in nb.cells[-1].get("outputs", []))
     m = re.search(_MAXRSS_TAG + r" (\d+)", text)
     peak = int(m.group(1)) / 2**20 if m else None
-    return Row(path.name, seconds, peak, budget_for(path), error)
+    return BenchRow(path.name, seconds, peak, budget_for(path), error)
 
 
 def machine() -> dict:
@@ -128,7 +119,7 @@ def machine() -> dict:
     return info
 
 
-def markdown(rows: list[Row], info: dict) -> str:
+def markdown(rows: list[BenchRow], info: dict) -> str:
     total = sum(r.seconds for r in rows)
     lines = [
         "| notebook | seconds | budget (s) | peak kernel memory (MiB) | within budget |",
@@ -147,7 +138,7 @@ def markdown(rows: list[Row], info: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def run(paths: list[Path], out_dir: Path | None, timeout: int = 600) -> list[Row]:
+def measure_all(paths: list[Path], out_dir: Path | None, timeout: int = 600) -> list[BenchRow]:
     rows = []
     for path in paths:
         row = measure(path, timeout=timeout)
@@ -169,12 +160,23 @@ def run(paths: list[Path], out_dir: Path | None, timeout: int = 600) -> list[Row
     return rows
 
 
-def main(paths: list[Path], out_dir: Path | None, timeout: int, strict: bool) -> int:
+def bench(paths: list[Path], out_dir: Path | None, timeout: int, strict: bool) -> int:
     """Exit status: 1 with ``strict`` when a notebook or the series is over budget."""
-    rows = run(paths, out_dir, timeout)
+    rows = measure_all(paths, out_dir, timeout)
     over = [r.notebook for r in rows if not r.within_budget]  # errors included
     if sum(r.seconds for r in rows) > SERIES_BUDGET_S:
         over.append("the whole series")
     if over:
         print("over budget or failed: " + ", ".join(over), file=sys.stderr)
     return 1 if strict and over else 0
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("paths", nargs="+", type=Path)
+    p.add_argument("--out", type=Path, default=Path("bench"), help="folder for bench.md/.json")
+    p.add_argument("--timeout", type=int, default=600, help="seconds per cell")
+    p.add_argument("--strict", action="store_true", help="exit 1 when over a budget")
+
+
+def run(args: argparse.Namespace) -> int:
+    return bench(args.paths, args.out, args.timeout, args.strict)

@@ -7,17 +7,18 @@ generated; a test fails when it is not what this writes.
 """
 from __future__ import annotations
 
+import argparse
 import ast
 from pathlib import Path
 
-from .student import BEGIN, END, ROOT, read_notebook, solution_paths
+from .common import BEGIN, END, ROOT, load_notebook, report, solution_paths
 
 MARK = "#| export"
 
 
 def exported_source(path: Path) -> tuple[str, str] | None:
     """(module name, module text) for one solved notebook, or None if it exports nothing."""
-    nb = read_notebook(path)
+    nb = load_notebook(path)
     name = nb.metadata.get("course", {}).get("export")
     if not name:
         return None
@@ -40,7 +41,7 @@ def exported_source(path: Path) -> tuple[str, str] | None:
 
 
 def package_init(names: list[str]) -> str:
-    lines = ['"""Building blocks exported from the solved notebooks (see helpers/export.py)."""']
+    lines = ['"""Building blocks exported from the solved notebooks (see helpers/notebooks/export.py)."""']
     lines += [f"from .{n} import *  # noqa: F401,F403" for n in names]
     return "\n".join(lines) + "\n"
 
@@ -70,3 +71,11 @@ def export(root: Path = ROOT, check: bool = False) -> list[str]:
         if extra.name not in files:
             problems.append(f"helpers/blocks/{extra.name} is not exported by any solved notebook")
     return problems
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--check", action="store_true", help="exit 1 if helpers/blocks/ is not current")
+
+
+def run(args: argparse.Namespace) -> int:
+    return report("export", export, args.check)

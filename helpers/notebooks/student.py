@@ -8,6 +8,7 @@ Text after ``### BEGIN SOLUTION:`` becomes the TODO's wording.
 """
 from __future__ import annotations
 
+import argparse
 import copy
 import re
 from dataclasses import dataclass
@@ -15,14 +16,9 @@ from pathlib import Path
 
 import nbformat
 
-BEGIN = "### BEGIN SOLUTION"
-END = "### END SOLUTION"
+from .common import BEGIN, END, ROOT, MarkerError, load_notebook, report, solution_paths
+
 NBVAL_LINE = re.compile(r"^\s*# NBVAL_[A-Z_]+\s*$")
-ROOT = Path(__file__).resolve().parent.parent
-
-
-class MarkerError(ValueError):
-    """A solution region is badly marked; the message names file, cell and line."""
 
 
 @dataclass
@@ -76,10 +72,6 @@ def strip_markdown(source: str, where: str) -> str:
     return "\n".join(out + lines[last:])
 
 
-def has_solution(source: str) -> bool:
-    return any(line.strip().startswith((BEGIN, END)) for line in source.split("\n"))
-
-
 def student_notebook(nb: nbformat.NotebookNode, name: str) -> nbformat.NotebookNode:
     """The student version of a solved notebook (a new object; ``nb`` is not changed)."""
     nb = copy.deepcopy(nb)
@@ -100,23 +92,8 @@ def student_notebook(nb: nbformat.NotebookNode, name: str) -> nbformat.NotebookN
     return nb
 
 
-def solution_paths(root: Path = ROOT) -> list[Path]:
-    return sorted((root / "solutions").glob("[0-9][0-9]_*.ipynb"))
-
-
 def render(nb: nbformat.NotebookNode) -> str:
     return nbformat.writes(nb) + "\n"
-
-
-def read_notebook(path: Path) -> nbformat.NotebookNode:
-    """Read and validate; a malformed file raises ValueError naming it."""
-    try:
-        nb = nbformat.read(str(path), as_version=4)
-        nbformat.validate(nb)
-    except Exception as exc:
-        raise ValueError(f"{path}: not a valid notebook ({type(exc).__name__}: "
-                         f"{str(exc).splitlines()[0] if str(exc) else ''})") from None
-    return nb
 
 
 def generate(root: Path = ROOT, check: bool = False) -> list[str]:
@@ -125,7 +102,7 @@ def generate(root: Path = ROOT, check: bool = False) -> list[str]:
     out_dir = root / "notebooks"
     out_dir.mkdir(exist_ok=True)
     for path in solution_paths(root):
-        nb = read_notebook(path)
+        nb = load_notebook(path)
         student = student_notebook(nb, str(path.relative_to(root)))
         nbformat.validate(student)
         text = render(student)
@@ -142,3 +119,11 @@ def generate(root: Path = ROOT, check: bool = False) -> list[str]:
         if extra.name not in expected:
             problems.append(f"{extra.relative_to(root)} has no solved notebook in solutions/")
     return problems
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--check", action="store_true", help="exit 1 if notebooks/ is not current")
+
+
+def run(args: argparse.Namespace) -> int:
+    return report("student", generate, args.check)
