@@ -7,7 +7,7 @@ export OMP_NUM_THREADS ?= 1
 STAMP  := $(VENV)/.installed
 JOBS   ?= 2
 
-.PHONY: lab test test-fast test-notebooks test-gpu test-e2e student export execute grade bench clean
+.PHONY: lab lint test test-fast test-notebooks test-gpu test-e2e student export execute grade bench clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -21,8 +21,13 @@ $(STAMP): requirements.txt pyproject.toml | $(PY)
 lab: $(STAMP)
 	$(VENV)/bin/jupyter lab notebooks/00_welcome.ipynb
 
-## the whole suite: unit tests, checks, generated notebooks in sync, nbval over solutions/
-test: $(STAMP)
+## ruff: lint and formatting (line length 100, settings in pyproject.toml)
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+## the whole suite: lint, unit tests, checks, generated notebooks in sync, nbval over solutions/
+test: lint
 	$(PY) -m pytest -n $(JOBS) --dist loadfile tests solutions \
 		--nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg \
 		--nbval-cell-timeout 300

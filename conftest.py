@@ -3,6 +3,7 @@
 nbval compares stdout and displayed values but not stderr: warnings and progress bars go
 there and differ between machines.
 """
+
 import os
 
 
@@ -11,9 +12,9 @@ def pytest_collectstart(collector):
         collector.skip_compare = tuple(collector.skip_compare) + ("stderr",)
 
 
-# Runtime budget (helpers.notebooks.bench): nbval's own durations, summed per notebook in the process
-# that sees every report (the xdist controller, or the only process); the session fails when a
-# notebook takes more than NOISE_FACTOR times its budget.
+# Runtime budget (helpers.notebooks.bench): nbval's own durations, summed per notebook in the
+# process that sees every report (the xdist controller, or the only process); the session fails
+# when a notebook takes more than NOISE_FACTOR times its budget.
 _budget = {"times": None, "problems": []}
 
 

@@ -1,12 +1,25 @@
 """From Attention to ViT: the package every notebook imports.
 
-    from helpers import check, get_device, seed_everything, plotting
+from helpers import check, get_device, seed_everything, plotting
 """
+
 from .checks import EXERCISES, CheckResult, check
 from .device import disable_tf32, get_device, randn, seed_everything
 
-__all__ = ["check", "CheckResult", "EXERCISES", "get_device", "seed_everything", "randn",
-           "disable_tf32", "plotting", "widgets", "data", "training", "blocks"]
+__all__ = [
+    "check",
+    "CheckResult",
+    "EXERCISES",
+    "get_device",
+    "seed_everything",
+    "randn",
+    "disable_tf32",
+    "plotting",
+    "widgets",
+    "data",
+    "training",
+    "blocks",
+]
 
 
 def __getattr__(name):  # plotting, widgets... load on first use: matplotlib is slow to import

@@ -9,8 +9,14 @@ import sys
 # subcommand -> (module with add_arguments(parser) and run(args) -> exit status, help)
 COMMANDS = {
     "student": ("helpers.notebooks.student", "write notebooks/ from solutions/"),
-    "export": ("helpers.notebooks.export", "write helpers/blocks/ from the solutions' #| export cells"),
-    "execute": ("helpers.notebooks.execute", "run solved notebooks in a fresh kernel, store outputs"),
+    "export": (
+        "helpers.notebooks.export",
+        "write helpers/blocks/ from the solutions' #| export cells",
+    ),
+    "execute": (
+        "helpers.notebooks.execute",
+        "run solved notebooks in a fresh kernel, store outputs",
+    ),
     "bench": ("helpers.notebooks.bench", "time solved notebooks in fresh kernels, write bench/"),
     "grade": ("helpers.grading.cli", "grade submitted notebooks into a CSV gradebook"),
 }

@@ -3,10 +3,10 @@
 Nothing is downloaded by default. Every generator takes a ``torch.Generator`` (CPU) so the same
 seed gives the same data on every machine.
 """
+
 from __future__ import annotations
 
 import torch
-
 
 # --------------------------------------------------------------------------- sequence tasks
 # Token ids of the sequence-to-sequence tasks: three special tokens, then the digits 0-9.
@@ -16,9 +16,11 @@ SEQ_VOCAB_SIZE = DIGIT0 + 10
 SEQ_TOKENS = ["<pad>", "<bos>", "<eos>"] + [str(d) for d in range(10)]
 
 
-def cyclic_next_digit_batch(batch_size: int, seq_len: int, gen: torch.Generator,
-                            num_digits: int = 10) -> tuple[torch.Tensor, torch.Tensor]:
-    """Random digits (B, T) and, at each position, the next digit in the cycle 0 -> 1 -> ... -> 9 -> 0.
+def cyclic_next_digit_batch(
+    batch_size: int, seq_len: int, gen: torch.Generator, num_digits: int = 10
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Random digits (B, T) and, at each position, the next digit in the cycle
+    0 -> 1 -> ... -> 9 -> 0.
 
     Each target depends on its own token only: a per-token model solves it, no attention needed.
     """
@@ -26,8 +28,9 @@ def cyclic_next_digit_batch(batch_size: int, seq_len: int, gen: torch.Generator,
     return x, (x + 1) % num_digits
 
 
-def sort_digits_batch(batch_size: int, seq_len: int, gen: torch.Generator,
-                      num_digits: int = 10) -> tuple[torch.Tensor, torch.Tensor]:
+def sort_digits_batch(
+    batch_size: int, seq_len: int, gen: torch.Generator, num_digits: int = 10
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Random digits (B, T) and the same digits sorted, one output per position (B, T).
 
     The output at position i depends on every input (how many are smaller), so a per-token
@@ -37,8 +40,13 @@ def sort_digits_batch(batch_size: int, seq_len: int, gen: torch.Generator,
     return x, x.sort(dim=-1).values
 
 
-def reverse_batch(batch_size: int, gen: torch.Generator, min_len: int = 3, max_len: int = 10,
-                  src_padding: str = "right") -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+def reverse_batch(
+    batch_size: int,
+    gen: torch.Generator,
+    min_len: int = 3,
+    max_len: int = 10,
+    src_padding: str = "right",
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Digit sequences of random length and their reversal, as token ids (see ``SEQ_TOKENS``).
 
     Returns ``(src, tgt_in, tgt_out)``, padded with ``PAD`` to ``max_len``:
@@ -70,7 +78,7 @@ def reverse_batch(batch_size: int, gen: torch.Generator, min_len: int = 3, max_l
 def addition_examples(count: int, gen: torch.Generator, num_digits: int = 2) -> list[str]:
     """Strings "a+b=c", a and b random numbers written with ``num_digits`` digits (zeros in
     front), the sum as is: "12+34=46", "05+40=45", "99+99=198"."""
-    top = 10 ** num_digits
+    top = 10**num_digits
     a = torch.randint(0, top, (count,), generator=gen).tolist()
     b = torch.randint(0, top, (count,), generator=gen).tolist()
     return [f"{x:0{num_digits}d}+{y:0{num_digits}d}={x + y}" for x, y in zip(a, b)]
@@ -80,13 +88,14 @@ def addition_examples(count: int, gen: torch.Generator, num_digits: int = 2) -> 
 ADDITION_CHARS = "_0123456789+=."
 
 
-def encode_chars(texts: list[str], chars: str = ADDITION_CHARS,
-                 length: int | None = None) -> torch.Tensor:
+def encode_chars(
+    texts: list[str], chars: str = ADDITION_CHARS, length: int | None = None
+) -> torch.Tensor:
     """Strings -> (N, length) ids in ``chars``, padded with ``chars[0]``."""
     length = length or max(len(t) for t in texts)
     ids = torch.zeros(len(texts), length, dtype=torch.long)
     for i, t in enumerate(texts):
-        ids[i, :len(t)] = torch.tensor([chars.index(c) for c in t[:length]])
+        ids[i, : len(t)] = torch.tensor([chars.index(c) for c in t[:length]])
     return ids
 
 
@@ -116,11 +125,18 @@ def digits(test_size: int = DIGITS_TEST_SIZE, seed: int = 0) -> dict[str, torch.
     images = torch.tensor(ds.images, dtype=torch.float32)[:, None] / 16.0  # (1797, 1, 8, 8)
     labels = torch.tensor(ds.target, dtype=torch.long)
     idx_train, idx_test = train_test_split(
-        torch.arange(len(labels)).numpy(), test_size=test_size, random_state=seed,
-        stratify=labels.numpy())
+        torch.arange(len(labels)).numpy(),
+        test_size=test_size,
+        random_state=seed,
+        stratify=labels.numpy(),
+    )
     idx_train, idx_test = torch.as_tensor(idx_train), torch.as_tensor(idx_test)
-    return {"x_train": images[idx_train], "y_train": labels[idx_train],
-            "x_test": images[idx_test], "y_test": labels[idx_test]}
+    return {
+        "x_train": images[idx_train],
+        "y_train": labels[idx_train],
+        "x_test": images[idx_test],
+        "y_test": labels[idx_test],
+    }
 
 
 def sample_image(name: str = "china.jpg", size: int | None = 224) -> torch.Tensor:
@@ -134,14 +150,17 @@ def sample_image(name: str = "china.jpg", size: int | None = 224) -> torch.Tenso
     _, H, W = img.shape
     s = min(H, W)
     top, left = (H - s) // 2, (W - s) // 2
-    square = img[:, top:top + s, left:left + s]
-    return torch.nn.functional.interpolate(square[None], size=(size, size), mode="bilinear",
-                                           antialias=True, align_corners=False)[0].clamp(0, 1)
+    square = img[:, top : top + s, left : left + s]
+    return torch.nn.functional.interpolate(
+        square[None], size=(size, size), mode="bilinear", antialias=True, align_corners=False
+    )[0].clamp(0, 1)
 
 
-def addition_batch(batch_size: int, gen: torch.Generator, num_digits: int = 2,
-                   ignore_index: int = -100) -> tuple[torch.Tensor, torch.Tensor]:
-    """Next-character prediction on "a+b=c." strings (``addition_examples``), for a decoder-only model.
+def addition_batch(
+    batch_size: int, gen: torch.Generator, num_digits: int = 2, ignore_index: int = -100
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Next-character prediction on "a+b=c." strings (``addition_examples``), for a
+    decoder-only model.
 
     Returns ``(inputs, targets)``, both (B, L): ``inputs`` the characters but the last,
     ``targets`` the characters shifted by one, with ``ignore_index`` everywhere but the answer

@@ -1,4 +1,5 @@
 """Device choice and seeding: the same printed results on a CPU, an Apple GPU or a CUDA GPU."""
+
 from __future__ import annotations
 
 import os
@@ -41,7 +42,9 @@ def seed_everything(seed: int = 0) -> torch.Generator:
     return torch.Generator().manual_seed(seed)
 
 
-def randn(*shape: int, generator: torch.Generator, dtype=torch.float32, device=None) -> torch.Tensor:
+def randn(
+    *shape: int, generator: torch.Generator, dtype=torch.float32, device=None
+) -> torch.Tensor:
     """Standard normal numbers drawn on the CPU from ``generator``, then moved to ``device``."""
     return torch.randn(*shape, generator=generator, dtype=dtype).to(device or "cpu")
 

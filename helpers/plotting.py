@@ -3,12 +3,12 @@
 Nothing here calls ``plt.show()``; in a notebook the inline backend shows the figure when
 the cell ends (end the cell with an assignment such as ``fig = ...`` or with ``plt.show()``).
 """
+
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import matplotlib
-
 import matplotlib.pyplot as plt
 import numpy as np
 
@@ -25,15 +25,24 @@ def to_numpy(x) -> np.ndarray:
     return np.asarray(x)
 
 
-def attention_heatmap(weights, queries: Sequence[str] | None = None, keys: Sequence[str] | None = None,
-                      title: str = "attention weights", annotate: bool | None = None,
-                      ax=None, cmap: str = "viridis"):
+def attention_heatmap(
+    weights,
+    queries: Sequence[str] | None = None,
+    keys: Sequence[str] | None = None,
+    title: str = "attention weights",
+    annotate: bool | None = None,
+    ax=None,
+    cmap: str = "viridis",
+):
     """One (T_q, T_k) map, queries as rows, keys as columns, labelled with tokens."""
     w = to_numpy(weights)
     if w.ndim != 2:
         raise ValueError(f"expected a (T_q, T_k) map, got shape {w.shape}")
-    fig, ax = (plt.subplots(figsize=(0.5 * w.shape[1] + 2.2, 0.45 * w.shape[0] + 1.2))
-               if ax is None else (ax.figure, ax))
+    fig, ax = (
+        plt.subplots(figsize=(0.5 * w.shape[1] + 2.2, 0.45 * w.shape[0] + 1.2))
+        if ax is None
+        else (ax.figure, ax)
+    )
     im = ax.imshow(w, cmap=cmap, vmin=0.0, vmax=max(1e-9, float(np.nanmax(w))))
     ax.set_xticks(range(w.shape[1]), keys if keys is not None else range(w.shape[1]), rotation=45)
     ax.set_yticks(range(w.shape[0]), queries if queries is not None else range(w.shape[0]))
@@ -43,16 +52,29 @@ def attention_heatmap(weights, queries: Sequence[str] | None = None, keys: Seque
     if annotate if annotate is not None else w.size <= 64:
         for i in range(w.shape[0]):
             for j in range(w.shape[1]):
-                ax.text(j, i, f"{w[i, j]:.2f}", ha="center", va="center", fontsize=7,
-                        color="white" if w[i, j] < 0.6 * np.nanmax(w) else "black")
+                ax.text(
+                    j,
+                    i,
+                    f"{w[i, j]:.2f}",
+                    ha="center",
+                    va="center",
+                    fontsize=7,
+                    color="white" if w[i, j] < 0.6 * np.nanmax(w) else "black",
+                )
     fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
     fig.tight_layout()
     return fig
 
 
-def attention_grid(maps, tokens: Sequence[str] | None = None, row_titles: Sequence[str] | None = None,
-                   col_titles: Sequence[str] | None = None, title: str | None = None,
-                   cmap: str = "viridis", size: float = 2.0):
+def attention_grid(
+    maps,
+    tokens: Sequence[str] | None = None,
+    row_titles: Sequence[str] | None = None,
+    col_titles: Sequence[str] | None = None,
+    title: str | None = None,
+    cmap: str = "viridis",
+    size: float = 2.0,
+):
     """A (rows, cols, T_q, T_k) stack, e.g. layers x heads, with one shared colour bar.
 
     A list of per-layer (H, T, T) maps works too (as returned by ``attention_maps``).
@@ -65,8 +87,14 @@ def attention_grid(maps, tokens: Sequence[str] | None = None, row_titles: Sequen
     if m.ndim != 4:
         raise ValueError(f"expected (rows, cols, T_q, T_k), got shape {m.shape}")
     rows, cols = m.shape[:2]
-    fig, axes = plt.subplots(rows, cols, figsize=(size * cols + 1.0, size * rows + 0.4),
-                             squeeze=False, sharex=True, sharey=True)
+    fig, axes = plt.subplots(
+        rows,
+        cols,
+        figsize=(size * cols + 1.0, size * rows + 0.4),
+        squeeze=False,
+        sharex=True,
+        sharey=True,
+    )
     vmax = float(np.nanmax(m)) or 1.0
     for r in range(rows):
         for c in range(cols):
@@ -88,8 +116,16 @@ def attention_grid(maps, tokens: Sequence[str] | None = None, row_titles: Sequen
     return fig
 
 
-def curves(series: dict, xlabel: str = "step", ylabel: str = "loss", title: str = "",
-           logy: bool = False, logx: bool = False, ax=None, marker: str | None = None):
+def curves(
+    series: dict,
+    xlabel: str = "step",
+    ylabel: str = "loss",
+    title: str = "",
+    logy: bool = False,
+    logx: bool = False,
+    ax=None,
+    marker: str | None = None,
+):
     """Several named 1-D series (or (x, y) pairs) on one axis: training curves, costs vs T."""
     fig, ax = plt.subplots(figsize=(5.5, 3.4)) if ax is None else (ax.figure, ax)
     for name, values in series.items():
@@ -112,14 +148,27 @@ def curves(series: dict, xlabel: str = "step", ylabel: str = "loss", title: str 
     return fig
 
 
-def matrix(values, xlabel: str = "", ylabel: str = "", title: str = "", cmap: str = "RdBu_r",
-           symmetric: bool = True, ax=None, colorbar: bool = True):
+def matrix(
+    values,
+    xlabel: str = "",
+    ylabel: str = "",
+    title: str = "",
+    cmap: str = "RdBu_r",
+    symmetric: bool = True,
+    ax=None,
+    colorbar: bool = True,
+):
     """Any 2-D array as an image: positional-encoding tables, similarity matrices."""
     v = to_numpy(values)
     fig, ax = plt.subplots(figsize=(5.5, 3.6)) if ax is None else (ax.figure, ax)
     lim = float(np.nanmax(np.abs(v))) or 1.0
-    im = ax.imshow(v, cmap=cmap, aspect="auto", vmin=-lim if symmetric else None,
-                   vmax=lim if symmetric else None)
+    im = ax.imshow(
+        v,
+        cmap=cmap,
+        aspect="auto",
+        vmin=-lim if symmetric else None,
+        vmax=lim if symmetric else None,
+    )
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     if title:
@@ -130,8 +179,14 @@ def matrix(values, xlabel: str = "", ylabel: str = "", title: str = "", cmap: st
     return fig
 
 
-def image_grid(images, titles: Sequence[str] | None = None, cols: int = 8, size: float = 1.2,
-               cmap: str = "gray", title: str | None = None):
+def image_grid(
+    images,
+    titles: Sequence[str] | None = None,
+    cols: int = 8,
+    size: float = 1.2,
+    cmap: str = "gray",
+    title: str | None = None,
+):
     """(N, H, W), (N, 1, H, W) or (N, 3, H, W) images in a grid."""
     x = to_numpy(images)
     if x.ndim == 4 and x.shape[1] in (1, 3):

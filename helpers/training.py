@@ -10,10 +10,12 @@ A batch is a tuple ``(*inputs, targets)``: the model is called as ``model(*input
 loss as ``loss_fn(outputs, targets)``. So ``(tokens, labels)`` trains an encoder and
 ``(src, tgt_in, tgt_out)`` trains an encoder-decoder with ``model(src, tgt_in)``.
 """
+
 from __future__ import annotations
 
 import time
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import torch
 import torch.nn.functional as F
@@ -126,12 +128,14 @@ def fit(
     return history
 
 
-def token_cross_entropy(logits: torch.Tensor, targets: torch.Tensor,
-                        ignore_index: int = -100) -> torch.Tensor:
+def token_cross_entropy(
+    logits: torch.Tensor, targets: torch.Tensor, ignore_index: int = -100
+) -> torch.Tensor:
     """Cross-entropy for per-token outputs: logits (B, T, V), targets (B, T); positions whose
     target is ``ignore_index`` (padding) do not count."""
-    return F.cross_entropy(logits.reshape(-1, logits.size(-1)), targets.reshape(-1),
-                           ignore_index=ignore_index)
+    return F.cross_entropy(
+        logits.reshape(-1, logits.size(-1)), targets.reshape(-1), ignore_index=ignore_index
+    )
 
 
 __all__ = ["fit", "move", "token_cross_entropy"]

@@ -4,11 +4,12 @@
 setting for front ends that cannot run widgets (nbval, GitHub, exported HTML, a closed
 kernel). The PNG and the widget are one display bundle: a front end picks what it can show.
 """
+
 from __future__ import annotations
 
 import base64
 import io
-from typing import Callable
+from collections.abc import Callable
 
 import matplotlib.pyplot as plt
 
@@ -44,8 +45,13 @@ def explorer(draw: Callable[..., object], static: dict, description: str, **cont
 
     def update(**values):
         png = figure_png(draw(**values))
-        out.outputs = ({"output_type": "display_data", "metadata": {},
-                        "data": {"image/png": png, "text/plain": description}},)
+        out.outputs = (
+            {
+                "output_type": "display_data",
+                "metadata": {},
+                "data": {"image/png": png, "text/plain": description},
+            },
+        )
 
     ui = w.interactive(update, clear_output=False, **controls)
     ui.children = (*ui.children[:-1], out)  # our output area instead of interactive's

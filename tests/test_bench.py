@@ -1,4 +1,5 @@
 """The runtime budget: budgets by notebook, the 2x noise allowance, nbval timings, tables."""
+
 import json
 
 import pytest
@@ -6,32 +7,39 @@ import pytest
 from helpers.notebooks import bench
 
 
-@pytest.mark.parametrize("path, budget", [
-    ("solutions/00_welcome.ipynb", 60.0),
-    ("solutions/05_transformer_block.ipynb", 60.0),
-    ("solutions/09_vision_transformer.ipynb", 90.0),
-    ("09_vit.ipynb", 90.0),
-    ("scratch.ipynb", 60.0),
-])
+@pytest.mark.parametrize(
+    "path, budget",
+    [
+        ("solutions/00_welcome.ipynb", 60.0),
+        ("solutions/05_transformer_block.ipynb", 60.0),
+        ("solutions/09_vision_transformer.ipynb", 90.0),
+        ("09_vit.ipynb", 90.0),
+        ("scratch.ipynb", 60.0),
+    ],
+)
 def test_budget_for(path, budget):
     assert bench.budget_for(path) == budget
 
 
 def test_over_budget_uses_the_noise_factor():
-    seconds = {"solutions/01_a.ipynb": 119.0, "solutions/02_b.ipynb": 121.0,
-               "solutions/09_c.ipynb": 179.0}
+    seconds = {
+        "solutions/01_a.ipynb": 119.0,
+        "solutions/02_b.ipynb": 121.0,
+        "solutions/09_c.ipynb": 179.0,
+    }
     assert bench.over_budget(seconds, factor=1.0) == [
         "solutions/01_a.ipynb: 119.0 s, over its 60 s budget (60 s)",
         "solutions/02_b.ipynb: 121.0 s, over its 60 s budget (60 s)",
         "solutions/09_c.ipynb: 179.0 s, over its 90 s budget (90 s)",
     ]
     assert bench.over_budget(seconds, factor=2.0) == [
-        "solutions/02_b.ipynb: 121.0 s, over 2 x its 60 s budget (120 s)"]
+        "solutions/02_b.ipynb: 121.0 s, over 2 x its 60 s budget (120 s)"
+    ]
 
 
 def test_nbval_times_sum_cells_per_notebook():
     times = bench.NbvalTimes()
-    times.add("solutions/01_a.ipynb::Cell 0", 50.0)   # kernel start is in the first setup
+    times.add("solutions/01_a.ipynb::Cell 0", 50.0)  # kernel start is in the first setup
     times.add("solutions/01_a.ipynb::Cell 1", 71.0)
     times.add("solutions/09_c.ipynb::Cell 0", 170.0)
     times.add("tests/test_bench.py::test_budget_for", 500.0)  # not a notebook
@@ -41,9 +49,11 @@ def test_nbval_times_sum_cells_per_notebook():
 
 
 def test_tables(tmp_path, monkeypatch):
-    rows = [bench.BenchRow("00_welcome.ipynb", 4.2, 180.4, 60.0),
-            bench.BenchRow("09_vit.ipynb", 95.0, None, 90.0),
-            bench.BenchRow("03_mha.ipynb", 2.0, None, 60.0, error="CellExecutionError: boom")]
+    rows = [
+        bench.BenchRow("00_welcome.ipynb", 4.2, 180.4, 60.0),
+        bench.BenchRow("09_vit.ipynb", 95.0, None, 90.0),
+        bench.BenchRow("03_mha.ipynb", 2.0, None, 60.0, error="CellExecutionError: boom"),
+    ]
     info = {"platform": "Linux", "python": "3.11", "cpus": 2, "date": "2026-01-01 00:00 UTC"}
     md = bench.markdown(rows, info)
     assert "| 00_welcome.ipynb | 4.2 | 60 | 180 | yes |" in md

@@ -1,4 +1,5 @@
 """check(): never raises for a learner's mistake, reports clearly, registry metadata."""
+
 import math
 
 import pytest
@@ -52,14 +53,20 @@ def test_not_implemented_reads_not_implemented_yet():
     assert r.status == "missing" and r.messages[0].startswith("not implemented yet")
 
 
-@pytest.mark.parametrize("candidate, words", [
-    (lambda x: x.tolist(), "should be a torch.Tensor, got list"),
-    (lambda x: None, "did you forget `return`"),
-    (lambda x: (x, x), "a tuple of 2: return only the tensor"),
-    (lambda x: x.clamp_min(0).double() if x.dtype == torch.float32 else x, "has dtype torch.float64"),
-    (lambda x: x.clamp_min(0)[None], "has shape (1, 4), expected (4,)"),
-    (lambda x: torch.full_like(x, math.nan), "contains NaN where the reference has none"),
-])
+@pytest.mark.parametrize(
+    "candidate, words",
+    [
+        (lambda x: x.tolist(), "should be a torch.Tensor, got list"),
+        (lambda x: None, "did you forget `return`"),
+        (lambda x: (x, x), "a tuple of 2: return only the tensor"),
+        (
+            lambda x: x.clamp_min(0).double() if x.dtype == torch.float32 else x,
+            "has dtype torch.float64",
+        ),
+        (lambda x: x.clamp_min(0)[None], "has shape (1, 4), expected (4,)"),
+        (lambda x: torch.full_like(x, math.nan), "contains NaN where the reference has none"),
+    ],
+)
 def test_wrong_types_shapes_dtypes_nan(candidate, words):
     r = check("00.relu", candidate, quiet=True)
     assert not r.passed and r.status == "failed"

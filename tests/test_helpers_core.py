@@ -1,4 +1,5 @@
 """Device choice, seeding and the plotting helpers."""
+
 import matplotlib
 import numpy as np
 import pytest
@@ -11,8 +12,11 @@ from helpers import get_device, plotting, seed_everything  # noqa: E402
 
 def test_get_device_prefers_accelerators_and_honours_override(monkeypatch):
     monkeypatch.delenv("ATTN2VIT_DEVICE", raising=False)
-    expected = "cuda" if torch.cuda.is_available() else (
-        "mps" if torch.backends.mps.is_available() else "cpu")
+    expected = (
+        "cuda"
+        if torch.cuda.is_available()
+        else ("mps" if torch.backends.mps.is_available() else "cpu")
+    )
     assert get_device().type == expected
     monkeypatch.setenv("ATTN2VIT_DEVICE", "cpu")
     assert get_device() == torch.device("cpu")
@@ -26,7 +30,9 @@ def test_seed_everything_is_reproducible_and_turns_tf32_off():
     assert torch.backends.cuda.matmul.allow_tf32 is False
 
 
-@pytest.mark.parametrize("convert", [lambda t: t, lambda t: t.numpy(), lambda t: t.requires_grad_()])
+@pytest.mark.parametrize(
+    "convert", [lambda t: t, lambda t: t.numpy(), lambda t: t.requires_grad_()]
+)
 def test_heatmap_accepts_tensors_and_arrays(convert):
     w = torch.softmax(torch.randn(4, 5), -1)
     fig = plotting.attention_heatmap(convert(w.clone()), list("abcd"), list("vwxyz"))
@@ -46,6 +52,10 @@ def test_grid_layers_by_heads_shares_one_colorbar():
 
 
 def test_curves_matrix_and_image_grid_return_figures():
-    assert isinstance(plotting.curves({"a": [3, 2, 1], "b": ([1, 2], [1, 4])}), matplotlib.figure.Figure)
+    assert isinstance(
+        plotting.curves({"a": [3, 2, 1], "b": ([1, 2], [1, 4])}), matplotlib.figure.Figure
+    )
     assert isinstance(plotting.matrix(torch.randn(5, 7)), matplotlib.figure.Figure)
-    assert isinstance(plotting.image_grid(torch.rand(5, 1, 8, 8), titles=list("abcde")), matplotlib.figure.Figure)
+    assert isinstance(
+        plotting.image_grid(torch.rand(5, 1, 8, 8), titles=list("abcde")), matplotlib.figure.Figure
+    )

@@ -1,4 +1,5 @@
 """The student-notebook generator and the block exporter."""
+
 import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
@@ -9,18 +10,33 @@ from helpers.notebooks.student import generate, strip_code, student_notebook
 
 
 def test_region_becomes_todo_and_raise_at_same_indentation():
-    src = "def f(x):\n    ### BEGIN SOLUTION: square it\n    y = x * x\n    return y\n    ### END SOLUTION\n"
+    src = (
+        "def f(x):\n    ### BEGIN SOLUTION: square it\n    y = x * x\n    return y\n"
+        "    ### END SOLUTION\n"
+    )
     out = strip_code(src, "nb, cell 1", "00.f")
-    assert out == ('def f(x):\n    # TODO: square it\n'
-                   '    raise NotImplementedError("00.f: fill in this TODO")\n')
+    assert out == (
+        "def f(x):\n    # TODO: square it\n"
+        '    raise NotImplementedError("00.f: fill in this TODO")\n'
+    )
 
 
 def test_several_regions_in_one_cell_and_nested_indentation():
-    src = "\n".join([
-        "class M:", "    def __init__(self):", f"        {BEGIN}", "        self.a = 1", f"        {END}",
-        "    def forward(self, x):", "        if x:", f"            {BEGIN}", "            return 2",
-        f"            {END}", "        return 0",
-    ])
+    src = "\n".join(
+        [
+            "class M:",
+            "    def __init__(self):",
+            f"        {BEGIN}",
+            "        self.a = 1",
+            f"        {END}",
+            "    def forward(self, x):",
+            "        if x:",
+            f"            {BEGIN}",
+            "            return 2",
+            f"            {END}",
+            "        return 0",
+        ]
+    )
     out = strip_code(src, "nb", None).split("\n")
     assert out[2] == "        # TODO: your code here"
     assert out[3] == '        raise NotImplementedError("fill in this TODO")'
@@ -34,11 +50,14 @@ def test_nbval_comment_lines_are_dropped():
     assert strip_code("# NBVAL_IGNORE_OUTPUT\nprint(1)", "nb", None) == "print(1)"
 
 
-@pytest.mark.parametrize("src, words", [
-    (f"{BEGIN}\nx = 1\n", "line 1: ### BEGIN SOLUTION is never closed"),
-    (f"x = 0\n{BEGIN}\n{BEGIN}\n{END}\n{END}", "line 3: nested"),
-    (f"x = 1\n{END}", "line 2: ### END SOLUTION without"),
-])
+@pytest.mark.parametrize(
+    "src, words",
+    [
+        (f"{BEGIN}\nx = 1\n", "line 1: ### BEGIN SOLUTION is never closed"),
+        (f"x = 0\n{BEGIN}\n{BEGIN}\n{END}\n{END}", "line 3: nested"),
+        (f"x = 1\n{END}", "line 2: ### END SOLUTION without"),
+    ],
+)
 def test_bad_markers_name_file_cell_and_line(src, words):
     nb = new_notebook(cells=[new_markdown_cell("intro"), new_code_cell(src)])
     with pytest.raises(MarkerError) as err:
@@ -53,8 +72,11 @@ def test_markdown_regions_become_an_answer_placeholder():
 
 
 def test_outputs_and_counts_cleared_metadata_kept():
-    cell = new_code_cell(f"def f():\n    {BEGIN}\n    return 1\n    {END}", execution_count=3,
-                         outputs=[nbformat.v4.new_output("stream", text="hi")])
+    cell = new_code_cell(
+        f"def f():\n    {BEGIN}\n    return 1\n    {END}",
+        execution_count=3,
+        outputs=[nbformat.v4.new_output("stream", text="hi")],
+    )
     cell.metadata["course"] = {"exercise": "00.relu"}
     out = student_notebook(new_notebook(cells=[cell]), "x")
     assert out.cells[0].outputs == [] and out.cells[0].execution_count is None
@@ -79,7 +101,9 @@ def test_generated_notebooks_are_current_valid_and_free_of_solutions():
                 elif line.strip().startswith(END):
                     inside = False
                     body = "\n".join(region).strip()
-                    assert body not in text, f"{path.name}: solution code left in the student notebook"
+                    assert body not in text, (
+                        f"{path.name}: solution code left in the student notebook"
+                    )
                 elif inside:
                     region.append(line)
 
@@ -100,11 +124,16 @@ def test_every_exercise_cell_names_a_known_exercise():
                 assert BEGIN in cell.source
                 seen.add(ex)
             if cell.cell_type == "code":  # a trained-model exercise has only its check cell
-                seen.update(e for e, x in EXERCISES.items()
-                            if x.kind == "trained" and f'check("{e}"' in cell.source)
+                seen.update(
+                    e
+                    for e, x in EXERCISES.items()
+                    if x.kind == "trained" and f'check("{e}"' in cell.source
+                )
     notebooks = {p.name[:2] for p in solution_paths()}
     missing = [e for e in EXERCISES if e.split(".")[0] in notebooks and e not in seen]
-    assert not missing, f"exercises with no cell (trained: no check cell) in their notebook: {missing}"
+    assert not missing, (
+        f"exercises with no cell (trained: no check cell) in their notebook: {missing}"
+    )
 
 
 def test_blocks_are_current():
@@ -120,7 +149,9 @@ def test_cli_check_reports_out_of_date(tmp_path, monkeypatch):
     assert generate(tmp_path) == []
     assert generate(tmp_path, check=True) == []
     (tmp_path / "notebooks" / "99_stray.ipynb").write_text("{}")
-    assert generate(tmp_path, check=True) == ["notebooks/99_stray.ipynb has no solved notebook in solutions/"]
+    assert generate(tmp_path, check=True) == [
+        "notebooks/99_stray.ipynb has no solved notebook in solutions/"
+    ]
 
 
 def test_malformed_solution_is_a_clear_error(tmp_path):

@@ -1,6 +1,7 @@
 """Student notebooks, as a learner first opens them: every check on an unfilled TODO says
 "not implemented yet", and the notebook runs to the end (cells that need the learner's code
 fail, the rest work)."""
+
 import re
 
 import nbformat
@@ -30,8 +31,13 @@ def stub_checks(nb):
 @pytest.mark.parametrize("name", [p.name for p in solution_paths()])
 def test_unfilled_student_notebook_reports_not_implemented(name, tmp_path):
     nb = nbformat.read(str(ROOT / "notebooks" / name), as_version=4)
-    NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True,
-                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    NotebookClient(
+        nb,
+        timeout=120,
+        kernel_name="python3",
+        allow_errors=True,
+        resources={"metadata": {"path": str(tmp_path)}},
+    ).execute()
     checks = list(stub_checks(nb))
     assert checks, f"{name}: no check cells found"
     for cell, ex in checks:

@@ -1,11 +1,13 @@
 """Generated from solutions/02_scaled_dot_product_attention.ipynb by `python -m helpers export`: edit the notebook, not this file."""
+
 import math
 
 import torch
 
 
-def scaled_dot_product_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
-                                 mask: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+def scaled_dot_product_attention(
+    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor | None = None
+) -> tuple[torch.Tensor, torch.Tensor]:
     """softmax(q kᵀ / sqrt(d_k)) v. ``mask`` is boolean, True = may attend, broadcastable to
     (..., T_q, T_k). Returns (out (..., T_q, d_v), weights (..., T_q, T_k))."""
     d_k = q.size(-1)
@@ -25,5 +27,6 @@ def padding_mask(tokens: torch.Tensor, pad_id: int) -> torch.Tensor:
     """(B, T) token ids -> (B, 1, 1, T) boolean mask, True at real tokens; it broadcasts over
     heads and queries, so padded keys are blocked for every query."""
     return (tokens != pad_id)[:, None, None, :]  # (B, 1, 1, T)
+
 
 __all__ = ["scaled_dot_product_attention", "causal_mask", "padding_mask"]

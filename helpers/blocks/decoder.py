@@ -1,4 +1,5 @@
 """Generated from solutions/07_decoder_seq2seq.ipynb by `python -m helpers export`: edit the notebook, not this file."""
+
 import torch
 from torch import nn
 
@@ -13,8 +14,9 @@ class TransformerDecoderBlock(nn.Module):
     True = may attend: ``tgt_mask`` broadcastable to (B, H, T, T), ``memory_mask`` to (B, H, T, S).
     """
 
-    def __init__(self, d_model: int, num_heads: int, d_ff: int, dropout: float = 0.0,
-                 norm_first: bool = True):
+    def __init__(
+        self, d_model: int, num_heads: int, d_ff: int, dropout: float = 0.0, norm_first: bool = True
+    ):
         super().__init__()
         self.norm_first = norm_first
         self.dropout = nn.Dropout(dropout)
@@ -25,8 +27,13 @@ class TransformerDecoderBlock(nn.Module):
         self.norm2 = LayerNorm(d_model)
         self.norm3 = LayerNorm(d_model)
 
-    def forward(self, x: torch.Tensor, memory: torch.Tensor, tgt_mask: torch.Tensor | None = None,
-                memory_mask: torch.Tensor | None = None) -> torch.Tensor:
+    def forward(
+        self,
+        x: torch.Tensor,
+        memory: torch.Tensor,
+        tgt_mask: torch.Tensor | None = None,
+        memory_mask: torch.Tensor | None = None,
+    ) -> torch.Tensor:
         def self_attn(h):  # queries, keys and values from the decoder
             return self.dropout(self.self_attn(h, mask=tgt_mask)[0])
 
@@ -48,7 +55,9 @@ class TransformerDecoderBlock(nn.Module):
 
 
 @torch.no_grad()
-def greedy_decode(model: nn.Module, src: torch.Tensor, max_len: int, bos_id: int, eos_id: int) -> torch.Tensor:
+def greedy_decode(
+    model: nn.Module, src: torch.Tensor, max_len: int, bos_id: int, eos_id: int
+) -> torch.Tensor:
     """Decode with the most likely token at each step. model(src, tgt) -> logits (B, T, vocab_size).
     Returns (B, L) token ids, BOS first, L <= max_len; finished rows are padded with eos_id."""
     B = src.size(0)
@@ -63,5 +72,6 @@ def greedy_decode(model: nn.Module, src: torch.Tensor, max_len: int, bos_id: int
         if done.all():
             break
     return tgt
+
 
 __all__ = ["TransformerDecoderBlock", "greedy_decode"]

@@ -1,4 +1,5 @@
 """Generated from solutions/08_efficient_attention.ipynb by `python -m helpers export`: edit the notebook, not this file."""
+
 import math
 import weakref
 
@@ -39,17 +40,22 @@ class MemoryMeter(TorchDispatchMode):
         return out
 
 
-def blockwise_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
-                        block_size: int = 64) -> torch.Tensor:
+def blockwise_attention(
+    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, block_size: int = 64
+) -> torch.Tensor:
     """Exact softmax(q kᵀ / sqrt(d_k)) v, one block of keys at a time with an online softmax:
     no (T_q, T_k) matrix is ever built. q (..., T_q, d_k), k (..., T_k, d_k), v (..., T_k, d_v)."""
     scale = 1.0 / math.sqrt(q.size(-1))
-    m = torch.full(q.shape[:-1] + (1,), float("-inf"), dtype=q.dtype, device=q.device)  # (..., T_q, 1)
+    m = torch.full(
+        q.shape[:-1] + (1,), float("-inf"), dtype=q.dtype, device=q.device
+    )  # (..., T_q, 1)
     l = torch.zeros_like(m)  # (..., T_q, 1)
-    acc = torch.zeros(q.shape[:-1] + (v.size(-1),), dtype=q.dtype, device=q.device)  # (..., T_q, d_v)
+    acc = torch.zeros(
+        q.shape[:-1] + (v.size(-1),), dtype=q.dtype, device=q.device
+    )  # (..., T_q, d_v)
     for start in range(0, k.size(-2), block_size):
-        k_blk = k[..., start:start + block_size, :]  # (..., blk, d_k)
-        v_blk = v[..., start:start + block_size, :]  # (..., blk, d_v)
+        k_blk = k[..., start : start + block_size, :]  # (..., blk, d_k)
+        v_blk = v[..., start : start + block_size, :]  # (..., blk, d_v)
         s = q @ k_blk.transpose(-2, -1) * scale  # (..., T_q, blk)
         m_new = torch.maximum(m, s.amax(dim=-1, keepdim=True))
         p = (s - m_new).exp()
@@ -60,8 +66,9 @@ def blockwise_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
     return acc / l
 
 
-def sliding_window_mask(T: int, window: int, causal: bool = False,
-                        device: torch.device | str | None = None) -> torch.Tensor:
+def sliding_window_mask(
+    T: int, window: int, causal: bool = False, device: torch.device | str | None = None
+) -> torch.Tensor:
     """(T, T) boolean mask, True where |i - j| <= window (and j <= i when causal)."""
     i = torch.arange(T, device=device)[:, None]  # query positions (T, 1)
     j = torch.arange(T, device=device)[None, :]  # key positions (1, T)
@@ -71,8 +78,9 @@ def sliding_window_mask(T: int, window: int, causal: bool = False,
     return mask
 
 
-def linear_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
-                     causal: bool = False) -> torch.Tensor:
+def linear_attention(
+    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = False
+) -> torch.Tensor:
     """Linear attention with phi(x) = elu(x) + 1: out_i = phi(q_i)ᵀ S / phi(q_i)ᵀ z, where
     S = sum_j phi(k_j) v_jᵀ and z = sum_j phi(k_j) (over j <= i when causal)."""
     phi_q, phi_k = F.elu(q) + 1, F.elu(k) + 1  # (..., T_q, d_k), (..., T_k, d_k)
@@ -87,9 +95,12 @@ def linear_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
     return (phi_q @ S) / (phi_q @ z[..., None])  # (..., T_q, d_v)
 
 
-def kv_cache_step(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
-                  cache: tuple[torch.Tensor, torch.Tensor] | None = None
-                  ) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor]]:
+def kv_cache_step(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    v: torch.Tensor,
+    cache: tuple[torch.Tensor, torch.Tensor] | None = None,
+) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor]]:
     """One decoding step: q, k, v (B, H, 1, d_head) of the new token; cache (k_cache, v_cache)
     of (B, H, t, d_head) or None. Returns (out (B, H, 1, d_head), the cache with t + 1 entries)."""
     if cache is not None:
@@ -98,4 +109,11 @@ def kv_cache_step(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
     out, _ = scaled_dot_product_attention(q, k, v)  # (B, H, 1, d_head)
     return out, (k, v)
 
-__all__ = ["MemoryMeter", "blockwise_attention", "sliding_window_mask", "linear_attention", "kv_cache_step"]
+
+__all__ = [
+    "MemoryMeter",
+    "blockwise_attention",
+    "sliding_window_mask",
+    "linear_attention",
+    "kv_cache_step",
+]

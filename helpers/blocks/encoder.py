@@ -1,4 +1,5 @@
 """Generated from solutions/06_training_an_encoder.ipynb by `python -m helpers export`: edit the notebook, not this file."""
+
 import math
 
 import torch
@@ -13,17 +14,28 @@ class TransformerEncoder(nn.Module):
     blocks, a final LayerNorm. forward(tokens (B, T), mask=None) -> (B, T, d_model); ``mask`` is
     boolean, True = may attend, broadcastable to (B, H, T, T)."""
 
-    def __init__(self, vocab_size: int, d_model: int, num_heads: int, num_layers: int, d_ff: int,
-                 max_len: int = 512, dropout: float = 0.0, norm_first: bool = True):
+    def __init__(
+        self,
+        vocab_size: int,
+        d_model: int,
+        num_heads: int,
+        num_layers: int,
+        d_ff: int,
+        max_len: int = 512,
+        dropout: float = 0.0,
+        norm_first: bool = True,
+    ):
         super().__init__()
         self.d_model = d_model
         self.embedding = nn.Embedding(vocab_size, d_model)
-        nn.init.normal_(self.embedding.weight, std=d_model ** -0.5)  # scaled by sqrt(d_model): size 1
+        nn.init.normal_(self.embedding.weight, std=d_model**-0.5)  # scaled by sqrt(d_model): size 1
         self.pos_encoding = PositionalEncoding(d_model, max_len, dropout)
-        self.layers = nn.ModuleList([
-            TransformerEncoderBlock(d_model, num_heads, d_ff, dropout, norm_first)
-            for _ in range(num_layers)
-        ])
+        self.layers = nn.ModuleList(
+            [
+                TransformerEncoderBlock(d_model, num_heads, d_ff, dropout, norm_first)
+                for _ in range(num_layers)
+            ]
+        )
         self.norm = LayerNorm(d_model)
 
     def embed(self, tokens: torch.Tensor) -> torch.Tensor:
@@ -46,5 +58,6 @@ class TransformerEncoder(nn.Module):
             maps.append(weights)
             x = layer(x)
         return maps
+
 
 __all__ = ["TransformerEncoder"]

@@ -1,4 +1,5 @@
 """Generated from solutions/05_transformer_block.ipynb by `python -m helpers export`: edit the notebook, not this file."""
+
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -47,8 +48,15 @@ class TransformerEncoderBlock(nn.Module):
     feed-forward sublayer's, as in nn.TransformerEncoderLayer.
     """
 
-    def __init__(self, d_model: int, num_heads: int, d_ff: int, dropout: float = 0.0,
-                 norm_first: bool = True, activation: str = "relu"):
+    def __init__(
+        self,
+        d_model: int,
+        num_heads: int,
+        d_ff: int,
+        dropout: float = 0.0,
+        norm_first: bool = True,
+        activation: str = "relu",
+    ):
         super().__init__()
         self.norm_first = norm_first
         self.self_attn = MultiHeadAttention(d_model, num_heads, dropout)
@@ -70,5 +78,6 @@ class TransformerEncoderBlock(nn.Module):
     def _attn(self, h: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
         out, _ = self.self_attn(h, mask=mask)  # weights (B, H, T, T) are not needed here
         return self.dropout1(out)
+
 
 __all__ = ["LayerNorm", "FeedForward", "TransformerEncoderBlock"]

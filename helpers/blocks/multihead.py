@@ -1,4 +1,5 @@
 """Generated from solutions/03_multi_head_attention.ipynb by `python -m helpers export`: edit the notebook, not this file."""
+
 import torch
 from torch import nn
 
@@ -34,9 +35,13 @@ class MultiHeadAttention(nn.Module):
         B, H, T, d_head = x.shape
         return x.transpose(1, 2).reshape(B, T, H * d_head)
 
-    def forward(self, query: torch.Tensor, key: torch.Tensor | None = None,
-                value: torch.Tensor | None = None, mask: torch.Tensor | None = None
-                ) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(
+        self,
+        query: torch.Tensor,
+        key: torch.Tensor | None = None,
+        value: torch.Tensor | None = None,
+        mask: torch.Tensor | None = None,
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         key = query if key is None else key
         value = key if value is None else value
         q = self.split_heads(self.q_proj(query))  # (B, H, T_q, d_head)
@@ -46,5 +51,6 @@ class MultiHeadAttention(nn.Module):
         weights = self.dropout(weights)  # dropout acts on the weights, so apply it before @ v
         out = self.merge_heads(weights @ v)  # (B, T_q, d_model)
         return self.out_proj(out), weights
+
 
 __all__ = ["MultiHeadAttention"]

@@ -1,4 +1,5 @@
 """Generated from solutions/04_positional_encoding.ipynb by `python -m helpers export`: edit the notebook, not this file."""
+
 import torch
 from torch import nn
 
@@ -38,7 +39,10 @@ class LearnedPositionalEncoding(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         T = x.size(1)
         if T > self.pe.size(0):
-            raise ValueError(f"sequence length {T} > max_len {self.pe.size(0)}: no learned position for it")
+            raise ValueError(
+                f"sequence length {T} > max_len {self.pe.size(0)}: no learned position for it"
+            )
         return self.dropout(x + self.pe[:T])  # (B, T, d_model)
+
 
 __all__ = ["sinusoidal_positional_encoding", "PositionalEncoding", "LearnedPositionalEncoding"]

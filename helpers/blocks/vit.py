@@ -1,4 +1,5 @@
 """Generated from solutions/09_vision_transformer.ipynb by `python -m helpers export`: edit the notebook, not this file."""
+
 import torch
 from torch import nn
 
@@ -31,16 +32,27 @@ class VisionTransformer(nn.Module):
     """ViT: patch embedding, CLS token, learned position embeddings, pre-LN encoder blocks,
     final LayerNorm, linear head on the CLS token."""
 
-    def __init__(self, img_size: int, patch_size: int, in_channels: int, num_classes: int,
-                 d_model: int, num_heads: int, num_layers: int, d_ff: int, dropout: float = 0.0):
+    def __init__(
+        self,
+        img_size: int,
+        patch_size: int,
+        in_channels: int,
+        num_classes: int,
+        d_model: int,
+        num_heads: int,
+        num_layers: int,
+        d_ff: int,
+        dropout: float = 0.0,
+    ):
         super().__init__()
         self.patch_embed = PatchEmbedding(img_size, patch_size, in_channels, d_model)
         num_patches = (img_size // patch_size) ** 2
         self.cls_token = nn.Parameter(torch.zeros(1, 1, d_model))
         self.pos_embed = nn.Parameter(0.02 * torch.randn(1, num_patches + 1, d_model))
         self.dropout = nn.Dropout(dropout)
-        self.blocks = nn.ModuleList([TransformerEncoderBlock(d_model, num_heads, d_ff, dropout)
-                                     for _ in range(num_layers)])
+        self.blocks = nn.ModuleList(
+            [TransformerEncoderBlock(d_model, num_heads, d_ff, dropout) for _ in range(num_layers)]
+        )
         self.norm = LayerNorm(d_model)
         self.head = nn.Linear(d_model, num_classes)
 
@@ -65,5 +77,6 @@ class VisionTransformer(nn.Module):
             maps.append(weights)
             x = block(x)
         return maps
+
 
 __all__ = ["patchify", "PatchEmbedding", "VisionTransformer"]

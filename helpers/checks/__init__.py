@@ -6,11 +6,13 @@
 One module per notebook (``nb01.py``, ``nb02.py``, ...) defines that notebook's exercises;
 importing this package imports them all and fills :data:`EXERCISES`.
 """
+
 from __future__ import annotations
 
 import importlib
 import pkgutil
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import torch
 
@@ -80,7 +82,9 @@ def report(result: CheckResult, title: str = "") -> str:
     return "\n".join(lines)
 
 
-def check(exercise_id: str, candidate: Any, *, seed: int | None = None, quiet: bool = False) -> CheckResult:
+def check(
+    exercise_id: str, candidate: Any, *, seed: int | None = None, quiet: bool = False
+) -> CheckResult:
     """Check ``candidate`` against exercise ``exercise_id``; print the verdict and return it.
 
     Never raises for a learner's mistake. ``seed`` picks other random cases.
@@ -89,7 +93,9 @@ def check(exercise_id: str, candidate: Any, *, seed: int | None = None, quiet: b
 
     ex = EXERCISES.get(exercise_id) if isinstance(exercise_id, str) else None
     if ex is None:
-        result = CheckResult(str(exercise_id), False, 0.0, 0.0, [unknown_id_message(exercise_id)], "error")
+        result = CheckResult(
+            str(exercise_id), False, 0.0, 0.0, [unknown_id_message(exercise_id)], "error"
+        )
         if not quiet:
             print(report(result))
         return result

@@ -9,15 +9,17 @@ the untrusted half in the learner's kernel and the trusted half in its own proce
 
 ``check()`` (in ``helpers.checks``) does all three in one process.
 """
+
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 import torch
 
-REGISTRY: dict[str, "Exercise"] = {}
+REGISTRY: dict[str, Exercise] = {}
 
 
 class Fail(Exception):
@@ -86,9 +88,9 @@ class Exercise:
     def grading_probes(self, gen: torch.Generator) -> Iterable[Probe]:
         """Probes for ``python -m helpers grade`` (made from the grader's secret seed).
 
-        Default: the inline check's probes. A training exercise returns probes of its own kind
-        (e.g. runner "predict": ``run_predict`` feeds held-out inputs to the learner's trained model)
-        and its ``judge`` compares the predictions with a threshold.
+        Default: the inline check's probes. A training exercise returns probes with a runner of
+        its own (e.g. "predict": ``run_predict`` feeds held-out inputs to the learner's trained
+        model) and its ``judge`` compares the predictions with a threshold.
         """
         return self.probes(gen)
 
@@ -115,6 +117,7 @@ class Exercise:
 
 # --------------------------------------------------------------------------- inputs
 
+
 def randn(*shape: int, generator: torch.Generator, dtype=torch.float32) -> torch.Tensor:
     """Standard normal numbers from the check's seeded CPU generator (the signature of
     ``helpers.randn``; drawn in float64 and cast, so the cases do not depend on ``dtype``)."""
@@ -134,6 +137,7 @@ def fmt_shape(shape) -> str:
 
 
 # --------------------------------------------------------------------------- judging helpers
+
 
 def expect_tensor(out: Any, what: str = "the output") -> torch.Tensor:
     if isinstance(out, Unsupported):
@@ -241,6 +245,7 @@ def fmt_values(t: torch.Tensor) -> str:
 
 
 # --------------------------------------------------------------------------- outputs
+
 
 @dataclass
 class Unsupported:

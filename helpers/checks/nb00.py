@@ -1,28 +1,46 @@
 """Notebook 00 (welcome): a toy exercise to see a check fail and pass."""
+
 from __future__ import annotations
 
 import torch
 
 from .framework import Exercise, Probe, expect_close, expect_like, expect_tensor, randn
+
+
 class ReluCheck(Exercise):
     id = "00.relu"
     title = "ReLU, the warm-up"
     points = 1.0
-    forbid = ("torch.relu", "torch.nn.functional.relu", "torch.Tensor.relu", "torch.clamp",
-              "torch.Tensor.clamp", "torch.clip", "torch.Tensor.clip")
+    forbid = (
+        "torch.relu",
+        "torch.nn.functional.relu",
+        "torch.Tensor.relu",
+        "torch.clamp",
+        "torch.Tensor.clamp",
+        "torch.clip",
+        "torch.Tensor.clip",
+    )
 
     def probes(self, gen):
         yield Probe("x = [-2, -0.5, 0, 1.5]", args=(torch.tensor([-2.0, -0.5, 0.0, 1.5]),))
         yield Probe("random (3, 4)", args=(randn(3, 4, generator=gen),))
-        yield Probe("random (2, 3, 5), float64", args=(randn(2, 3, 5, dtype=torch.float64, generator=gen),))
+        yield Probe(
+            "random (2, 3, 5), float64", args=(randn(2, 3, 5, dtype=torch.float64, generator=gen),)
+        )
 
     def judge(self, probe, out):
         (x,) = probe.args
         got = expect_tensor(out)
         expect_like(got, x.shape, x.dtype)
-        expect_close(got, torch.where(x > 0, x, torch.zeros_like(x)), mistakes=[
-            (lambda: x.abs(), "you returned |x|: negative inputs must become 0, not positive."),
-            (lambda: torch.where(x < 0, x, torch.zeros_like(x)),
-             "you kept the negative part: keep x where x > 0 and put 0 elsewhere."),
-            (lambda: x, "the output equals the input: negative values must become 0."),
-        ])
+        expect_close(
+            got,
+            torch.where(x > 0, x, torch.zeros_like(x)),
+            mistakes=[
+                (lambda: x.abs(), "you returned |x|: negative inputs must become 0, not positive."),
+                (
+                    lambda: torch.where(x < 0, x, torch.zeros_like(x)),
+                    "you kept the negative part: keep x where x > 0 and put 0 elsewhere.",
+                ),
+                (lambda: x, "the output equals the input: negative values must become 0."),
+            ],
+        )

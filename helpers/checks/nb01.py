@@ -1,11 +1,22 @@
 """Notebook 01: softmax and dot-product attention with no weights."""
+
 from __future__ import annotations
 
 import math
 
 import torch
 
-from .framework import Exercise, Fail, Probe, expect_close, expect_finite, expect_like, expect_tensor, expect_tuple, randn
+from .framework import (
+    Exercise,
+    Fail,
+    Probe,
+    expect_close,
+    expect_finite,
+    expect_like,
+    expect_tensor,
+    expect_tuple,
+    randn,
+)
 
 
 def softmax64(x: torch.Tensor, dim: int) -> torch.Tensor:
@@ -19,20 +30,37 @@ class SoftmaxCheck(Exercise):
     id = "01.softmax"
     title = "numerically stable softmax"
     points = 2.0
-    forbid = ("torch.softmax", "torch.nn.functional.softmax", "torch.Tensor.softmax",
-              "torch.special.softmax", "torch.log_softmax", "torch.nn.functional.log_softmax",
-              "torch.Tensor.log_softmax", "torch.special.log_softmax", "torch.logsumexp",
-              "torch.Tensor.logsumexp")
+    forbid = (
+        "torch.softmax",
+        "torch.nn.functional.softmax",
+        "torch.Tensor.softmax",
+        "torch.special.softmax",
+        "torch.log_softmax",
+        "torch.nn.functional.log_softmax",
+        "torch.Tensor.log_softmax",
+        "torch.special.log_softmax",
+        "torch.logsumexp",
+        "torch.Tensor.logsumexp",
+    )
 
     def probes(self, gen):
         yield Probe("x = [1.0, 2.0, 3.0]", args=(torch.tensor([1.0, 2.0, 3.0]),))
-        yield Probe("x = [1000, 1001, 999] (large logits)", args=(torch.tensor([1000.0, 1001.0, 999.0]),))
+        yield Probe(
+            "x = [1000, 1001, 999] (large logits)", args=(torch.tensor([1000.0, 1001.0, 999.0]),)
+        )
         yield Probe("random (4, 7), dim=-1", args=(randn(4, 7, generator=gen),), kwargs={"dim": -1})
-        yield Probe("random (2, 3, 5), dim=1", args=(randn(2, 3, 5, generator=gen),), kwargs={"dim": 1})
-        yield Probe("rows far apart [[0, 1, 2], [1000, 1001, 1002]]",
-                    args=(torch.tensor([[0.0, 1.0, 2.0], [1000.0, 1001.0, 1002.0]]),))
-        yield Probe("random (3, 6) * 30, float64, dim=0",
-                    args=(30 * randn(3, 6, dtype=torch.float64, generator=gen),), kwargs={"dim": 0})
+        yield Probe(
+            "random (2, 3, 5), dim=1", args=(randn(2, 3, 5, generator=gen),), kwargs={"dim": 1}
+        )
+        yield Probe(
+            "rows far apart [[0, 1, 2], [1000, 1001, 1002]]",
+            args=(torch.tensor([[0.0, 1.0, 2.0], [1000.0, 1001.0, 1002.0]]),),
+        )
+        yield Probe(
+            "random (3, 6) * 30, float64, dim=0",
+            args=(30 * randn(3, 6, dtype=torch.float64, generator=gen),),
+            kwargs={"dim": 0},
+        )
 
     def judge(self, probe, out):
         (x,) = probe.args
@@ -40,24 +68,48 @@ class SoftmaxCheck(Exercise):
         got = expect_tensor(out)
         expect_like(got, x.shape, x.dtype)
         if not torch.isfinite(got).all():
-            if (x.amax(dim=dim) > 100).any() and (x.amax() - x.amin(dim=dim) > 100).any() \
-                    and torch.isfinite(softmax64(x, dim)).all() and x.dim() > 1 and (x.amax(dim=dim) < 500).any():
-                raise Fail("the output has NaN: subtract the max of each slice along `dim` "
-                           "(x.amax(dim=dim, keepdim=True)), not the max of the whole tensor: "
-                           "a row far below the global max underflows to 0/0.")
-            raise Fail("the output has NaN or inf: exp(1000) overflows. Subtract the max along "
-                       "`dim` (keepdim=True) before exponentiating; softmax does not change.")
+            if (
+                (x.amax(dim=dim) > 100).any()
+                and (x.amax() - x.amin(dim=dim) > 100).any()
+                and torch.isfinite(softmax64(x, dim)).all()
+                and x.dim() > 1
+                and (x.amax(dim=dim) < 500).any()
+            ):
+                raise Fail(
+                    "the output has NaN: subtract the max of each slice along `dim` "
+                    "(x.amax(dim=dim, keepdim=True)), not the max of the whole tensor: "
+                    "a row far below the global max underflows to 0/0."
+                )
+            raise Fail(
+                "the output has NaN or inf: exp(1000) overflows. Subtract the max along "
+                "`dim` (keepdim=True) before exponentiating; softmax does not change."
+            )
         ref = softmax64(x, dim)
         other = [d for d in range(x.dim()) if d != dim % x.dim()]
-        expect_close(got, ref, mistakes=[
-            (lambda: (x.double() - x.double().amax(dim=dim, keepdim=True)).exp(),
-             "the values do not sum to 1: divide by the sum of the exponentials along `dim`."),
-            (lambda: x.double().exp() / x.double().exp().sum(),
-             "the whole tensor sums to 1: sum along `dim` with keepdim=True, not over everything."),
-            *[(lambda d=d: softmax64(x, d), f"softmax was taken over dim {d}: use the `dim` argument.")
-              for d in other],
-            (lambda: softmax64(x, dim).log(), "this is log-softmax: return the probabilities."),
-        ])
+        expect_close(
+            got,
+            ref,
+            mistakes=[
+                (
+                    lambda: (x.double() - x.double().amax(dim=dim, keepdim=True)).exp(),
+                    "the values do not sum to 1: divide by the sum of the exponentials "
+                    "along `dim`.",
+                ),
+                (
+                    lambda: x.double().exp() / x.double().exp().sum(),
+                    "the whole tensor sums to 1: sum along `dim` with keepdim=True, not over "
+                    "everything.",
+                ),
+                *[
+                    (
+                        lambda d=d: softmax64(x, d),
+                        f"softmax was taken over dim {d}: use the `dim` argument.",
+                    )
+                    for d in other
+                ],
+                (lambda: softmax64(x, dim).log(), "this is log-softmax: return the probabilities."),
+            ],
+        )
 
 
 class DotProductAttentionCheck(Exercise):
@@ -71,7 +123,10 @@ class DotProductAttentionCheck(Exercise):
         yield Probe("the worked example x0=[1,0], x1=[0.8,0.6], x2=[0,1]", args=(worked,))
         yield Probe("random (5, 3)", args=(randn(5, 3, generator=gen),))
         yield Probe("batch (2, 4, 6)", args=(randn(2, 4, 6, generator=gen),))
-        yield Probe("batch dims (2, 3, 5, 4), float64", args=(randn(2, 3, 5, 4, dtype=torch.float64, generator=gen),))
+        yield Probe(
+            "batch dims (2, 3, 5, 4), float64",
+            args=(randn(2, 3, 5, 4, dtype=torch.float64, generator=gen),),
+        )
 
     def judge(self, probe, out):
         (x,) = probe.args
@@ -87,19 +142,37 @@ class DotProductAttentionCheck(Exercise):
         x64 = x.double()
         scores = x64 @ x64.transpose(-2, -1)
         ref_w = torch.softmax(scores, dim=-1)
-        expect_close(w, ref_w, "weights", mistakes=[
-            (lambda: torch.softmax(scores, dim=-2),
-             "the columns of weights sum to 1, not the rows: take the softmax over the last dim "
-             "(each query's weights over all keys)."),
-            (lambda: torch.softmax(scores / math.sqrt(d), dim=-1),
-             "the scores are divided by sqrt(d): this notebook's attention has no scaling "
-             "(that is notebook 02)."),
-            (lambda: scores, "weights are the raw scores: apply softmax over the last dim."),
-        ])
+        expect_close(
+            w,
+            ref_w,
+            "weights",
+            mistakes=[
+                (
+                    lambda: torch.softmax(scores, dim=-2),
+                    "the columns of weights sum to 1, not the rows: take the softmax over the "
+                    "last dim "
+                    "(each query's weights over all keys).",
+                ),
+                (
+                    lambda: torch.softmax(scores / math.sqrt(d), dim=-1),
+                    "the scores are divided by sqrt(d): this notebook's attention has no scaling "
+                    "(that is notebook 02).",
+                ),
+                (lambda: scores, "weights are the raw scores: apply softmax over the last dim."),
+            ],
+        )
         ref_z = ref_w @ x64
-        expect_close(z, ref_z, "z", mistakes=[
-            (lambda: ref_w.transpose(-2, -1) @ x64,
-             "z uses the transposed weights: z = weights @ x, row i mixes the inputs with the "
-             "weights of query i."),
-            (lambda: x64.transpose(-2, -1) @ ref_w, "z is x^T @ weights: compute weights @ x."),
-        ])
+        expect_close(
+            z,
+            ref_z,
+            "z",
+            mistakes=[
+                (
+                    lambda: ref_w.transpose(-2, -1) @ x64,
+                    "z uses the transposed weights: z = weights @ x, row i mixes the inputs with "
+                    "the "
+                    "weights of query i.",
+                ),
+                (lambda: x64.transpose(-2, -1) @ ref_w, "z is x^T @ weights: compute weights @ x."),
+            ],
+        )

@@ -1,16 +1,38 @@
 """Notebook 02: scaled dot-product attention, causal and padding masks."""
+
 from __future__ import annotations
 
 import math
 
 import torch
 
-from .framework import Exercise, Fail, Probe, expect_close, expect_like, expect_tensor, expect_tuple, fmt_shape, randint, randn
+from .framework import (
+    Exercise,
+    Fail,
+    Probe,
+    expect_close,
+    expect_like,
+    expect_tensor,
+    expect_tuple,
+    fmt_shape,
+    randint,
+    randn,
+)
 from .probes import ATTENTION_BUILTINS, DeviceProbeMixin, mask_with_a_key_per_row
 
 
-def attention64(q, k, v, mask=None, *, scale: float | None = None, dim: int = -1,
-                mask_mode: str = "before", fill: float = -math.inf, values=None):
+def attention64(
+    q,
+    k,
+    v,
+    mask=None,
+    *,
+    scale: float | None = None,
+    dim: int = -1,
+    mask_mode: str = "before",
+    fill: float = -math.inf,
+    values=None,
+):
     """Reference attention in float64, and its wrong variants.
 
     ``scale``: what the scores are divided by (default sqrt(d_k)); ``dim``: softmax axis;
@@ -35,22 +57,52 @@ class ScaledDotProductAttentionCheck(Exercise):
     forbid = ATTENTION_BUILTINS
 
     def probes(self, gen):
-        yield Probe("q, k, v of shape (3, 4), no mask", args=(randn(3, 4, generator=gen), randn(3, 4, generator=gen), randn(3, 4, generator=gen)))
-        yield Probe("batch 2, 5 queries, 7 keys, d_k = 16, d_v = 3",
-                    args=(randn(2, 5, 16, generator=gen), randn(2, 7, 16, generator=gen), randn(2, 7, 3, generator=gen)))
+        yield Probe(
+            "q, k, v of shape (3, 4), no mask",
+            args=(
+                randn(3, 4, generator=gen),
+                randn(3, 4, generator=gen),
+                randn(3, 4, generator=gen),
+            ),
+        )
+        yield Probe(
+            "batch 2, 5 queries, 7 keys, d_k = 16, d_v = 3",
+            args=(
+                randn(2, 5, 16, generator=gen),
+                randn(2, 7, 16, generator=gen),
+                randn(2, 7, 3, generator=gen),
+            ),
+        )
         T = 6
-        yield Probe("causal mask (6, 6) broadcast over (2, 3) batch dims, d_k = d_v = 8",
-                    args=(randn(2, 3, T, 8, generator=gen), randn(2, 3, T, 8, generator=gen), randn(2, 3, T, 8, generator=gen)),
-                    kwargs={"mask": torch.ones(T, T, dtype=torch.bool).tril()})
+        yield Probe(
+            "causal mask (6, 6) broadcast over (2, 3) batch dims, d_k = d_v = 8",
+            args=(
+                randn(2, 3, T, 8, generator=gen),
+                randn(2, 3, T, 8, generator=gen),
+                randn(2, 3, T, 8, generator=gen),
+            ),
+            kwargs={"mask": torch.ones(T, T, dtype=torch.bool).tril()},
+        )
         lengths = torch.tensor([7, 4])
         pad = (torch.arange(7)[None, :] < lengths[:, None])[:, None, None, :]  # (B, 1, 1, T_k)
-        yield Probe("padding mask (2, 1, 1, 7), 4 heads, 5 queries, 7 keys, d_k = 6, d_v = 10",
-                    args=(randn(2, 4, 5, 6, generator=gen), randn(2, 4, 7, 6, generator=gen), randn(2, 4, 7, 10, generator=gen)),
-                    kwargs={"mask": pad})
-        yield Probe("random mask (2, 1, 5, 6), float64, d_k = d_v = 5",
-                    args=(randn(2, 3, 5, 5, dtype=torch.float64, generator=gen), randn(2, 3, 6, 5, dtype=torch.float64, generator=gen),
-                          randn(2, 3, 6, 5, dtype=torch.float64, generator=gen)),
-                    kwargs={"mask": mask_with_a_key_per_row(gen, 2, 1, 5, 6)})
+        yield Probe(
+            "padding mask (2, 1, 1, 7), 4 heads, 5 queries, 7 keys, d_k = 6, d_v = 10",
+            args=(
+                randn(2, 4, 5, 6, generator=gen),
+                randn(2, 4, 7, 6, generator=gen),
+                randn(2, 4, 7, 10, generator=gen),
+            ),
+            kwargs={"mask": pad},
+        )
+        yield Probe(
+            "random mask (2, 1, 5, 6), float64, d_k = d_v = 5",
+            args=(
+                randn(2, 3, 5, 5, dtype=torch.float64, generator=gen),
+                randn(2, 3, 6, 5, dtype=torch.float64, generator=gen),
+                randn(2, 3, 6, 5, dtype=torch.float64, generator=gen),
+            ),
+            kwargs={"mask": mask_with_a_key_per_row(gen, 2, 1, 5, 6)},
+        )
 
     def judge(self, probe, out):
         q, k, v = probe.args
@@ -59,13 +111,20 @@ class ScaledDotProductAttentionCheck(Exercise):
         ref_out, ref_w = attention64(q, k, v, mask)
         got_out, got_w = expect_tuple(out, 2, "(out, weights)")
         got_out, got_w = expect_tensor(got_out, "out"), expect_tensor(got_w, "weights")
-        if tuple(got_out.shape) == tuple(ref_w.shape) and tuple(got_w.shape) == tuple(ref_out.shape) \
-                and ref_w.shape != ref_out.shape:
+        if (
+            tuple(got_out.shape) == tuple(ref_w.shape)
+            and tuple(got_w.shape) == tuple(ref_out.shape)
+            and ref_w.shape != ref_out.shape
+        ):
             raise Fail("the outputs are in the wrong order: return (out, weights).")
         expect_like(got_w, ref_w.shape, q.dtype, "weights")
-        if got_out.shape[-1] == d_k != d_v and tuple(got_out.shape[:-1]) == tuple(ref_out.shape[:-1]):
-            raise Fail(f"out has last dimension d_k = {d_k}, expected d_v = {d_v}: the weights "
-                       "must multiply the values v, not the keys k.")
+        if got_out.shape[-1] == d_k != d_v and tuple(got_out.shape[:-1]) == tuple(
+            ref_out.shape[:-1]
+        ):
+            raise Fail(
+                f"out has last dimension d_k = {d_k}, expected d_v = {d_v}: the weights "
+                "must multiply the values v, not the keys k."
+            )
         expect_like(got_out, ref_out.shape, q.dtype, "out")
 
         def variant(**kw):
@@ -73,45 +132,78 @@ class ScaledDotProductAttentionCheck(Exercise):
 
         mistakes = [
             (variant(scale=1.0), "the scores are not scaled: divide q @ kᵀ by sqrt(d_k)."),
-            (variant(scale=float(d_k)), "the scores are divided by d_k: divide by sqrt(d_k) (math.sqrt)."),
-            (variant(dim=-2), "softmax is taken over the queries (dim=-2): each query's weights over "
-                              "the keys must sum to 1, so use dim=-1."),
+            (
+                variant(scale=float(d_k)),
+                "the scores are divided by d_k: divide by sqrt(d_k) (math.sqrt).",
+            ),
+            (
+                variant(dim=-2),
+                "softmax is taken over the queries (dim=-2): each query's weights over "
+                "the keys must sum to 1, so use dim=-1.",
+            ),
         ]
         if d_v != d_k:
-            mistakes.insert(0, (variant(scale=math.sqrt(d_v)),
-                                f"the scores are divided by sqrt(d_v) = sqrt({d_v}): scale by sqrt(d_k) "
-                                f"= sqrt({d_k}), the size of the queries and keys (q.size(-1))."))
+            mistakes.insert(
+                0,
+                (
+                    variant(scale=math.sqrt(d_v)),
+                    f"the scores are divided by sqrt(d_v) = sqrt({d_v}): scale by sqrt(d_k) "
+                    f"= sqrt({d_k}), the size of the queries and keys (q.size(-1)).",
+                ),
+            )
         if T_k != d_k:
-            mistakes.append((variant(scale=math.sqrt(T_k)),
-                             "the scores are divided by sqrt(T_k), the number of keys: scale by "
-                             "sqrt(d_k) = q.size(-1)."))
+            mistakes.append(
+                (
+                    variant(scale=math.sqrt(T_k)),
+                    "the scores are divided by sqrt(T_k), the number of keys: scale by "
+                    "sqrt(d_k) = q.size(-1).",
+                )
+            )
         if mask is not None:
-            inverted = "the mask is inverted: True means *may attend*, so fill the scores where the " \
-                       "mask is False (masked_fill(~mask, -inf)). nn.MultiheadAttention uses the " \
-                       "opposite convention; this series does not."
+            inverted = (
+                "the mask is inverted: True means *may attend*, so fill the scores where the "
+                "mask is False (masked_fill(~mask, -inf)). nn.MultiheadAttention uses the "
+                "opposite convention; this series does not."
+            )
             mistakes += [
                 (variant(mask_mode="inverted"), inverted),
                 (variant(mask_mode="inverted", fill=-1e9), inverted),
-                (variant(mask_mode="ignored"), "the mask is ignored: blocked keys still get weight. "
-                                               "Fill the scores where mask is False with -inf before softmax."),
-                (variant(mask_mode="after"), "the mask is applied after softmax: blocked keys get 0 but "
-                                             "the rows no longer sum to 1. Fill the scores with -inf "
-                                             "before softmax instead."),
+                (
+                    variant(mask_mode="ignored"),
+                    "the mask is ignored: blocked keys still get weight. "
+                    "Fill the scores where mask is False with -inf before softmax.",
+                ),
+                (
+                    variant(mask_mode="after"),
+                    "the mask is applied after softmax: blocked keys get 0 but "
+                    "the rows no longer sum to 1. Fill the scores with -inf "
+                    "before softmax instead.",
+                ),
             ]
         try:
             expect_close(got_w, ref_w, "weights", mistakes=mistakes)
         except Fail as fail:
             if "NaN where the reference has none" in str(fail):
-                raise Fail(f"{fail} A NaN often comes from 0 * -inf (multiplying the mask into "
-                           "the scores): use scores.masked_fill(~mask, float('-inf')).") from None
+                raise Fail(
+                    f"{fail} A NaN often comes from 0 * -inf (multiplying the mask into "
+                    "the scores): use scores.masked_fill(~mask, float('-inf'))."
+                ) from None
             raise
         out_mistakes = []
         if d_v == d_k:
-            out_mistakes.append((lambda: ref_w @ k.double(), "out = weights @ k: the weights must "
-                                                             "multiply the values v, not the keys k."))
+            out_mistakes.append(
+                (
+                    lambda: ref_w @ k.double(),
+                    "out = weights @ k: the weights must multiply the values v, not the keys k.",
+                )
+            )
         if T_q == T_k:
-            out_mistakes.append((lambda: ref_w.transpose(-2, -1) @ v.double(),
-                                 "out uses the transposed weights: out = weights @ v."))
+            out_mistakes.append(
+                (
+                    lambda: ref_w.transpose(-2, -1) @ v.double(),
+                    "out uses the transposed weights: out = weights @ v.",
+                )
+            )
         expect_close(got_out, ref_out, "out", mistakes=out_mistakes)
 
 
@@ -132,21 +224,31 @@ class CausalMaskCheck(DeviceProbeMixin, Exercise):
             raise Fail(f"the mask has shape {fmt_shape(got.shape)}, expected ({T}, {T}).")
         if got.dtype != torch.bool:
             if got.is_floating_point() and torch.isinf(got).any():
-                raise Fail("this is an additive float mask (0 and -inf): return booleans, True where "
-                           "key <= query (dtype=torch.bool).")
-            raise Fail(f"the mask has dtype {got.dtype}: return a boolean tensor (dtype=torch.bool, "
-                       "or .bool()), True = may attend.")
+                raise Fail(
+                    "this is an additive float mask (0 and -inf): return booleans, True where "
+                    "key <= query (dtype=torch.bool)."
+                )
+            raise Fail(
+                f"the mask has dtype {got.dtype}: return a boolean tensor (dtype=torch.bool, "
+                "or .bool()), True = may attend."
+            )
         if torch.equal(got, ref):
             return
         if torch.equal(got, ~ref):
-            raise Fail("the mask is True above the diagonal (key > query): that is the 'True = "
-                       "blocked' convention of nn.MultiheadAttention. Here True = may attend: use tril.")
+            raise Fail(
+                "the mask is True above the diagonal (key > query): that is the 'True = "
+                "blocked' convention of nn.MultiheadAttention. Here True = may attend: use tril."
+            )
         if torch.equal(got, ref.T):
-            raise Fail("the mask is upper-triangular: query i may then see the future keys j > i. "
-                       "Row i (query) must be True for columns j <= i: use tril, not triu.")
+            raise Fail(
+                "the mask is upper-triangular: query i may then see the future keys j > i. "
+                "Row i (query) must be True for columns j <= i: use tril, not triu."
+            )
         if torch.equal(got, ref.tril(-1)):
-            raise Fail("the diagonal is False: a token must be allowed to attend to itself "
-                       "(key <= query, not key < query); use tril() with diagonal=0.")
+            raise Fail(
+                "the diagonal is False: a token must be allowed to attend to itself "
+                "(key <= query, not key < query); use tril() with diagonal=0."
+            )
         raise Fail(f"the mask is not True exactly where key <= query; got\n   {got.int().tolist()}")
 
 
@@ -156,8 +258,10 @@ class PaddingMaskCheck(Exercise):
     points = 1.0
 
     def probes(self, gen):
-        yield Probe("tokens [[5, 7, 2, 0, 0], [3, 9, 0, 0, 0]], pad_id = 0",
-                    args=(torch.tensor([[5, 7, 2, 0, 0], [3, 9, 0, 0, 0]]), 0))
+        yield Probe(
+            "tokens [[5, 7, 2, 0, 0], [3, 9, 0, 0, 0]], pad_id = 0",
+            args=(torch.tensor([[5, 7, 2, 0, 0], [3, 9, 0, 0, 0]]), 0),
+        )
         tokens = randint(gen, 4, 20, 3, 6)
         tokens[0, 4:] = 1
         tokens[1, 2:] = 1
@@ -170,22 +274,33 @@ class PaddingMaskCheck(Exercise):
         B, T = tokens.shape
         got = expect_tensor(out, "the mask")
         if got.dtype != torch.bool:
-            raise Fail(f"the mask has dtype {got.dtype}: return booleans (tokens != pad_id is already bool).")
+            raise Fail(
+                f"the mask has dtype {got.dtype}: return booleans (tokens != pad_id is already "
+                "bool)."
+            )
         if tuple(got.shape) in ((B, T), (B, 1, T)):
-            raise Fail(f"the mask has shape {fmt_shape(got.shape)}, expected ({B}, 1, 1, {T}): add the "
-                       "head and query dimensions (mask[:, None, None, :]) so it broadcasts against "
-                       "scores of shape (B, H, T_q, T_k).")
+            raise Fail(
+                f"the mask has shape {fmt_shape(got.shape)}, expected ({B}, 1, 1, {T}): add the "
+                "head and query dimensions (mask[:, None, None, :]) so it broadcasts against "
+                "scores of shape (B, H, T_q, T_k)."
+            )
         if tuple(got.shape) == (B, T, 1, 1) or tuple(got.shape) == (B, 1, T, 1):
-            raise Fail(f"the mask has shape {fmt_shape(got.shape)}: the tokens must sit on the last "
-                       f"(key) dimension, ({B}, 1, 1, {T}), so that padded *keys* are blocked.")
+            raise Fail(
+                f"the mask has shape {fmt_shape(got.shape)}: the tokens must sit on the last "
+                f"(key) dimension, ({B}, 1, 1, {T}), so that padded *keys* are blocked."
+            )
         if tuple(got.shape) != (B, 1, 1, T):
             raise Fail(f"the mask has shape {fmt_shape(got.shape)}, expected ({B}, 1, 1, {T}).")
         ref = (tokens != pad_id)[:, None, None, :]
         if torch.equal(got, ref):
             return
         if torch.equal(got, ~ref):
-            raise Fail("the mask is True at the padding: True marks the real tokens (tokens != pad_id), "
-                       "the ones that may be attended to.")
+            raise Fail(
+                "the mask is True at the padding: True marks the real tokens (tokens != pad_id), "
+                "the ones that may be attended to."
+            )
         if pad_id != 0 and torch.equal(got, (tokens != 0)[:, None, None, :]):
-            raise Fail(f"the mask compares with 0, not with pad_id = {pad_id}: use the pad_id argument.")
+            raise Fail(
+                f"the mask compares with 0, not with pad_id = {pad_id}: use the pad_id argument."
+            )
         raise Fail(f"the mask is not tokens != pad_id; got {got[:, 0, 0].int().tolist()}")

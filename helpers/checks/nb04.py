@@ -1,38 +1,69 @@
 """Notebook 04: the sinusoidal positional-encoding table and the module that adds it."""
+
 from __future__ import annotations
 
 import math
 
 import torch
 
-from .framework import Exercise, Fail, Probe, close, expect_close, expect_finite, expect_like, expect_tensor, randn
-from .references import sinusoidal64
+from .framework import (
+    Exercise,
+    Fail,
+    Probe,
+    close,
+    expect_close,
+    expect_finite,
+    expect_like,
+    expect_tensor,
+    randn,
+)
 from .modules import judge_module_info
+from .references import sinusoidal64
 
 
 def table_mistakes(max_len: int, d_model: int, wrap=lambda pe: pe) -> list:
     """(variant, message) pairs for the common mistakes in building the table."""
+
     def v(**kw):
         return lambda: wrap(sinusoidal64(max_len, d_model, **kw))
 
     return [
-        (v(swap=True), "sin and cos are swapped: even columns (0, 2, 4, ...) hold sin, odd columns "
-                       "hold cos."),
-        (v(exponent="j/d"), "the exponent is wrong: you used the column index j in 10000^(j/d_model); "
-                            "columns 2i and 2i+1 share one frequency, 10000^(2i/d_model) with "
-                            "i = j // 2 (torch.arange(0, d_model, 2))."),
-        (v(exponent="i/d"), "the exponent is wrong: 10000^(i/d_model) misses the factor 2; use "
-                            "10000^(2i/d_model), i.e. torch.arange(0, d_model, 2) / d_model."),
-        (v(sign=+1.0), "the exponent has the wrong sign: positions are *divided* by "
-                       "10000^(2i/d_model) (frequencies go down with i), not multiplied."),
-        (v(layout="halves"), "sin fills the first half of the columns and cos the second half: "
-                             "this series interleaves them (sin on even columns, cos on odd)."),
-        (v(layout="halves", swap=True), "cos fills the first half and sin the second: interleave "
-                                        "them, sin on even columns, cos on odd."),
+        (
+            v(swap=True),
+            "sin and cos are swapped: even columns (0, 2, 4, ...) hold sin, odd columns hold cos.",
+        ),
+        (
+            v(exponent="j/d"),
+            "the exponent is wrong: you used the column index j in 10000^(j/d_model); "
+            "columns 2i and 2i+1 share one frequency, 10000^(2i/d_model) with "
+            "i = j // 2 (torch.arange(0, d_model, 2)).",
+        ),
+        (
+            v(exponent="i/d"),
+            "the exponent is wrong: 10000^(i/d_model) misses the factor 2; use "
+            "10000^(2i/d_model), i.e. torch.arange(0, d_model, 2) / d_model.",
+        ),
+        (
+            v(sign=+1.0),
+            "the exponent has the wrong sign: positions are *divided* by "
+            "10000^(2i/d_model) (frequencies go down with i), not multiplied.",
+        ),
+        (
+            v(layout="halves"),
+            "sin fills the first half of the columns and cos the second half: "
+            "this series interleaves them (sin on even columns, cos on odd).",
+        ),
+        (
+            v(layout="halves", swap=True),
+            "cos fills the first half and sin the second: interleave "
+            "them, sin on even columns, cos on odd.",
+        ),
     ]
 
 
-def check_sign(got: torch.Tensor, ref: torch.Tensor, max_len: int, d_model: int, wrap=lambda pe: pe) -> None:
+def check_sign(
+    got: torch.Tensor, ref: torch.Tensor, max_len: int, d_model: int, wrap=lambda pe: pe
+) -> None:
     """With a positive exponent the high-frequency angles are huge and float32 sin is noise there,
     so recognise that mistake on the first four columns, where the angles are still exact."""
     cols = slice(0, min(4, d_model))
@@ -64,14 +95,22 @@ class SinusoidalPositionalEncodingCheck(Exercise):
         max_len, d_model = probe.args
         got = expect_tensor(out)
         if tuple(got.shape) == (d_model, max_len) and d_model != max_len:
-            raise Fail(f"the table has shape {tuple(got.shape)}: expected (max_len, d_model) = "
-                       f"{(max_len, d_model)}, one row per position.")
+            raise Fail(
+                f"the table has shape {tuple(got.shape)}: expected (max_len, d_model) = "
+                f"{(max_len, d_model)}, one row per position."
+            )
         expect_like(got, (max_len, d_model), torch.float32, "the table")
         expect_finite(got, "the table")
         atol = table_atol(max_len)
         check_sign(got, sinusoidal64(max_len, d_model), max_len, d_model)
-        expect_close(got, sinusoidal64(max_len, d_model), "the table", atol=atol, rtol=1e-4,
-                     mistakes=table_mistakes(max_len, d_model))
+        expect_close(
+            got,
+            sinusoidal64(max_len, d_model),
+            "the table",
+            atol=atol,
+            rtol=1e-4,
+            mistakes=table_mistakes(max_len, d_model),
+        )
 
 
 class PositionalEncodingCheck(Exercise):
@@ -81,17 +120,35 @@ class PositionalEncodingCheck(Exercise):
     kind = "module"
 
     def probes(self, gen):
-        yield Probe("module_info: PositionalEncoding(d_model=16, max_len=64)", runner="module_info",
-                    init={"d_model": 16, "max_len": 64})
-        yield Probe("PositionalEncoding(16, max_len=64), x (2, 10, 16)", runner="module",
-                    init={"d_model": 16, "max_len": 64}, args=(randn(2, 10, 16, generator=gen),))
-        yield Probe("PositionalEncoding(8) (max_len=5000 by default), x (1, 7, 8)", runner="module",
-                    init={"d_model": 8}, args=(randn(1, 7, 8, generator=gen),))
-        yield Probe("PositionalEncoding(6, max_len=20, dropout=0.1) in eval mode, x (3, 20, 6), float64",
-                    runner="module", init={"d_model": 6, "max_len": 20, "dropout": 0.1},
-                    args=(randn(3, 20, 6, dtype=torch.float64, generator=gen),))
-        yield Probe("PositionalEncoding(12, max_len=30), x (4, 1, 12)", runner="module",
-                    init={"d_model": 12, "max_len": 30}, args=(randn(4, 1, 12, generator=gen),))
+        yield Probe(
+            "module_info: PositionalEncoding(d_model=16, max_len=64)",
+            runner="module_info",
+            init={"d_model": 16, "max_len": 64},
+        )
+        yield Probe(
+            "PositionalEncoding(16, max_len=64), x (2, 10, 16)",
+            runner="module",
+            init={"d_model": 16, "max_len": 64},
+            args=(randn(2, 10, 16, generator=gen),),
+        )
+        yield Probe(
+            "PositionalEncoding(8) (max_len=5000 by default), x (1, 7, 8)",
+            runner="module",
+            init={"d_model": 8},
+            args=(randn(1, 7, 8, generator=gen),),
+        )
+        yield Probe(
+            "PositionalEncoding(6, max_len=20, dropout=0.1) in eval mode, x (3, 20, 6), float64",
+            runner="module",
+            init={"d_model": 6, "max_len": 20, "dropout": 0.1},
+            args=(randn(3, 20, 6, dtype=torch.float64, generator=gen),),
+        )
+        yield Probe(
+            "PositionalEncoding(12, max_len=30), x (4, 1, 12)",
+            runner="module",
+            init={"d_model": 12, "max_len": 30},
+            args=(randn(4, 1, 12, generator=gen),),
+        )
 
     def judge(self, probe, out):
         if probe.runner == "module_info":
@@ -105,29 +162,46 @@ class PositionalEncodingCheck(Exercise):
         x64 = x.double()
         pe = sinusoidal64(T, d_model)
         check_sign(got, x64 + pe, T, d_model, wrap=lambda p: x64 + p)
-        expect_close(got, x64 + pe, atol=table_atol(T) + 1e-5, rtol=1e-4, mistakes=[
-            *table_mistakes(T, d_model, wrap=lambda p: x64 + p),
-            (lambda: x64 * math.sqrt(d_model) + pe,
-             "x is multiplied by sqrt(d_model): in this series the token embedding does that "
-             "scaling (notebook 06); PositionalEncoding only adds pe[:T]."),
-            (lambda: pe.expand_as(x64), "the output is the table alone: return x + pe[:T]."),
-            (lambda: x64, "the output equals the input: add pe[:T] to x."),
-        ])
+        expect_close(
+            got,
+            x64 + pe,
+            atol=table_atol(T) + 1e-5,
+            rtol=1e-4,
+            mistakes=[
+                *table_mistakes(T, d_model, wrap=lambda p: x64 + p),
+                (
+                    lambda: x64 * math.sqrt(d_model) + pe,
+                    "x is multiplied by sqrt(d_model): in this series the token embedding does "
+                    "that "
+                    "scaling (notebook 06); PositionalEncoding only adds pe[:T].",
+                ),
+                (lambda: pe.expand_as(x64), "the output is the table alone: return x + pe[:T]."),
+                (lambda: x64, "the output equals the input: add pe[:T] to x."),
+            ],
+        )
 
     def judge_info(self, probe, info):
         params, buffers = info["parameters"], info["buffers"]
         d_model, max_len = probe.init["d_model"], probe.init["max_len"]
         if "pe" in params:
-            raise Fail("pe is registered as a parameter (nn.Parameter): the sinusoidal table is "
-                       "fixed, not learned. Use self.register_buffer('pe', table): a buffer moves "
-                       "with .to(device) and is saved in state_dict, but the optimizer never sees it.")
+            raise Fail(
+                "pe is registered as a parameter (nn.Parameter): the sinusoidal table is "
+                "fixed, not learned. Use self.register_buffer('pe', table): a buffer moves "
+                "with .to(device) and is saved in state_dict, but the optimizer never sees it."
+            )
         if params:
-            raise Fail(f"PositionalEncoding has parameters {sorted(params)}: the sinusoidal "
-                       "encoding has none (the learned embedding is the alternative shown later).")
+            raise Fail(
+                f"PositionalEncoding has parameters {sorted(params)}: the sinusoidal "
+                "encoding has none (the learned embedding is the alternative shown later)."
+            )
         if "pe" not in buffers:
-            raise Fail("no buffer named `pe`: register the table with self.register_buffer('pe', "
-                       "table) (a plain tensor attribute does not move with .to(device)).")
+            raise Fail(
+                "no buffer named `pe`: register the table with self.register_buffer('pe', "
+                "table) (a plain tensor attribute does not move with .to(device))."
+            )
         numel = math.prod(buffers["pe"])
         if numel != max_len * d_model:
-            raise Fail(f"the buffer pe has shape {tuple(buffers['pe'])}: expected max_len x d_model "
-                       f"= {max_len} x {d_model} values, e.g. shape ({max_len}, {d_model}).")
+            raise Fail(
+                f"the buffer pe has shape {tuple(buffers['pe'])}: expected max_len x d_model "
+                f"= {max_len} x {d_model} values, e.g. shape ({max_len}, {d_model})."
+            )

@@ -7,66 +7,49 @@ runs on a scripted model the runner builds from the probe: it predicts row b's s
 at position t when the decoder input so far is BOS followed by the script, and a wrong token
 otherwise, so reading the wrong position or feeding back the wrong tokens shows.
 """
+
 from __future__ import annotations
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .framework import Exercise, Fail, Probe, expect_close, expect_finite, expect_like, expect_tensor, fmt_shape, randint, randn
+from .framework import (
+    Exercise,
+    Fail,
+    Probe,
+    expect_close,
+    expect_finite,
+    expect_like,
+    expect_tensor,
+    fmt_shape,
+    randint,
+    randn,
+)
+from .modules import (
+    DECODER_PARTS,
+    block_names,
+    block_state,
+    expect_names,
+    judge_module_info,
+    to_torch_names,
+)
 from .references import PROJECTIONS, attn64, ffn64, layer_norm64
-from .modules import expect_names, judge_module_info, linear_state
 
 # --------------------------------------------------------------------------- the decoder block
 
 
-def decoder_names(d: int, d_ff: int) -> dict[str, list[int]]:
-    names = {}
-    for attn in ("self_attn", "cross_attn"):
-        for proj in PROJECTIONS:
-            names[f"{attn}.{proj}.weight"] = [d, d]
-            names[f"{attn}.{proj}.bias"] = [d]
-    names.update({"ffn.linear1.weight": [d_ff, d], "ffn.linear1.bias": [d_ff],
-                  "ffn.linear2.weight": [d, d_ff], "ffn.linear2.bias": [d]})
-    for norm in ("norm1", "norm2", "norm3"):
-        names[f"{norm}.weight"] = [d]
-        names[f"{norm}.bias"] = [d]
-    return names
-
-
-def decoder_state(gen: torch.Generator, d: int, d_ff: int) -> dict:
-    st = {}
-    for attn in ("self_attn", "cross_attn"):
-        for proj in PROJECTIONS:
-            st.update(linear_state(gen, d, d, f"{attn}.{proj}."))
-    st.update(linear_state(gen, d, d_ff, "ffn.linear1."))
-    st.update(linear_state(gen, d_ff, d, "ffn.linear2."))
-    for norm in ("norm1", "norm2", "norm3"):
-        st[f"{norm}.weight"] = 1.0 + 0.4 * randn(d, generator=gen)
-        st[f"{norm}.bias"] = 0.3 * randn(d, generator=gen)
-    return st
-
-
-def to_torch_decoder(state: dict) -> dict:
-    """The contract's names -> nn.TransformerDecoderLayer's (q/k/v stacked; cross = multihead_attn)."""
-    out = {}
-    for ours, theirs in (("self_attn", "self_attn"), ("cross_attn", "multihead_attn")):
-        for kind in ("weight", "bias"):
-            out[f"{theirs}.in_proj_{kind}"] = torch.cat([state[f"{ours}.{p}.{kind}"] for p in PROJECTIONS[:3]])
-            out[f"{theirs}.out_proj.{kind}"] = state[f"{ours}.out_proj.{kind}"]
-    for key, value in state.items():
-        if key.startswith("ffn."):
-            out[key[len("ffn."):]] = value
-        elif key.startswith("norm"):
-            out[key] = value
-    return out
-
-
 def torch_decoder_layer(init: dict, state: dict) -> nn.TransformerDecoderLayer:
-    layer = nn.TransformerDecoderLayer(init["d_model"], init["num_heads"], init["d_ff"], dropout=0.0,
-                                       batch_first=True, norm_first=init.get("norm_first", True),
-                                       dtype=torch.float64)
-    layer.load_state_dict({k: v.double() for k, v in to_torch_decoder(state).items()})
+    layer = nn.TransformerDecoderLayer(
+        init["d_model"],
+        init["num_heads"],
+        init["d_ff"],
+        dropout=0.0,
+        batch_first=True,
+        norm_first=init.get("norm_first", True),
+        dtype=torch.float64,
+    )
+    layer.load_state_dict({k: v.double() for k, v in to_torch_names(state, DECODER_PARTS).items()})
     return layer.train()  # dropout is 0.0; training mode keeps it off the fused path
 
 
@@ -81,13 +64,27 @@ def torch_decoder_masks(tgt_mask, memory_mask, B: int, H: int) -> dict:
         elif mask.shape[-2] == 1:  # (B, 1, 1, S): key padding
             kw[f"{name}_key_padding_mask"] = ~mask.reshape(mask.shape[0], mask.shape[-1])
         else:  # (B, 1, T, S): one mask per example, repeated per head
-            kw[f"{name}_mask"] = ~mask.expand(B, H, *mask.shape[-2:]).reshape(B * H, *mask.shape[-2:])
+            kw[f"{name}_mask"] = ~mask.expand(B, H, *mask.shape[-2:]).reshape(
+                B * H, *mask.shape[-2:]
+            )
     return kw
 
 
-def decoder64(state: dict, x, memory, num_heads: int, *, norm_first: bool = True, tgt_mask=None,
-              memory_mask=None, cross_on_self: bool = False, norm_memory: bool = False,
-              skip_norm: str = "", no_residual: str = "", no_cross: bool = False) -> torch.Tensor:
+def decoder64(
+    state: dict,
+    x,
+    memory,
+    num_heads: int,
+    *,
+    norm_first: bool = True,
+    tgt_mask=None,
+    memory_mask=None,
+    cross_on_self: bool = False,
+    norm_memory: bool = False,
+    skip_norm: str = "",
+    no_residual: str = "",
+    no_cross: bool = False,
+) -> torch.Tensor:
     """The decoder block in float64, with switches for the known mistakes.
 
     cross_on_self: cross-attention's keys and values are the decoder stream, not memory.
@@ -107,12 +104,18 @@ def decoder64(state: dict, x, memory, num_heads: int, *, norm_first: bool = True
 
     def cross_attn(h):
         mem = h if cross_on_self else (norm("norm2", memory) if norm_memory else memory)
-        return attn64(state, "cross_attn.", h, mem, num_heads, None if cross_on_self else memory_mask)
+        return attn64(
+            state, "cross_attn.", h, mem, num_heads, None if cross_on_self else memory_mask
+        )
 
     def ffn(h):
         return ffn64(state, h, prefix="ffn.")
 
-    sublayers = [("norm1", self_attn, "self"), ("norm2", cross_attn, "cross"), ("norm3", ffn, "ffn")]
+    sublayers = [
+        ("norm1", self_attn, "self"),
+        ("norm2", cross_attn, "cross"),
+        ("norm3", ffn, "ffn"),
+    ]
     for name, sub, key in sublayers:
         if no_cross and key == "cross":
             continue
@@ -129,8 +132,11 @@ class TransformerDecoderBlockCheck(Exercise):
     title = "the decoder block: causal self-attention, cross-attention, feed-forward"
     points = 3.0
     kind = "module"
-    forbid = ("torch.nn.TransformerDecoderLayer.forward", "torch.nn.MultiheadAttention.forward",
-              "torch.nn.functional.multi_head_attention_forward")
+    forbid = (
+        "torch.nn.TransformerDecoderLayer.forward",
+        "torch.nn.MultiheadAttention.forward",
+        "torch.nn.functional.multi_head_attention_forward",
+    )
 
     def probes(self, gen):
         small = {"d_model": 8, "num_heads": 2, "d_ff": 16}
@@ -139,32 +145,82 @@ class TransformerDecoderBlockCheck(Exercise):
         def mem_padding(B, S):
             keep = torch.ones(B, S, dtype=torch.bool)
             for b in range(B):
-                keep[b, S - 1 - b % 3:] = False  # the last one to three memory positions are padding
+                keep[b, S - 1 - b % 3 :] = (
+                    False  # the last one to three memory positions are padding
+                )
             return keep[:, None, None, :]  # (B, 1, 1, S)
 
         def case(name, init, T, S, B=2, **masks):
             d = init["d_model"]
-            return Probe(name, runner="module", init=init, state=decoder_state(gen, d, init["d_ff"]),
-                         args=(randn(B, T, d, generator=gen), randn(B, S, d, generator=gen)),
-                         kwargs=masks)
+            return Probe(
+                name,
+                runner="module",
+                init=init,
+                state=block_state(gen, d, init["d_ff"], norm_scale=(0.4, 0.3), parts=DECODER_PARTS),
+                args=(randn(B, T, d, generator=gen), randn(B, S, d, generator=gen)),
+                kwargs=masks,
+            )
 
-        yield Probe("module_info: TransformerDecoderBlock(8, 2, 16)", runner="module_info", init=small)
-        yield case("pre-LN, no masks, x (2, 5, 8), memory (2, 7, 8)", {**small, "norm_first": True}, 5, 7)
-        yield case("post-LN (norm_first=False), no masks, x (2, 5, 8), memory (2, 7, 8)",
-                   {**small, "norm_first": False}, 5, 7)
-        yield case("default norm_first (pre-LN), causal tgt_mask (5, 5), memory (2, 6, 8)", small, 5, 6,
-                   tgt_mask=causal5)
-        yield case("pre-LN, memory_mask (B, 1, 1, S) marking memory padding, x (3, 4, 8), memory (3, 6, 8)",
-                   {**small, "norm_first": True}, 4, 6, B=3, memory_mask=mem_padding(3, 6))
-        yield case("pre-LN, causal tgt_mask and memory padding, x (2, 5, 8), memory (2, 7, 8)",
-                   {**small, "norm_first": True}, 5, 7, tgt_mask=causal5, memory_mask=mem_padding(2, 7))
-        yield case("post-LN, causal tgt_mask and memory padding, x (2, 5, 8), memory (2, 7, 8)",
-                   {**small, "norm_first": False}, 5, 7, tgt_mask=causal5, memory_mask=mem_padding(2, 7))
-        yield case("post-LN, d_model=12, 3 heads, d_ff=20, causal tgt_mask, x (2, 5, 12), "
-                   "memory (2, 3, 12)", {"d_model": 12, "num_heads": 3, "d_ff": 20, "norm_first": False},
-                   5, 3, tgt_mask=causal5)
-        yield case("pre-LN, dropout=0.1 in eval mode, causal tgt_mask, x (1, 5, 8), memory (1, 4, 8)",
-                   {**small, "norm_first": True, "dropout": 0.1}, 5, 4, B=1, tgt_mask=causal5)
+        yield Probe(
+            "module_info: TransformerDecoderBlock(8, 2, 16)", runner="module_info", init=small
+        )
+        yield case(
+            "pre-LN, no masks, x (2, 5, 8), memory (2, 7, 8)", {**small, "norm_first": True}, 5, 7
+        )
+        yield case(
+            "post-LN (norm_first=False), no masks, x (2, 5, 8), memory (2, 7, 8)",
+            {**small, "norm_first": False},
+            5,
+            7,
+        )
+        yield case(
+            "default norm_first (pre-LN), causal tgt_mask (5, 5), memory (2, 6, 8)",
+            small,
+            5,
+            6,
+            tgt_mask=causal5,
+        )
+        yield case(
+            "pre-LN, memory_mask (B, 1, 1, S) marking memory padding, "
+            "x (3, 4, 8), memory (3, 6, 8)",
+            {**small, "norm_first": True},
+            4,
+            6,
+            B=3,
+            memory_mask=mem_padding(3, 6),
+        )
+        yield case(
+            "pre-LN, causal tgt_mask and memory padding, x (2, 5, 8), memory (2, 7, 8)",
+            {**small, "norm_first": True},
+            5,
+            7,
+            tgt_mask=causal5,
+            memory_mask=mem_padding(2, 7),
+        )
+        yield case(
+            "post-LN, causal tgt_mask and memory padding, x (2, 5, 8), memory (2, 7, 8)",
+            {**small, "norm_first": False},
+            5,
+            7,
+            tgt_mask=causal5,
+            memory_mask=mem_padding(2, 7),
+        )
+        yield case(
+            "post-LN, d_model=12, 3 heads, d_ff=20, causal tgt_mask, x (2, 5, 12), "
+            "memory (2, 3, 12)",
+            {"d_model": 12, "num_heads": 3, "d_ff": 20, "norm_first": False},
+            5,
+            3,
+            tgt_mask=causal5,
+        )
+        yield case(
+            "pre-LN, dropout=0.1 in eval mode, causal tgt_mask, x (1, 5, 8), memory (1, 4, 8)",
+            {**small, "norm_first": True, "dropout": 0.1},
+            5,
+            4,
+            B=1,
+            tgt_mask=causal5,
+        )
 
     def judge(self, probe, out):
         if probe.runner == "module_info":
@@ -175,78 +231,159 @@ class TransformerDecoderBlockCheck(Exercise):
         H, norm_first = init["num_heads"], init.get("norm_first", True)
         got = expect_tensor(out)
         if tuple(got.shape) == tuple(memory.shape) and memory.shape != x.shape:
-            raise Fail(f"the output has memory's shape {fmt_shape(memory.shape)}: in cross-attention "
-                       "the queries come from the decoder (x), the keys and values from memory, "
-                       "cross_attn(query=h, key=memory, value=memory).")
+            raise Fail(
+                f"the output has memory's shape {fmt_shape(memory.shape)}: in cross-attention "
+                "the queries come from the decoder (x), the keys and values from memory, "
+                "cross_attn(query=h, key=memory, value=memory)."
+            )
         expect_like(got, x.shape, x.dtype)
         if torch.isnan(got).any() and tgt_mask is not None and bool(tgt_mask.all(-1).any()):
-            raise Fail("the output contains NaN: tgt_mask is inverted, so a query whose keys are all "
-                       "allowed gets none. True means may attend (nn.TransformerDecoderLayer's masks "
-                       "use True = blocked).")
-        expect_finite(got, hint="With a mask, NaN comes from a row with no key allowed: masks mean "
-                                "True = may attend; pass tgt_mask to self-attention and memory_mask "
-                                "to cross-attention.")
+            raise Fail(
+                "the output contains NaN: tgt_mask is inverted, so a query whose keys are all "
+                "allowed gets none. True means may attend (nn.TransformerDecoderLayer's masks "
+                "use True = blocked)."
+            )
+        expect_finite(
+            got,
+            hint="With a mask, NaN comes from a row with no key allowed: masks mean "
+            "True = may attend; pass tgt_mask to self-attention and memory_mask "
+            "to cross-attention.",
+        )
         with torch.no_grad():
-            ref = torch_decoder_layer(init, st)(x.double(), memory.double(),
-                                                **torch_decoder_masks(tgt_mask, memory_mask, x.shape[0], H))
+            ref = torch_decoder_layer(init, st)(
+                x.double(),
+                memory.double(),
+                **torch_decoder_masks(tgt_mask, memory_mask, x.shape[0], H),
+            )
 
         def v(**kw):
-            args = {"norm_first": norm_first, "tgt_mask": tgt_mask, "memory_mask": memory_mask, **kw}
+            args = {
+                "norm_first": norm_first,
+                "tgt_mask": tgt_mask,
+                "memory_mask": memory_mask,
+                **kw,
+            }
             return lambda: decoder64(st, x, memory, H, **args)
 
         pre = norm_first
         mistakes = [
-            (v(cross_on_self=True), "cross-attention attends to the decoder itself: its keys and "
-                                    "values must be memory (the encoder's output), "
-                                    "cross_attn(h, memory, memory, mask=memory_mask)."),
-            (v(no_cross=True), "memory is not used: the block has three sublayers, self-attention, "
-                               "cross-attention over memory, feed-forward."),
-            (v(norm_first=not norm_first),
-             "norm_first is ignored: " + ("pre-LN is x = x + sublayer(norm(x))." if pre
-                                          else "post-LN is x = norm(x + sublayer(x)).")),
+            (
+                v(cross_on_self=True),
+                "cross-attention attends to the decoder itself: its keys and "
+                "values must be memory (the encoder's output), "
+                "cross_attn(h, memory, memory, mask=memory_mask).",
+            ),
+            (
+                v(no_cross=True),
+                "memory is not used: the block has three sublayers, self-attention, "
+                "cross-attention over memory, feed-forward.",
+            ),
+            (
+                v(norm_first=not norm_first),
+                "norm_first is ignored: "
+                + (
+                    "pre-LN is x = x + sublayer(norm(x))."
+                    if pre
+                    else "post-LN is x = norm(x + sublayer(x))."
+                ),
+            ),
         ]
         if pre:
-            mistakes.append((v(norm_memory=True), "memory goes through norm2: only the decoder's "
-                                                  "stream is normalized, cross_attn(norm2(x), memory, "
-                                                  "memory); memory is already normalized by the encoder."))
-        for name, sub in (("norm1", "self-attention"), ("norm2", "cross-attention"), ("norm3", "feed-forward")):
-            mistakes.append((v(skip_norm=name), f"{name} is missing: it belongs to the {sub} sublayer"
-                             + (f", x = x + {sub}({name}(x))." if pre else f", x = {name}(x + {sub}(x)).")))
-        for key, sub in (("self", "self-attention"), ("cross", "cross-attention"), ("ffn", "feed-forward")):
-            mistakes.append((v(no_residual=key), f"the residual around {sub} is missing: add the "
-                                                 "sublayer's output to its input."))
+            mistakes.append(
+                (
+                    v(norm_memory=True),
+                    "memory goes through norm2: only the decoder's "
+                    "stream is normalized, cross_attn(norm2(x), memory, "
+                    "memory); memory is already normalized by the encoder.",
+                )
+            )
+        for name, sub in (
+            ("norm1", "self-attention"),
+            ("norm2", "cross-attention"),
+            ("norm3", "feed-forward"),
+        ):
+            mistakes.append(
+                (
+                    v(skip_norm=name),
+                    f"{name} is missing: it belongs to the {sub} sublayer"
+                    + (f", x = x + {sub}({name}(x))." if pre else f", x = {name}(x + {sub}(x))."),
+                )
+            )
+        for key, sub in (
+            ("self", "self-attention"),
+            ("cross", "cross-attention"),
+            ("ffn", "feed-forward"),
+        ):
+            mistakes.append(
+                (
+                    v(no_residual=key),
+                    f"the residual around {sub} is missing: add the "
+                    "sublayer's output to its input.",
+                )
+            )
         if tgt_mask is not None:
             mistakes += [
-                (v(tgt_mask=None), "tgt_mask is ignored: pass it to self-attention, "
-                                   "self_attn(h, mask=tgt_mask) (without it the decoder sees the future)."),
-                (v(tgt_mask=~tgt_mask), "tgt_mask is inverted: True means may attend "
-                                        "(nn.TransformerDecoderLayer's masks use True = blocked)."),
+                (
+                    v(tgt_mask=None),
+                    "tgt_mask is ignored: pass it to self-attention, "
+                    "self_attn(h, mask=tgt_mask) (without it the decoder sees the future).",
+                ),
+                (
+                    v(tgt_mask=~tgt_mask),
+                    "tgt_mask is inverted: True means may attend "
+                    "(nn.TransformerDecoderLayer's masks use True = blocked).",
+                ),
             ]
         if memory_mask is not None:
             mistakes += [
-                (v(memory_mask=None), "memory_mask is ignored: pass it to cross-attention, "
-                                      "cross_attn(h, memory, memory, mask=memory_mask)."),
+                (
+                    v(memory_mask=None),
+                    "memory_mask is ignored: pass it to cross-attention, "
+                    "cross_attn(h, memory, memory, mask=memory_mask).",
+                ),
                 (v(memory_mask=~memory_mask), "memory_mask is inverted: True means may attend."),
             ]
         if tgt_mask is not None and memory_mask is not None:
-            mistakes.append((v(tgt_mask=None, memory_mask=None), "both masks are ignored: tgt_mask "
-                             "goes to self-attention, memory_mask to cross-attention."))
+            mistakes.append(
+                (
+                    v(tgt_mask=None, memory_mask=None),
+                    "both masks are ignored: tgt_mask "
+                    "goes to self-attention, memory_mask to cross-attention.",
+                )
+            )
         expect_close(got, ref, atol=1e-4, mistakes=mistakes)
 
     def judge_info(self, probe, info):
         d, d_ff = probe.init["d_model"], probe.init["d_ff"]
-        expect_names(info, decoder_names(d, d_ff), "TransformerDecoderBlock", {
-            **{f"self_attn.{p}.weight": "Use self.self_attn = MultiHeadAttention(d_model, num_heads, "
-                                        "dropout)." for p in PROJECTIONS},
-            **{f"cross_attn.{p}.weight": "Use self.cross_attn = MultiHeadAttention(d_model, num_heads, "
-                                         "dropout) (a second one, with its own weights)." for p in PROJECTIONS},
-            "ffn.linear1.weight": "Use self.ffn = FeedForward(d_model, d_ff, dropout).",
-            **{f"norm{i}.weight": "Use three norms, self.norm1, self.norm2, self.norm3 = LayerNorm(d_model)."
-               for i in (1, 2, 3)},
-        })
+        expect_names(
+            info,
+            block_names(d, d_ff, DECODER_PARTS),
+            "TransformerDecoderBlock",
+            {
+                **{
+                    f"self_attn.{p}.weight": "Use self.self_attn = MultiHeadAttention(d_model, "
+                    "num_heads, "
+                    "dropout)."
+                    for p in PROJECTIONS
+                },
+                **{
+                    f"cross_attn.{p}.weight": "Use self.cross_attn = MultiHeadAttention(d_model, "
+                    "num_heads, "
+                    "dropout) (a second one, with its own weights)."
+                    for p in PROJECTIONS
+                },
+                "ffn.linear1.weight": "Use self.ffn = FeedForward(d_model, d_ff, dropout).",
+                **{
+                    f"norm{i}.weight": "Use three norms, self.norm1, self.norm2, self.norm3 = "
+                    "LayerNorm(d_model)."
+                    for i in (1, 2, 3)
+                },
+            },
+        )
 
 
 # --------------------------------------------------------------------------- greedy decoding
+
 
 class ScriptedSeq2Seq(nn.Module):
     """A stand-in for a trained model: ``model(src, tgt) -> logits (B, T, vocab_size)``.
@@ -269,13 +406,15 @@ class ScriptedSeq2Seq(nn.Module):
         if T > self.script.shape[1]:
             raise ValueError(f"the decoder input is longer ({T}) than the model can take")
         bos = torch.full((B, 1), self.bos_id, dtype=torch.long, device=tgt.device)
-        expected = torch.cat([bos, self.script[:, :T - 1]], dim=1)  # (B, T)
+        expected = torch.cat([bos, self.script[:, : T - 1]], dim=1)  # (B, T)
         ok = (tgt == expected).long().cumprod(dim=1).bool()  # the prefix up to t is right
         nxt = torch.where(ok, self.script[:, :T], torch.full_like(tgt, self.wrong_id))
         logits = F.one_hot(nxt, self.vocab_size).float() * 4.0 - 2.0  # (B, T, vocab_size)
         # a small position-dependent tilt, so that each position's row is different
         tilt = torch.arange(self.vocab_size, device=tgt.device).float() * 0.01
-        return self.scale * (logits + tilt * torch.arange(T, device=tgt.device).float()[:, None] / T)
+        return self.scale * (
+            logits + tilt * torch.arange(T, device=tgt.device).float()[:, None] / T
+        )
 
 
 def scripted_model(spec: dict) -> ScriptedSeq2Seq:
@@ -283,7 +422,9 @@ def scripted_model(spec: dict) -> ScriptedSeq2Seq:
 
 
 @torch.no_grad()
-def greedy64(model, src, max_len: int, bos_id: int, eos_id: int, variant: str = "right") -> torch.Tensor:
+def greedy64(
+    model, src, max_len: int, bos_id: int, eos_id: int, variant: str = "right"
+) -> torch.Tensor:
     """Reference greedy decoding, or a known wrong one (variant)."""
     B = src.shape[0]
     tgt = torch.full((B, 1), bos_id, dtype=torch.long)
@@ -315,19 +456,36 @@ class GreedyDecodeCheck(Exercise):
             choices = torch.tensor([t for t in range(vocab_size) if t not in specials])
             script = choices[randint(gen, 0, len(choices), B, max_len + 2)]
             wrong_id = int(choices[-1])
-            script[script == wrong_id] = int(choices[0])  # the wrong token never appears in a script
-            for b, end in enumerate(ends):  # row b produces eos at output position end (None: never)
+            script[script == wrong_id] = int(
+                choices[0]
+            )  # the wrong token never appears in a script
+            for b, end in enumerate(
+                ends
+            ):  # row b produces eos at output position end (None: never)
                 if end is not None:
                     script[b, end - 1] = eos_id
             src = randint(gen, 3, vocab_size, B, S)
-            spec = {"script": script, "vocab_size": vocab_size, "bos_id": bos_id, "wrong_id": wrong_id}
-            return Probe(name, runner="decode", args=(src, max_len, bos_id, eos_id), kwargs={"model": spec})
+            spec = {
+                "script": script,
+                "vocab_size": vocab_size,
+                "bos_id": bos_id,
+                "wrong_id": wrong_id,
+            }
+            return Probe(
+                name, runner="decode", args=(src, max_len, bos_id, eos_id), kwargs={"model": spec}
+            )
 
         yield case("3 rows ending at different steps (eos at 3, 5, 4), max_len=10", [3, 5, 4], 10)
         yield case("one row, eos at step 4, max_len=8", [4], 8)
         yield case("2 rows, one never produces eos: stop at max_len=6", [3, None], 6)
-        yield case("4 rows, bos_id=0, eos_id=5, vocab_size=11, max_len=12", [2, 6, 9, 4], 12,
-                   vocab_size=11, bos_id=0, eos_id=5)
+        yield case(
+            "4 rows, bos_id=0, eos_id=5, vocab_size=11, max_len=12",
+            [2, 6, 9, 4],
+            12,
+            vocab_size=11,
+            bos_id=0,
+            eos_id=5,
+        )
         yield case("2 rows, both end at step 7 = max_len", [7, 7], 7)
 
     def run_decode(self, probe, candidate, device):
@@ -341,26 +499,47 @@ class GreedyDecodeCheck(Exercise):
         B = src.shape[0]
         got = expect_tensor(out)
         if got.dtype != torch.long:
-            raise Fail(f"the output has dtype {got.dtype}: return token ids as a LongTensor "
-                       "(argmax gives int64).")
+            raise Fail(
+                f"the output has dtype {got.dtype}: return token ids as a LongTensor "
+                "(argmax gives int64)."
+            )
         if got.dim() != 2 or got.shape[0] != B:
-            raise Fail(f"the output has shape {fmt_shape(got.shape)}, expected (B, L) with B = {B}.")
+            raise Fail(
+                f"the output has shape {fmt_shape(got.shape)}, expected (B, L) with B = {B}."
+            )
         L = got.shape[1]
         ref = greedy64(model, src, max_len, bos_id, eos_id)
         if L > max_len:
-            raise Fail(f"the output has {L} tokens, more than max_len={max_len} (BOS counts): stop "
-                       "when the sequence has max_len tokens.")
+            raise Fail(
+                f"the output has {L} tokens, more than max_len={max_len} (BOS counts): stop "
+                "when the sequence has max_len tokens."
+            )
         variants = [
-            ("no_bos", f"the output does not start with bos_id: return the whole decoder sequence, "
-                       f"BOS first ({bos_id} here)."),
-            ("first_position", "the next token is read at the wrong position: the prediction for the "
-                               "next token is at the last position, logits[:, -1]."),
-            ("stop_first", "decoding stopped when the first row produced eos_id: stop only once "
-                           "every row has (keep a `done` flag per row)."),
-            ("never_stop", "decoding never stops early: stop once every row has produced eos_id "
-                           "(done.all()), not at max_len."),
-            ("no_force_eos", "a row that has produced eos_id goes on with other tokens: once a row "
-                             "is done, keep appending eos_id to it."),
+            (
+                "no_bos",
+                f"the output does not start with bos_id: return the whole decoder sequence, "
+                f"BOS first ({bos_id} here).",
+            ),
+            (
+                "first_position",
+                "the next token is read at the wrong position: the prediction for the "
+                "next token is at the last position, logits[:, -1].",
+            ),
+            (
+                "stop_first",
+                "decoding stopped when the first row produced eos_id: stop only once "
+                "every row has (keep a `done` flag per row).",
+            ),
+            (
+                "never_stop",
+                "decoding never stops early: stop once every row has produced eos_id "
+                "(done.all()), not at max_len.",
+            ),
+            (
+                "no_force_eos",
+                "a row that has produced eos_id goes on with other tokens: once a row "
+                "is done, keep appending eos_id to it.",
+            ),
         ]
         if tuple(got.shape) == tuple(ref.shape) and torch.equal(got, ref):
             return
@@ -371,10 +550,14 @@ class GreedyDecodeCheck(Exercise):
         if L > 0 and not bool((got[:, 0] == bos_id).all()):
             raise Fail(variants[0][1])
         if tuple(got.shape) != tuple(ref.shape):
-            raise Fail(f"the output has shape {fmt_shape(got.shape)}, expected {fmt_shape(ref.shape)}: "
-                       f"BOS, then one token per step until every row has produced eos_id "
-                       f"(at most max_len={max_len} tokens).")
+            raise Fail(
+                f"the output has shape {fmt_shape(got.shape)}, expected {fmt_shape(ref.shape)}: "
+                f"BOS, then one token per step until every row has produced eos_id "
+                f"(at most max_len={max_len} tokens)."
+            )
         rows = [b for b in range(B) if not torch.equal(got[b], ref[b])]
-        raise Fail(f"row {rows[0]} differs from greedy decoding: got {got[rows[0]].tolist()}, "
-                   f"expected {ref[rows[0]].tolist()}. Each step: logits = model(src, tgt), take the "
-                   "argmax at the last position, append it to tgt.")
+        raise Fail(
+            f"row {rows[0]} differs from greedy decoding: got {got[rows[0]].tolist()}, "
+            f"expected {ref[rows[0]].tolist()}. Each step: logits = model(src, tgt), take the "
+            "argmax at the last position, append it to tgt."
+        )

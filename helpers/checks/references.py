@@ -11,19 +11,35 @@ import math
 import torch
 import torch.nn.functional as F
 
+
 def substate(state: dict, prefix: str) -> dict:
     """The entries of ``state`` under ``prefix`` (e.g. "layers.0."), with the prefix removed."""
-    return {k[len(prefix):]: v for k, v in state.items() if k.startswith(prefix)}
+    return {k[len(prefix) :]: v for k, v in state.items() if k.startswith(prefix)}
 
 
 # the projections of a multi-head attention, named as in nn.MultiheadAttention
 PROJECTIONS = ("q_proj", "k_proj", "v_proj", "out_proj")
 
 
-def mha64(state: dict, num_heads: int, query, key, value, mask=None, *, split_transpose=True,
-          merge_transpose=True, out_proj=True, scale: str = "d_head", dim: int = -1,
-          mask_mode: str = "before", fill: float = -math.inf, k_from=None, v_from=None,
-          values: str = "v"):
+def mha64(
+    state: dict,
+    num_heads: int,
+    query,
+    key,
+    value,
+    mask=None,
+    *,
+    split_transpose=True,
+    merge_transpose=True,
+    out_proj=True,
+    scale: str = "d_head",
+    dim: int = -1,
+    mask_mode: str = "before",
+    fill: float = -math.inf,
+    k_from=None,
+    v_from=None,
+    values: str = "v",
+):
     """The same computation written out in float64, with switches for the common mistakes."""
     B, T_q, d_model = query.shape
     H = num_heads
@@ -35,11 +51,19 @@ def mha64(state: dict, num_heads: int, query, key, value, mask=None, *, split_tr
 
     def split(x):  # (B, T, d_model) -> (B, H, T, d_head)
         T = x.size(1)
-        return x.view(B, T, H, d_head).transpose(1, 2) if split_transpose else x.reshape(B, H, T, d_head)
+        return (
+            x.view(B, T, H, d_head).transpose(1, 2)
+            if split_transpose
+            else x.reshape(B, H, T, d_head)
+        )
 
     k_in = key if k_from is None else k_from
     v_in = value if v_from is None else v_from
-    q, k, v = split(linear("q_proj", query)), split(linear("k_proj", k_in)), split(linear("v_proj", v_in))
+    q, k, v = (
+        split(linear("q_proj", query)),
+        split(linear("k_proj", k_in)),
+        split(linear("v_proj", v_in)),
+    )
     divisor = {"d_head": math.sqrt(d_head), "d_model": math.sqrt(d_model), "none": 1.0}[scale]
     scores = q @ k.transpose(-2, -1) / divisor  # (B, H, T_q, T_k)
     if mask is not None and mask_mode in ("before", "inverted"):
@@ -48,13 +72,23 @@ def mha64(state: dict, num_heads: int, query, key, value, mask=None, *, split_tr
     if mask is not None and mask_mode == "after":
         weights = weights * mask
     heads = weights @ (v if values == "v" else k)  # (B, H, T_q, d_head)
-    merged = heads.transpose(1, 2).reshape(B, T_q, d_model) if merge_transpose \
+    merged = (
+        heads.transpose(1, 2).reshape(B, T_q, d_model)
+        if merge_transpose
         else heads.reshape(B, T_q, d_model)
+    )
     return (linear("out_proj", merged) if out_proj else merged), weights
 
 
-def sinusoidal64(max_len: int, d_model: int, *, swap: bool = False, exponent: str = "2i/d",
-                 sign: float = -1.0, layout: str = "interleave") -> torch.Tensor:
+def sinusoidal64(
+    max_len: int,
+    d_model: int,
+    *,
+    swap: bool = False,
+    exponent: str = "2i/d",
+    sign: float = -1.0,
+    layout: str = "interleave",
+) -> torch.Tensor:
     """Reference table in float64, PE[pos, 2i] = sin(pos / 10000^(2i/d)), PE[pos, 2i+1] = cos(...).
 
     The keyword arguments make the known wrong variants: sin and cos swapped, another exponent
@@ -70,18 +104,27 @@ def sinusoidal64(max_len: int, d_model: int, *, swap: bool = False, exponent: st
         angle = pos * torch.pow(10000.0, sign * 2 * i / d_model)
         first, second = (angle.cos(), angle.sin()) if swap else (angle.sin(), angle.cos())
         return torch.cat([first, second], dim=-1)
-    power = {"2i/d": 2 * torch.div(j, 2, rounding_mode="floor") / d_model,
-             "j/d": j / d_model,
-             "i/d": torch.div(j, 2, rounding_mode="floor") / d_model}[exponent]
+    power = {
+        "2i/d": 2 * torch.div(j, 2, rounding_mode="floor") / d_model,
+        "j/d": j / d_model,
+        "i/d": torch.div(j, 2, rounding_mode="floor") / d_model,
+    }[exponent]
     angle = pos * torch.pow(10000.0, sign * power)  # (max_len, d_model)
-    even = (j.long() % 2 == 0)
+    even = j.long() % 2 == 0
     if swap:
         return torch.where(even, angle.cos(), angle.sin())
     return torch.where(even, angle.sin(), angle.cos())
 
 
-def layer_norm64(x: torch.Tensor, weight, bias, eps: float, dims=(-1,), unbiased: bool = False,
-                 eps_inside: bool = True) -> torch.Tensor:
+def layer_norm64(
+    x: torch.Tensor,
+    weight,
+    bias,
+    eps: float,
+    dims=(-1,),
+    unbiased: bool = False,
+    eps_inside: bool = True,
+) -> torch.Tensor:
     x = x.double()
     mean = x.mean(dim=dims, keepdim=True)
     var = x.var(dim=dims, keepdim=True, unbiased=unbiased)
@@ -102,8 +145,13 @@ def activation64(name: str, h: torch.Tensor) -> torch.Tensor:
     raise ValueError(name)
 
 
-def ffn64(state: dict, x: torch.Tensor, activation: str = "relu", prefix: str = "",
-          act_after: bool = False) -> torch.Tensor:
+def ffn64(
+    state: dict,
+    x: torch.Tensor,
+    activation: str = "relu",
+    prefix: str = "",
+    act_after: bool = False,
+) -> torch.Tensor:
     p = {k: v.double() for k, v in substate(state, prefix).items()}
     h = activation64(activation, F.linear(x.double(), p["linear1.weight"], p["linear1.bias"]))
     y = F.linear(h, p["linear2.weight"], p["linear2.bias"])

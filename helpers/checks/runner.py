@@ -5,6 +5,7 @@ re-implements, calls the candidate, and returns plain data. It never raises for 
 mistake: an exception becomes an :class:`Outcome` with a message that points at the
 learner's own line.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -24,7 +25,9 @@ from .framework import Exercise, Probe, plain
 
 HELPERS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__))
-NOT_IMPLEMENTED = "not implemented yet: fill in the TODO above, run that cell, then run this check again."
+NOT_IMPLEMENTED = (
+    "not implemented yet: fill in the TODO above, run that cell, then run this check again."
+)
 
 
 @dataclass
@@ -40,6 +43,7 @@ class ForbiddenBuiltin(RuntimeError):
 
 
 # --------------------------------------------------------------------------- built-ins off
+
 
 def _resolve(dotted: str):
     """'torch.nn.functional.softmax' -> (owner object, attribute name)."""
@@ -107,6 +111,7 @@ def forbidden_names_bound(candidate: Any, names: tuple[str, ...]) -> str | None:
 
 # --------------------------------------------------------------------------- errors
 
+
 def learner_frame(tb) -> traceback.FrameSummary | None:
     """The innermost frame that is neither the helpers package nor torch."""
     frames = traceback.extract_tb(tb)
@@ -132,6 +137,7 @@ def describe_exception(exc: BaseException) -> str:
 
 
 # --------------------------------------------------------------------------- running
+
 
 def tensors_on(x: Any, device: torch.device) -> bool:
     if isinstance(x, torch.Tensor):
@@ -171,7 +177,11 @@ def call_candidate(ex: Exercise, probe: Probe, candidate: Any, device: torch.dev
         module.to(device).eval()
         method = probe.info.get("method", "forward")
         with torch.no_grad():
-            return getattr(module, method)(*args, **kwargs) if method != "forward" else module(*args, **kwargs)
+            return (
+                getattr(module, method)(*args, **kwargs)
+                if method != "forward"
+                else module(*args, **kwargs)
+            )
     custom = getattr(ex, f"run_{probe.runner}", None)
     if custom is None:
         raise ValueError(f"exercise {ex.id} has no runner {probe.runner!r}")
@@ -191,7 +201,9 @@ def run_probe(ex: Exercise, probe: Probe, candidate: Any, device: torch.device) 
     device = probe_device(probe, device)
     bound = forbidden_names_bound(candidate, ex.forbid)
     if bound:
-        return Outcome(error=f"your code uses {bound}, which this exercise asks you to write yourself.")
+        return Outcome(
+            error=f"your code uses {bound}, which this exercise asks you to write yourself."
+        )
     try:
         with builtins_off(ex.forbid):
             out = call_candidate(ex, probe, candidate, device)

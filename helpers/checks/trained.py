@@ -8,6 +8,7 @@ from torch import nn
 
 from .framework import Exercise, Fail, Probe, expect_tensor
 
+
 def predict_argmax(candidate, inputs: torch.Tensor) -> torch.Tensor | dict:
     """The runner of a trained-model exercise (runs in the learner's kernel): the candidate in
     eval mode on ``inputs`` moved to the model's device, argmax of the last dimension, as a CPU
@@ -15,7 +16,9 @@ def predict_argmax(candidate, inputs: torch.Tensor) -> torch.Tensor | dict:
     back as a small dict the judge reports."""
     if not isinstance(candidate, nn.Module):
         kind = "class" if isinstance(candidate, type) else "object"
-        return {"not_a_module": f"{kind} {getattr(candidate, '__name__', type(candidate).__name__)}"}
+        return {
+            "not_a_module": f"{kind} {getattr(candidate, '__name__', type(candidate).__name__)}"
+        }
     first = next(candidate.parameters(), None)
     device = first.device if first is not None else torch.device("cpu")
     was_training = candidate.training
@@ -34,20 +37,28 @@ def judge_accuracy(out, targets: torch.Tensor, threshold: float, what: str, name
     """Accuracy of the predictions ``out`` against ``targets`` (computed here, in the judging
     process); Fail below ``threshold`` with the accuracy reached."""
     if isinstance(out, dict) and "not_a_module" in out:
-        raise Fail(f"`{name}` should be the trained model, an nn.Module instance; got the "
-                   f"{out['not_a_module']}. Pass the model you trained, e.g. check(..., {name}).")
+        raise Fail(
+            f"`{name}` should be the trained model, an nn.Module instance; got the "
+            f"{out['not_a_module']}. Pass the model you trained, e.g. check(..., {name})."
+        )
     if isinstance(out, dict) and "output_type" in out:
-        raise Fail(f"`{name}(inputs)` returned a {out['output_type']}: it should return the logits "
-                   "as one tensor.")
+        raise Fail(
+            f"`{name}(inputs)` returned a {out['output_type']}: it should return the logits "
+            "as one tensor."
+        )
     got = expect_tensor(out, "the predictions")
     if tuple(got.shape) != tuple(targets.shape):
-        raise Fail(f"the predictions (argmax of the logits' last dimension) have shape "
-                   f"{tuple(got.shape)}, expected {tuple(targets.shape)}: the model should return "
-                   f"logits of shape {tuple(targets.shape) + ('num_classes',)}.")
+        raise Fail(
+            f"the predictions (argmax of the logits' last dimension) have shape "
+            f"{tuple(got.shape)}, expected {tuple(targets.shape)}: the model should return "
+            f"logits of shape {tuple(targets.shape) + ('num_classes',)}."
+        )
     accuracy = (got.long() == targets).double().mean().item()
     if not accuracy >= threshold:
-        raise Fail(f"{what} is {accuracy:.4f}, below the threshold {threshold}: train longer, or "
-                   "check the model and the training loop.")
+        raise Fail(
+            f"{what} is {accuracy:.4f}, below the threshold {threshold}: train longer, or "
+            "check the model and the training loop."
+        )
     return accuracy
 
 
@@ -71,11 +82,15 @@ class TrainedModelCheck(Exercise):
 
     def probes(self, gen):
         name, inputs, targets = self.held_out(gen)
-        yield Probe(name, runner="predict", args=(inputs,), info={"targets": targets}, cpu_only=True)
+        yield Probe(
+            name, runner="predict", args=(inputs,), info={"targets": targets}, cpu_only=True
+        )
 
     def run_predict(self, probe, candidate, device):
         return predict_argmax(candidate, probe.args[0])
 
     def judge(self, probe, out):
         targets = probe.info["targets"]
-        judge_accuracy(out, targets, self.threshold, self.accuracy_label(targets), self.grade_target)
+        judge_accuracy(
+            out, targets, self.threshold, self.accuracy_label(targets), self.grade_target
+        )

@@ -10,6 +10,7 @@ The test suite does not run the notebooks twice: the root ``conftest.py`` feeds 
 per-cell durations to :class:`NbvalTimes`, and the run fails when a notebook takes more than
 ``NOISE_FACTOR`` times its budget.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -26,9 +27,9 @@ from .common import notebook_number
 from .kernel import run_fresh
 
 BUDGET_S = 60.0
-BUDGETS_S = {"09": 90.0}      # by notebook number
+BUDGETS_S = {"09": 90.0}  # by notebook number
 SERIES_BUDGET_S = 300.0
-NOISE_FACTOR = 2.0            # the suite fails past this multiple of a budget
+NOISE_FACTOR = 2.0  # the suite fails past this multiple of a budget
 
 _MAXRSS_TAG = "__bench_maxrss__"
 _MAXRSS_CELL = (
@@ -50,8 +51,10 @@ def over_budget(seconds: dict[str, float], factor: float = 1.0) -> list[str]:
         limit = factor * budget_for(path)
         if s > limit:
             times = f"{factor:g} x " if factor != 1 else ""
-            problems.append(f"{path}: {s:.1f} s, over {times}its {budget_for(path):.0f} s budget"
-                            f" ({limit:.0f} s)")
+            problems.append(
+                f"{path}: {s:.1f} s, over {times}its {budget_for(path):.0f} s budget"
+                f" ({limit:.0f} s)"
+            )
     return problems
 
 
@@ -73,8 +76,10 @@ class NbvalTimes:
         return over_budget(self.seconds, factor)
 
     def summary(self) -> list[str]:
-        return [f"{path}: {s:.1f} s (budget {budget_for(path):.0f} s)"
-                for path, s in sorted(self.seconds.items())]
+        return [
+            f"{path}: {s:.1f} s (budget {budget_for(path):.0f} s)"
+            for path, s in sorted(self.seconds.items())
+        ]
 
 
 @dataclass
@@ -107,8 +112,12 @@ def measure(path: Path, timeout: int = 600, kernel: str = "python3") -> BenchRow
 
 
 def machine() -> dict:
-    info = {"platform": platform.platform(), "python": platform.python_version(),
-            "cpus": os.cpu_count(), "date": time.strftime("%Y-%m-%d %H:%M %Z")}
+    info = {
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "cpus": os.cpu_count(),
+        "date": time.strftime("%Y-%m-%d %H:%M %Z"),
+    }
     try:
         import torch
 
@@ -129,12 +138,17 @@ def markdown(rows: list[BenchRow], info: dict) -> str:
         peak = "?" if r.peak_mib is None else f"{r.peak_mib:.0f}"
         verdict = "**error**" if r.error else "yes" if r.within_budget else "**no**"
         lines.append(f"| {r.notebook} | {r.seconds:.1f} | {r.budget_s:.0f} | {peak} | {verdict} |")
-    lines.append(f"| **all** | **{total:.1f}** | {SERIES_BUDGET_S:.0f} | | "
-                 f"{'yes' if total <= SERIES_BUDGET_S else '**no**'} |")
+    lines.append(
+        f"| **all** | **{total:.1f}** | {SERIES_BUDGET_S:.0f} | | "
+        f"{'yes' if total <= SERIES_BUDGET_S else '**no**'} |"
+    )
     lines.append("")
-    lines.append(f"Fresh kernel per notebook, kernel start included; measured {info['date']} on "
-                 f"{info['cpus']} CPUs, {info['platform']}, Python {info['python']}"
-                 + (f", torch {info['torch']}" if "torch" in info else "") + ".")
+    lines.append(
+        f"Fresh kernel per notebook, kernel start included; measured {info['date']} on "
+        f"{info['cpus']} CPUs, {info['platform']}, Python {info['python']}"
+        + (f", torch {info['torch']}" if "torch" in info else "")
+        + "."
+    )
     return "\n".join(lines) + "\n"
 
 
@@ -144,8 +158,13 @@ def measure_all(paths: list[Path], out_dir: Path | None, timeout: int = 600) -> 
         row = measure(path, timeout=timeout)
         rows.append(row)
         peak = "?" if row.peak_mib is None else f"{row.peak_mib:.0f} MiB"
-        flag = (f"  ERROR {row.error}" if row.error else
-                "" if row.within_budget else f"  OVER its {row.budget_s:.0f} s budget")
+        flag = (
+            f"  ERROR {row.error}"
+            if row.error
+            else ""
+            if row.within_budget
+            else f"  OVER its {row.budget_s:.0f} s budget"
+        )
         print(f"{path}: {row.seconds:.1f} s, peak {peak}{flag}", flush=True)
     info = machine()
     total = sum(r.seconds for r in rows)
@@ -153,8 +172,12 @@ def measure_all(paths: list[Path], out_dir: Path | None, timeout: int = 600) -> 
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
         (out_dir / "bench.md").write_text(markdown(rows, info))
-        data = {"machine": info, "series_budget_s": SERIES_BUDGET_S, "total_seconds": total,
-                "notebooks": [{**asdict(r), "within_budget": r.within_budget} for r in rows]}
+        data = {
+            "machine": info,
+            "series_budget_s": SERIES_BUDGET_S,
+            "total_seconds": total,
+            "notebooks": [{**asdict(r), "within_budget": r.within_budget} for r in rows],
+        }
         (out_dir / "bench.json").write_text(json.dumps(data, indent=1) + "\n")
         print(f"wrote {out_dir / 'bench.md'} and {out_dir / 'bench.json'}")
     return rows

@@ -46,6 +46,18 @@ def load_notebook(path: Path):
     return nb
 
 
+def sync(target: Path, text: str, check: bool) -> str | None:
+    """Write ``text`` to a generated file, or with ``check`` compare: None when the file is
+    current (or was written), else what is wrong with it ("is missing", "is out of date")."""
+    current = target.read_text(encoding="utf-8") if target.exists() else None
+    if current == text:
+        return None
+    if check:
+        return "is missing" if current is None else "is out of date"
+    target.write_text(text, encoding="utf-8")
+    return None
+
+
 def report(command: str, make: Callable[..., list[str]], check: bool) -> int:
     """Run ``make(check=...)`` (student's ``generate`` or export's ``export``) and print its
     problems; the exit status: 0 up to date or written, 1 out of date, 2 badly marked."""

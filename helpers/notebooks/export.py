@@ -3,15 +3,20 @@
 A solved notebook whose metadata has ``course.export = "NAME"`` exports every code cell whose
 first line is ``#| export`` (nbdev's marker) into ``helpers/blocks/NAME.py``, so later notebooks
 import what an earlier one built: the code is written once, in the notebook. The module is
-generated; a test fails when it is not what this writes.
+generated; a test fails when it is not what this writes. The text goes through ruff (imports
+sorted, then formatted, with the project's settings) so that the generated modules pass the
+same lint as the hand-written ones while the notebook cells keep their own layout.
 """
+
 from __future__ import annotations
 
 import argparse
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
-from .common import BEGIN, END, ROOT, load_notebook, report, solution_paths
+from .common import BEGIN, END, ROOT, load_notebook, report, solution_paths, sync
 
 MARK = "#| export"
 
@@ -31,17 +36,42 @@ def exported_source(path: Path) -> tuple[str, str] | None:
         chunks.append("\n".join(body).strip("\n"))
     code = "\n\n\n".join(chunks)
     tree = ast.parse(code)
-    public = [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))
-              and not n.name.startswith("_")]
+    public = [
+        n.name
+        for n in tree.body
+        if isinstance(n, (ast.FunctionDef, ast.ClassDef)) and not n.name.startswith("_")
+    ]
     rel = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path.name
-    header = (f'"""Generated from {rel} by `python -m helpers export`: edit the notebook, '
-              'not this file."""\n')
+    header = (
+        f'"""Generated from {rel} by `python -m helpers export`: edit the notebook, '
+        'not this file."""\n'
+    )
     text = header + code + "\n\n__all__ = " + repr(public).replace("'", '"') + "\n"
-    return name, text
+    return name, tidy(text, f"helpers/blocks/{name}.py")
+
+
+def tidy(text: str, filename: str) -> str:
+    """``text`` with its imports sorted and formatted by ruff, as ``filename`` would be."""
+    for command in (["check", "--select", "I", "--fix-only", "--quiet"], ["format"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "ruff", *command, "--stdin-filename", filename, "-"],
+            input=text,
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            check=False,
+        )
+        if done.returncode != 0:
+            raise ValueError(f"ruff could not process {filename}: {done.stderr.strip()}")
+        text = done.stdout
+    return text
 
 
 def package_init(names: list[str]) -> str:
-    lines = ['"""Building blocks exported from the solved notebooks (see helpers/notebooks/export.py)."""']
+    lines = [
+        '"""Building blocks exported from the solved notebooks '
+        '(see helpers/notebooks/export.py)."""'
+    ]
     lines += [f"from .{n} import *  # noqa: F401,F403" for n in names]
     return "\n".join(lines) + "\n"
 
@@ -57,16 +87,11 @@ def export(root: Path = ROOT, check: bool = False) -> list[str]:
             name, text = result
             names.append(name)
             files[f"{name}.py"] = text
-    files["__init__.py"] = package_init(names)
+    files["__init__.py"] = tidy(package_init(names), "helpers/blocks/__init__.py")
     problems = []
     for fname, text in files.items():
-        target = out_dir / fname
-        current = target.read_text(encoding="utf-8") if target.exists() else None
-        if current != text:
-            if check:
-                problems.append(f"helpers/blocks/{fname} is out of date with solutions/")
-            else:
-                target.write_text(text, encoding="utf-8")
+        if sync(out_dir / fname, text, check):
+            problems.append(f"helpers/blocks/{fname} is out of date with solutions/")
     for extra in sorted(out_dir.glob("*.py")):
         if extra.name not in files:
             problems.append(f"helpers/blocks/{extra.name} is not exported by any solved notebook")

@@ -6,6 +6,7 @@ markers) holds the answer. The student version replaces the region by a TODO com
 "_Your answer here._"), clears outputs and execution counts, and drops ``# NBVAL_`` lines.
 Text after ``### BEGIN SOLUTION:`` becomes the TODO's wording.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -16,7 +17,16 @@ from pathlib import Path
 
 import nbformat
 
-from .common import BEGIN, END, ROOT, MarkerError, load_notebook, report, solution_paths
+from .common import (
+    BEGIN,
+    END,
+    ROOT,
+    MarkerError,
+    load_notebook,
+    report,
+    solution_paths,
+    sync,
+)
 
 NBVAL_LINE = re.compile(r"^\s*# NBVAL_[A-Z_]+\s*$")
 
@@ -35,14 +45,16 @@ def find_regions(lines: list[str], where: str) -> list[Region]:
         stripped = line.strip()
         if stripped.startswith(BEGIN):
             if open_at is not None:
-                raise MarkerError(f"{where}, line {i + 1}: nested {BEGIN} (the one on line "
-                                  f"{open_at + 1} is not closed)")
+                raise MarkerError(
+                    f"{where}, line {i + 1}: nested {BEGIN} (the one on line "
+                    f"{open_at + 1} is not closed)"
+                )
             open_at = i
         elif stripped.startswith(END):
             if open_at is None:
                 raise MarkerError(f"{where}, line {i + 1}: {END} without a {BEGIN}")
             begin = lines[open_at]
-            todo = begin.strip()[len(BEGIN):].lstrip(":").strip()
+            todo = begin.strip()[len(BEGIN) :].lstrip(":").strip()
             regions.append(Region(open_at, i, begin[: len(begin) - len(begin.lstrip())], todo))
             open_at = None
     if open_at is not None:
@@ -54,7 +66,7 @@ def strip_code(source: str, where: str, exercise: str | None) -> str:
     lines = source.split("\n")
     out, last = [], 0
     for r in find_regions(lines, where):
-        out += lines[last: r.start]
+        out += lines[last : r.start]
         out.append(f"{r.indent}# TODO: {r.todo or 'your code here'}")
         label = f"{exercise}: " if exercise else ""
         out.append(f'{r.indent}raise NotImplementedError("{label}fill in this TODO")')
@@ -67,7 +79,7 @@ def strip_markdown(source: str, where: str) -> str:
     lines = source.split("\n")
     out, last = [], 0
     for r in find_regions(lines, where):
-        out += lines[last: r.start] + ["_Your answer here._"]
+        out += lines[last : r.start] + ["_Your answer here._"]
         last = r.end + 1
     return "\n".join(out + lines[last:])
 
@@ -108,13 +120,9 @@ def generate(root: Path = ROOT, check: bool = False) -> list[str]:
         text = render(student)
         target = out_dir / path.name
         expected.add(target.name)
-        if check:
-            if not target.exists():
-                problems.append(f"{target.relative_to(root)} is missing")
-            elif target.read_text(encoding="utf-8") != text:
-                problems.append(f"{target.relative_to(root)} is out of date")
-        elif not target.exists() or target.read_text(encoding="utf-8") != text:
-            target.write_text(text, encoding="utf-8")
+        wrong = sync(target, text, check)
+        if wrong:
+            problems.append(f"{target.relative_to(root)} {wrong}")
     for extra in sorted(out_dir.glob("*.ipynb")):
         if extra.name not in expected:
             problems.append(f"{extra.relative_to(root)} has no solved notebook in solutions/")

@@ -1,4 +1,5 @@
 """Fixtures for testing the checks: run a candidate and return the result quietly."""
+
 import pytest
 
 from helpers.checks import check

@@ -1,4 +1,5 @@
 """Checks of notebook 01: the solution passes, the stub is 'not implemented', mistakes are named."""
+
 import math
 
 import pytest
@@ -35,16 +36,24 @@ def test_softmax_stub(run_check):
     assert not r.passed and r.status == "missing" and "not implemented yet" in r.messages[0]
 
 
-@pytest.mark.parametrize("candidate, words", [
-    (lambda x, dim=-1: x.exp() / x.exp().sum(dim, keepdim=True), "exp(1000) overflows"),
-    (lambda x, dim=-1: (x - x.max()).exp() / (x - x.max()).exp().sum(dim, keepdim=True),
-     "not the max of the whole tensor"),
-    (lambda x, dim=-1: softmax(x, -1), "over dim 2: use the `dim` argument"),
-    (lambda x, dim=-1: (x - x.amax(dim, keepdim=True)).exp(), "do not sum to 1"),
-    (lambda x, dim=-1: (x - x.amax()).exp() / (x - x.amax()).exp().sum(), "whole tensor sums to 1"),
-    (lambda x, dim=-1: torch.softmax(x, dim), "torch.softmax is switched off"),
-    (lambda x, dim=-1: softmax(x, dim).log(), "log-softmax"),
-])
+@pytest.mark.parametrize(
+    "candidate, words",
+    [
+        (lambda x, dim=-1: x.exp() / x.exp().sum(dim, keepdim=True), "exp(1000) overflows"),
+        (
+            lambda x, dim=-1: (x - x.max()).exp() / (x - x.max()).exp().sum(dim, keepdim=True),
+            "not the max of the whole tensor",
+        ),
+        (lambda x, dim=-1: softmax(x, -1), "over dim 2: use the `dim` argument"),
+        (lambda x, dim=-1: (x - x.amax(dim, keepdim=True)).exp(), "do not sum to 1"),
+        (
+            lambda x, dim=-1: (x - x.amax()).exp() / (x - x.amax()).exp().sum(),
+            "whole tensor sums to 1",
+        ),
+        (lambda x, dim=-1: torch.softmax(x, dim), "torch.softmax is switched off"),
+        (lambda x, dim=-1: softmax(x, dim).log(), "log-softmax"),
+    ],
+)
 def test_softmax_mistakes(run_check, candidate, words):
     r = run_check("01.softmax", candidate)
     assert not r.passed
@@ -78,16 +87,29 @@ def test_attention_stub(run_check):
     assert r.status == "missing" and "not implemented yet" in r.messages[0]
 
 
-@pytest.mark.parametrize("candidate, words", [
-    (lambda x: attention(x)[::-1], "wrong order"),
-    (lambda x: (lambda w: (w @ x, w))(torch.softmax(x @ x.transpose(-2, -1), dim=-2)), "columns"),
-    (lambda x: (lambda w: (w @ x, w))(torch.softmax(x @ x.transpose(-2, -1) / math.sqrt(x.shape[-1]), -1)),
-     "divided by sqrt(d)"),
-    (lambda x: (lambda w: (w.transpose(-2, -1) @ x, w))(attention(x)[1]), "transposed weights"),
-    (lambda x: (lambda w: (w @ x, w))(torch.softmax(x @ x.T, -1)), "RuntimeError"),
-    (lambda x: attention(x)[0], "should return a tuple"),
-    (lambda x: (attention(x)[0].numpy(), attention(x)[1]), "should be a torch.Tensor, got numpy.ndarray"),
-])
+@pytest.mark.parametrize(
+    "candidate, words",
+    [
+        (lambda x: attention(x)[::-1], "wrong order"),
+        (
+            lambda x: (lambda w: (w @ x, w))(torch.softmax(x @ x.transpose(-2, -1), dim=-2)),
+            "columns",
+        ),
+        (
+            lambda x: (lambda w: (w @ x, w))(
+                torch.softmax(x @ x.transpose(-2, -1) / math.sqrt(x.shape[-1]), -1)
+            ),
+            "divided by sqrt(d)",
+        ),
+        (lambda x: (lambda w: (w.transpose(-2, -1) @ x, w))(attention(x)[1]), "transposed weights"),
+        (lambda x: (lambda w: (w @ x, w))(torch.softmax(x @ x.T, -1)), "RuntimeError"),
+        (lambda x: attention(x)[0], "should return a tuple"),
+        (
+            lambda x: (attention(x)[0].numpy(), attention(x)[1]),
+            "should be a torch.Tensor, got numpy.ndarray",
+        ),
+    ],
+)
 def test_attention_mistakes(run_check, candidate, words):
     r = run_check("01.dot_product_attention", candidate)
     assert not r.passed

@@ -1,5 +1,6 @@
 """Checks of notebook 02: the solution passes, other correct answers pass, the stub is
 'not implemented', and each named mistake fails with its own message."""
+
 import math
 
 import pytest
@@ -12,8 +13,9 @@ from .conftest import stub
 SDPA = "02.scaled_dot_product_attention"
 
 
-def sdpa(q, k, v, mask=None, *, scale=None, dim=-1, mask_mode="before", fill=float("-inf"),
-         values=None):
+def sdpa(
+    q, k, v, mask=None, *, scale=None, dim=-1, mask_mode="before", fill=float("-inf"), values=None
+):
     """The solution, with switches for the mistakes."""
     scores = q @ k.transpose(-2, -1) / (math.sqrt(q.size(-1)) if scale is None else scale(q, k, v))
     if mask is not None and mask_mode == "before":
@@ -35,6 +37,7 @@ def padding_mask(tokens, pad_id):
 
 
 # --------------------------------------------------------------------------- attention
+
 
 def test_sdpa_solution_passes(run_check):
     r = run_check(SDPA, sdpa)
@@ -58,7 +61,9 @@ def einsum_sdpa(q, k, v, mask=None):
 def additive_sdpa(q, k, v, mask=None):
     scores = (q / math.sqrt(q.size(-1))) @ k.mT
     if mask is not None:
-        bias = torch.zeros(mask.shape, dtype=q.dtype, device=q.device).masked_fill(~mask, float("-inf"))
+        bias = torch.zeros(mask.shape, dtype=q.dtype, device=q.device).masked_fill(
+            ~mask, float("-inf")
+        )
         scores = scores + bias
     w = F.softmax(scores, dim=-1)
     return w @ v, w
@@ -84,24 +89,50 @@ def test_sdpa_stub(run_check):
     assert r.status == "missing" and "not implemented yet" in r.messages[0]
 
 
-@pytest.mark.parametrize("candidate, words", [
-    (lambda q, k, v, mask=None: sdpa(q, k, v, mask, scale=lambda q, k, v: 1.0), "not scaled"),
-    (lambda q, k, v, mask=None: sdpa(q, k, v, mask, scale=lambda q, k, v: math.sqrt(v.size(-1))),
-     "divided by sqrt(d_v)"),
-    (lambda q, k, v, mask=None: sdpa(q, k, v, mask, scale=lambda q, k, v: q.size(-1)), "divided by d_k"),
-    (lambda q, k, v, mask=None: sdpa(q, k, v, mask, scale=lambda q, k, v: math.sqrt(k.size(-2))),
-     "sqrt(T_k)"),
-    (lambda q, k, v, mask=None: sdpa(q, k, v, mask, dim=-2), "over the queries"),
-    (lambda q, k, v, mask=None: sdpa(q, k, v, mask, mask_mode="inverted"), "mask is inverted"),
-    (lambda q, k, v, mask=None: sdpa(q, k, v, mask, mask_mode="inverted", fill=-1e9), "mask is inverted"),
-    (lambda q, k, v, mask=None: sdpa(q, k, v, mask, mask_mode="ignored"), "mask is ignored"),
-    (lambda q, k, v, mask=None: sdpa(q, k, v, mask, mask_mode="after"), "after softmax"),
-    (lambda q, k, v, mask=None: sdpa(q, k, v, mask, values=lambda q, k, v: k), "not the keys k"),
-    (lambda q, k, v, mask=None: sdpa(q, k, v, mask)[::-1], "wrong order"),
-    (lambda q, k, v, mask=None: sdpa(q, k, v, mask)[0], "should return a tuple"),
-    (lambda q, k, v, mask=None: F.scaled_dot_product_attention(q, k, v, attn_mask=mask), "switched off"),
-    (lambda q, k, v, mask=None: torch._C._nn.scaled_dot_product_attention(q, k, v), "switched off"),
-])
+@pytest.mark.parametrize(
+    "candidate, words",
+    [
+        (lambda q, k, v, mask=None: sdpa(q, k, v, mask, scale=lambda q, k, v: 1.0), "not scaled"),
+        (
+            lambda q, k, v, mask=None: sdpa(
+                q, k, v, mask, scale=lambda q, k, v: math.sqrt(v.size(-1))
+            ),
+            "divided by sqrt(d_v)",
+        ),
+        (
+            lambda q, k, v, mask=None: sdpa(q, k, v, mask, scale=lambda q, k, v: q.size(-1)),
+            "divided by d_k",
+        ),
+        (
+            lambda q, k, v, mask=None: sdpa(
+                q, k, v, mask, scale=lambda q, k, v: math.sqrt(k.size(-2))
+            ),
+            "sqrt(T_k)",
+        ),
+        (lambda q, k, v, mask=None: sdpa(q, k, v, mask, dim=-2), "over the queries"),
+        (lambda q, k, v, mask=None: sdpa(q, k, v, mask, mask_mode="inverted"), "mask is inverted"),
+        (
+            lambda q, k, v, mask=None: sdpa(q, k, v, mask, mask_mode="inverted", fill=-1e9),
+            "mask is inverted",
+        ),
+        (lambda q, k, v, mask=None: sdpa(q, k, v, mask, mask_mode="ignored"), "mask is ignored"),
+        (lambda q, k, v, mask=None: sdpa(q, k, v, mask, mask_mode="after"), "after softmax"),
+        (
+            lambda q, k, v, mask=None: sdpa(q, k, v, mask, values=lambda q, k, v: k),
+            "not the keys k",
+        ),
+        (lambda q, k, v, mask=None: sdpa(q, k, v, mask)[::-1], "wrong order"),
+        (lambda q, k, v, mask=None: sdpa(q, k, v, mask)[0], "should return a tuple"),
+        (
+            lambda q, k, v, mask=None: F.scaled_dot_product_attention(q, k, v, attn_mask=mask),
+            "switched off",
+        ),
+        (
+            lambda q, k, v, mask=None: torch._C._nn.scaled_dot_product_attention(q, k, v),
+            "switched off",
+        ),
+    ],
+)
 def test_sdpa_mistakes(run_check, candidate, words):
     r = run_check(SDPA, candidate)
     assert not r.passed
@@ -111,7 +142,10 @@ def test_sdpa_mistakes(run_check, candidate, words):
 def test_sdpa_weights_times_k_named_when_shapes_agree(run_check):
     # the first probe has d_k = d_v, so weights @ k has the right shape
     r = run_check(SDPA, lambda q, k, v, mask=None: sdpa(q, k, v, mask, values=lambda q, k, v: k))
-    assert "must multiply the values v" in r.messages[0] and "case q, k, v of shape (3, 4)" in r.messages[0]
+    assert (
+        "must multiply the values v" in r.messages[0]
+        and "case q, k, v of shape (3, 4)" in r.messages[0]
+    )
 
 
 def test_sdpa_zero_times_inf_nan_is_explained(run_check):
@@ -133,10 +167,13 @@ def sneaky(q, k, v, mask=None):
 
 def test_sdpa_imported_builtin_is_caught(run_check):
     r = run_check(SDPA, sneaky)
-    assert not r.passed and "uses torch.nn.functional.scaled_dot_product_attention" in r.messages[0], r.messages
+    assert (
+        not r.passed and "uses torch.nn.functional.scaled_dot_product_attention" in r.messages[0]
+    ), r.messages
 
 
 # --------------------------------------------------------------------------- masks
+
 
 def test_causal_mask_solution_passes(run_check):
     assert run_check("02.causal_mask", causal_mask).passed
@@ -155,16 +192,23 @@ def test_causal_mask_stub(run_check):
     assert r.status == "missing" and "not implemented yet" in r.messages[0]
 
 
-@pytest.mark.parametrize("candidate, words", [
-    (lambda T, device=None: ~causal_mask(T, device), "True = blocked"),
-    (lambda T, device=None: causal_mask(T, device).T, "upper-triangular"),
-    (lambda T, device=None: causal_mask(T, device).tril(-1), "attend to itself"),
-    (lambda T, device=None: causal_mask(T, device).float(), "boolean"),
-    (lambda T, device=None: torch.zeros(T, T, device=device).masked_fill(~causal_mask(T, device),
-                                                                         float("-inf")), "additive"),
-    (lambda T, device=None: causal_mask(T + 1, device), "shape"),
-    (lambda T, device=None: causal_mask(T, device).tolist(), "should be a torch.Tensor"),
-])
+@pytest.mark.parametrize(
+    "candidate, words",
+    [
+        (lambda T, device=None: ~causal_mask(T, device), "True = blocked"),
+        (lambda T, device=None: causal_mask(T, device).T, "upper-triangular"),
+        (lambda T, device=None: causal_mask(T, device).tril(-1), "attend to itself"),
+        (lambda T, device=None: causal_mask(T, device).float(), "boolean"),
+        (
+            lambda T, device=None: torch.zeros(T, T, device=device).masked_fill(
+                ~causal_mask(T, device), float("-inf")
+            ),
+            "additive",
+        ),
+        (lambda T, device=None: causal_mask(T + 1, device), "shape"),
+        (lambda T, device=None: causal_mask(T, device).tolist(), "should be a torch.Tensor"),
+    ],
+)
 def test_causal_mask_mistakes(run_check, candidate, words):
     r = run_check("02.causal_mask", candidate)
     assert not r.passed
@@ -184,14 +228,17 @@ def test_padding_mask_stub(run_check):
     assert r.status == "missing" and "not implemented yet" in r.messages[0]
 
 
-@pytest.mark.parametrize("candidate, words", [
-    (lambda t, p: t != p, "add the head and query dimensions"),
-    (lambda t, p: (t != p)[:, None, :], "add the head and query dimensions"),
-    (lambda t, p: (t != p)[:, :, None, None], "last (key) dimension"),
-    (lambda t, p: (t == p)[:, None, None, :], "True at the padding"),
-    (lambda t, p: (t != 0)[:, None, None, :], "not with pad_id"),
-    (lambda t, p: (t != p)[:, None, None, :].long(), "dtype"),
-])
+@pytest.mark.parametrize(
+    "candidate, words",
+    [
+        (lambda t, p: t != p, "add the head and query dimensions"),
+        (lambda t, p: (t != p)[:, None, :], "add the head and query dimensions"),
+        (lambda t, p: (t != p)[:, :, None, None], "last (key) dimension"),
+        (lambda t, p: (t == p)[:, None, None, :], "True at the padding"),
+        (lambda t, p: (t != 0)[:, None, None, :], "not with pad_id"),
+        (lambda t, p: (t != p)[:, None, None, :].long(), "dtype"),
+    ],
+)
 def test_padding_mask_mistakes(run_check, candidate, words):
     r = run_check("02.padding_mask", candidate)
     assert not r.passed

@@ -1,5 +1,6 @@
 """Checks of notebook 03: the solution passes, other correct modules pass, the stub is
 'not implemented', and each named mistake fails with its own message."""
+
 import math
 
 import pytest
@@ -47,9 +48,15 @@ class Configurable(nn.Module):
 
     def forward(self, query, key=None, value=None, mask=None):
         key = query if key is None or self.keys_from_query else key
-        value = {"value": value if value is not None else key, "query": query, "key": key}[self.values_from]
+        value = {"value": value if value is not None else key, "query": query, "key": key}[
+            self.values_from
+        ]
         B, T_q, d = query.shape
-        q, k, v = self.split(self.q_proj(query)), self.split(self.k_proj(key)), self.split(self.v_proj(value))
+        q, k, v = (
+            self.split(self.q_proj(query)),
+            self.split(self.k_proj(key)),
+            self.split(self.v_proj(value)),
+        )
         div = {"d_head": math.sqrt(self.d_head), "d_model": math.sqrt(d), "none": 1.0}[self.scale]
         scores = q @ k.transpose(-2, -1) / div
         if mask is not None and self.mask_mode == "before":
@@ -93,7 +100,8 @@ class Fused(nn.Module):
         super().__init__()
         self.h = num_heads
         self.q_proj, self.k_proj, self.v_proj, self.out_proj = (
-            nn.Linear(d_model, d_model, bias=bias) for _ in range(4))
+            nn.Linear(d_model, d_model, bias=bias) for _ in range(4)
+        )
         self.p = dropout
 
     def forward(self, query, key=None, value=None, mask=None):
@@ -102,8 +110,11 @@ class Fused(nn.Module):
         B, T_q, d = query.shape
         if key is query and value is query:
             weight = torch.cat([self.q_proj.weight, self.k_proj.weight, self.v_proj.weight])
-            bias = None if self.q_proj.bias is None else torch.cat(
-                [self.q_proj.bias, self.k_proj.bias, self.v_proj.bias])
+            bias = (
+                None
+                if self.q_proj.bias is None
+                else torch.cat([self.q_proj.bias, self.k_proj.bias, self.v_proj.bias])
+            )
             q, k, v = F.linear(query, weight, bias).chunk(3, dim=-1)
         else:
             q, k, v = self.q_proj(query), self.k_proj(key), self.v_proj(value)
@@ -136,22 +147,25 @@ def test_stub_forward(run_check):
     assert r.status == "missing" and "not implemented yet" in r.messages[0]
 
 
-@pytest.mark.parametrize("attrs, words", [
-    ({"split_transpose": False}, "split without the transpose"),
-    ({"merge_transpose": False}, "merged without the transpose"),
-    ({"use_out_proj": False}, "out_proj is not applied"),
-    ({"scale": "d_model"}, "sqrt(d_model)"),
-    ({"scale": "none"}, "not scaled"),
-    ({"softmax_dim": -2}, "over the queries"),
-    ({"mask_mode": "inverted"}, "mask is inverted"),
-    ({"mask_mode": "ignored"}, "mask is ignored"),
-    ({"mask_mode": "after"}, "after softmax"),
-    ({"keys_from_query": True}, "the keys come from `query`"),
-    ({"values_from": "query"}, "values come from `query`"),
-    ({"values_from": "key"}, "values come from `key`"),
-    ({"average_weights": True}, "not their average"),
-    ({"dropout_on": "nowhere"}, "equals the eval-mode output"),
-])
+@pytest.mark.parametrize(
+    "attrs, words",
+    [
+        ({"split_transpose": False}, "split without the transpose"),
+        ({"merge_transpose": False}, "merged without the transpose"),
+        ({"use_out_proj": False}, "out_proj is not applied"),
+        ({"scale": "d_model"}, "sqrt(d_model)"),
+        ({"scale": "none"}, "not scaled"),
+        ({"softmax_dim": -2}, "over the queries"),
+        ({"mask_mode": "inverted"}, "mask is inverted"),
+        ({"mask_mode": "ignored"}, "mask is ignored"),
+        ({"mask_mode": "after"}, "after softmax"),
+        ({"keys_from_query": True}, "the keys come from `query`"),
+        ({"values_from": "query"}, "values come from `query`"),
+        ({"values_from": "key"}, "values come from `key`"),
+        ({"average_weights": True}, "not their average"),
+        ({"dropout_on": "nowhere"}, "equals the eval-mode output"),
+    ],
+)
 def test_mistakes(run_check, attrs, words):
     r = run_check(MHA, variant(**attrs))
     assert not r.passed
@@ -161,7 +175,9 @@ def test_mistakes(run_check, attrs, words):
 class Renamed(nn.Module):
     def __init__(self, d_model, num_heads, dropout=0.0, bias=True):
         super().__init__()
-        self.W_q, self.W_k, self.W_v, self.W_o = (nn.Linear(d_model, d_model, bias=bias) for _ in range(4))
+        self.W_q, self.W_k, self.W_v, self.W_o = (
+            nn.Linear(d_model, d_model, bias=bias) for _ in range(4)
+        )
 
 
 class PerHeadLayers(Configurable):
@@ -186,13 +202,16 @@ class NotAModule:
         pass
 
 
-@pytest.mark.parametrize("candidate, words", [
-    (Renamed, "no attribute 'q_proj'"),
-    (PerHeadLayers, "q_proj.weight has shape"),
-    (AlwaysBias, "bias=False"),
-    (ExtraFused, "unexpected parameters ['qkv.bias', 'qkv.weight']"),
-    (NotAModule, "should build an nn.Module"),
-])
+@pytest.mark.parametrize(
+    "candidate, words",
+    [
+        (Renamed, "no attribute 'q_proj'"),
+        (PerHeadLayers, "q_proj.weight has shape"),
+        (AlwaysBias, "bias=False"),
+        (ExtraFused, "unexpected parameters ['qkv.bias', 'qkv.weight']"),
+        (NotAModule, "should build an nn.Module"),
+    ],
+)
 def test_structure_mistakes(run_check, candidate, words):
     r = run_check(MHA, candidate)
     assert not r.passed

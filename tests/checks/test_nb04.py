@@ -1,4 +1,5 @@
 """Checks of notebook 04: the solution passes, the stub is 'not implemented', mistakes are named."""
+
 import math
 
 import pytest
@@ -24,8 +25,13 @@ def sinusoidal_positional_encoding(max_len, d_model):
     return table(max_len, d_model)
 
 
-def make_pe_module(build=sinusoidal_positional_encoding, as_parameter=False, plain=False,
-                   forward=lambda self, x: x + self.pe[: x.size(1)], shape=lambda pe: pe):
+def make_pe_module(
+    build=sinusoidal_positional_encoding,
+    as_parameter=False,
+    plain=False,
+    forward=lambda self, x: x + self.pe[: x.size(1)],
+    shape=lambda pe: pe,
+):
     class PositionalEncoding(nn.Module):
         def __init__(self, d_model, max_len=5000, dropout=0.0):
             super().__init__()
@@ -73,14 +79,17 @@ def test_table_stub(run_check):
     assert r.status == "missing" and "not implemented yet" in r.messages[0]
 
 
-@pytest.mark.parametrize("candidate, words", [
-    (lambda n, d: table(n, d, swap=True), "sin and cos are swapped"),
-    (lambda n, d: table(n, d, power=lambda i2, d: i2 / 2 / d), "misses the factor 2"),
-    (lambda n, d: table(n, d, sign=+1), "wrong sign"),
-    (lambda n, d: table(n, d, halves=True), "first half"),
-    (lambda n, d: table(n, d).T, "one row per position"),
-    (lambda n, d: table(n, d).double(), "dtype torch.float64"),
-])
+@pytest.mark.parametrize(
+    "candidate, words",
+    [
+        (lambda n, d: table(n, d, swap=True), "sin and cos are swapped"),
+        (lambda n, d: table(n, d, power=lambda i2, d: i2 / 2 / d), "misses the factor 2"),
+        (lambda n, d: table(n, d, sign=+1), "wrong sign"),
+        (lambda n, d: table(n, d, halves=True), "first half"),
+        (lambda n, d: table(n, d).T, "one row per position"),
+        (lambda n, d: table(n, d).double(), "dtype torch.float64"),
+    ],
+)
 def test_table_mistakes(run_check, candidate, words):
     r = run_check("04.sinusoidal_positional_encoding", candidate)
     assert not r.passed
@@ -105,7 +114,9 @@ def test_module_solution_passes(run_check):
 
 def test_module_batched_buffer_shape_passes(run_check):
     # a (1, max_len, d_model) buffer, as many tutorials store it
-    module = make_pe_module(shape=lambda pe: pe[None], forward=lambda self, x: x + self.pe[:, : x.size(1)])
+    module = make_pe_module(
+        shape=lambda pe: pe[None], forward=lambda self, x: x + self.pe[:, : x.size(1)]
+    )
     assert run_check("04.PositionalEncoding", module).passed
 
 
@@ -119,17 +130,24 @@ def test_module_stub(run_check):
     assert r.status == "missing" and "not implemented yet" in r.messages[0]
 
 
-@pytest.mark.parametrize("module, words", [
-    (make_pe_module(as_parameter=True), "registered as a parameter"),
-    (make_pe_module(plain=True), "no buffer named `pe`"),
-    (make_pe_module(build=lambda n, d: table(n, d, swap=True)), "sin and cos are swapped"),
-    (make_pe_module(build=lambda n, d: table(n, d, sign=+1)), "wrong sign"),
-    (make_pe_module(forward=lambda self, x: x * math.sqrt(x.size(-1)) + self.pe[: x.size(1)]),
-     "multiplied by sqrt(d_model)"),
-    (make_pe_module(forward=lambda self, x: x), "equals the input"),
-    (make_pe_module(forward=lambda self, x: x + self.pe), "RuntimeError"),
-    (make_pe_module(build=lambda n, d: table(n, d).double()), "dtype torch.float64"),
-])
+@pytest.mark.parametrize(
+    "module, words",
+    [
+        (make_pe_module(as_parameter=True), "registered as a parameter"),
+        (make_pe_module(plain=True), "no buffer named `pe`"),
+        (make_pe_module(build=lambda n, d: table(n, d, swap=True)), "sin and cos are swapped"),
+        (make_pe_module(build=lambda n, d: table(n, d, sign=+1)), "wrong sign"),
+        (
+            make_pe_module(
+                forward=lambda self, x: x * math.sqrt(x.size(-1)) + self.pe[: x.size(1)]
+            ),
+            "multiplied by sqrt(d_model)",
+        ),
+        (make_pe_module(forward=lambda self, x: x), "equals the input"),
+        (make_pe_module(forward=lambda self, x: x + self.pe), "RuntimeError"),
+        (make_pe_module(build=lambda n, d: table(n, d).double()), "dtype torch.float64"),
+    ],
+)
 def test_module_mistakes(run_check, module, words):
     r = run_check("04.PositionalEncoding", module)
     assert not r.passed
@@ -138,4 +156,6 @@ def test_module_mistakes(run_check, module, words):
 
 def test_module_not_a_module(run_check):
     r = run_check("04.PositionalEncoding", sinusoidal_positional_encoding)
-    assert not r.passed and ("nn.Module" in r.messages[0] or "TypeError" in r.messages[0]), r.messages
+    assert not r.passed and ("nn.Module" in r.messages[0] or "TypeError" in r.messages[0]), (
+        r.messages
+    )

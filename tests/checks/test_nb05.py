@@ -1,4 +1,5 @@
 """Checks of notebook 05: the solution passes, the stub is 'not implemented', mistakes are named."""
+
 import math
 
 import pytest
@@ -9,8 +10,8 @@ from torch import nn
 from helpers.checks.modules import block_state, to_torch_names, torch_layer, torch_masks
 from helpers.checks.nb05 import block64
 
-
 # --------------------------------------------------------------------------- LayerNorm
+
 
 def make_layer_norm(normalize=None, init_weight=torch.ones, affine=lambda y, w, b: y * w + b):
     def default(x, eps):
@@ -47,25 +48,57 @@ def test_layer_norm_written_differently_passes(run_check):
 
 
 def test_layer_norm_stub(run_check):
-    r = run_check("05.LayerNorm", make_layer_norm(lambda x, eps: (_ for _ in ()).throw(NotImplementedError)))
+    r = run_check(
+        "05.LayerNorm", make_layer_norm(lambda x, eps: (_ for _ in ()).throw(NotImplementedError))
+    )
     assert r.status == "missing" and "not implemented yet" in r.messages[0]
 
 
-@pytest.mark.parametrize("normalize, words", [
-    (lambda x, eps: (x - x.mean(-1, keepdim=True)) / torch.sqrt(x.var(-1, keepdim=True) + eps),
-     "variance is unbiased"),
-    (lambda x, eps: (x - x.mean(-1, keepdim=True)) / (x.var(-1, keepdim=True, unbiased=False).sqrt() + eps),
-     "eps is added outside the square root"),
-    (lambda x, eps: (x - x.mean(-1, keepdim=True)) / (x.std(-1, keepdim=True) + eps), "x.std() + eps"),
-    (lambda x, eps: (x - x.mean(1, keepdim=True)) / torch.sqrt(x.var(1, keepdim=True, unbiased=False) + eps),
-     "time axis"),
-    (lambda x, eps: (x - x.mean((-2, -1), keepdim=True)) / torch.sqrt(x.var((-2, -1), keepdim=True, unbiased=False) + eps),
-     "last two dims"),
-    (lambda x, eps: (x - x.mean(0, keepdim=True)) / torch.sqrt(x.var(0, keepdim=True, unbiased=False) + eps),
-     "over the batch"),
-    (lambda x, eps: F.layer_norm(x, x.shape[-1:], eps=eps), "switched off"),
-    (lambda x, eps: torch.layer_norm(x, x.shape[-1:], eps=eps), "switched off"),
-])
+@pytest.mark.parametrize(
+    "normalize, words",
+    [
+        (
+            lambda x, eps: (
+                (x - x.mean(-1, keepdim=True)) / torch.sqrt(x.var(-1, keepdim=True) + eps)
+            ),
+            "variance is unbiased",
+        ),
+        (
+            lambda x, eps: (
+                (x - x.mean(-1, keepdim=True))
+                / (x.var(-1, keepdim=True, unbiased=False).sqrt() + eps)
+            ),
+            "eps is added outside the square root",
+        ),
+        (
+            lambda x, eps: (x - x.mean(-1, keepdim=True)) / (x.std(-1, keepdim=True) + eps),
+            "x.std() + eps",
+        ),
+        (
+            lambda x, eps: (
+                (x - x.mean(1, keepdim=True))
+                / torch.sqrt(x.var(1, keepdim=True, unbiased=False) + eps)
+            ),
+            "time axis",
+        ),
+        (
+            lambda x, eps: (
+                (x - x.mean((-2, -1), keepdim=True))
+                / torch.sqrt(x.var((-2, -1), keepdim=True, unbiased=False) + eps)
+            ),
+            "last two dims",
+        ),
+        (
+            lambda x, eps: (
+                (x - x.mean(0, keepdim=True))
+                / torch.sqrt(x.var(0, keepdim=True, unbiased=False) + eps)
+            ),
+            "over the batch",
+        ),
+        (lambda x, eps: F.layer_norm(x, x.shape[-1:], eps=eps), "switched off"),
+        (lambda x, eps: torch.layer_norm(x, x.shape[-1:], eps=eps), "switched off"),
+    ],
+)
 def test_layer_norm_mistakes(run_check, normalize, words):
     r = run_check("05.LayerNorm", make_layer_norm(normalize))
     assert not r.passed
@@ -100,6 +133,7 @@ def test_layer_norm_subclassing_nn_layer_norm_is_caught(run_check):
 
 
 # --------------------------------------------------------------------------- FeedForward
+
 
 def make_ffn(body=None):
     class FeedForward(nn.Module):
@@ -138,19 +172,32 @@ def test_ffn_sequential_passes(run_check):
 
 
 def test_ffn_stub(run_check):
-    r = run_check("05.FeedForward", make_ffn(lambda self, x: (_ for _ in ()).throw(NotImplementedError)))
+    r = run_check(
+        "05.FeedForward", make_ffn(lambda self, x: (_ for _ in ()).throw(NotImplementedError))
+    )
     assert r.status == "missing" and "not implemented yet" in r.messages[0]
 
 
-@pytest.mark.parametrize("body, words", [
-    (lambda self, x: self.linear2(F.relu(self.linear1(x))), "`activation` argument is ignored"),
-    (lambda self, x: self.linear2(F.gelu(self.linear1(x), approximate="tanh"))
-     if isinstance(self.activation, type(F.gelu)) and self.activation is F.gelu else self.linear2(F.relu(self.linear1(x))),
-     "tanh approximation"),
-    (lambda self, x: self.linear2(self.linear1(x)), "no activation"),
-    (lambda self, x: self.activation(self.linear2(self.activation(self.linear1(x)))), "also applied after linear2"),
-    (lambda self, x: x + self.linear2(self.activation(self.linear1(x))), "includes x"),
-])
+@pytest.mark.parametrize(
+    "body, words",
+    [
+        (lambda self, x: self.linear2(F.relu(self.linear1(x))), "`activation` argument is ignored"),
+        (
+            lambda self, x: (
+                self.linear2(F.gelu(self.linear1(x), approximate="tanh"))
+                if isinstance(self.activation, type(F.gelu)) and self.activation is F.gelu
+                else self.linear2(F.relu(self.linear1(x)))
+            ),
+            "tanh approximation",
+        ),
+        (lambda self, x: self.linear2(self.linear1(x)), "no activation"),
+        (
+            lambda self, x: self.activation(self.linear2(self.activation(self.linear1(x)))),
+            "also applied after linear2",
+        ),
+        (lambda self, x: x + self.linear2(self.activation(self.linear1(x))), "includes x"),
+    ],
+)
 def test_ffn_mistakes(run_check, body, words):
     r = run_check("05.FeedForward", make_ffn(body))
     assert not r.passed
@@ -169,15 +216,21 @@ def test_ffn_swapped_sizes(run_check):
 
 # --------------------------------------------------------------------------- the block
 
+
 class TinyMHA(nn.Module):
     def __init__(self, d_model, num_heads, dropout=0.0, bias=True):
         super().__init__()
         self.h = num_heads
-        self.q_proj, self.k_proj, self.v_proj, self.out_proj = (nn.Linear(d_model, d_model) for _ in range(4))
+        self.q_proj, self.k_proj, self.v_proj, self.out_proj = (
+            nn.Linear(d_model, d_model) for _ in range(4)
+        )
 
     def forward(self, query, key=None, value=None, mask=None):
         B, T, d = query.shape
-        q, k, v = (p(query).view(B, T, self.h, -1).transpose(1, 2) for p in (self.q_proj, self.k_proj, self.v_proj))
+        q, k, v = (
+            p(query).view(B, T, self.h, -1).transpose(1, 2)
+            for p in (self.q_proj, self.k_proj, self.v_proj)
+        )
         s = q @ k.transpose(-2, -1) / math.sqrt(d // self.h)
         if mask is not None:
             s = s.masked_fill(~mask, float("-inf"))
@@ -190,7 +243,9 @@ def make_block(step=None, ffn_activation=None):
     LN, FFN = make_layer_norm(), make_ffn()
 
     class TransformerEncoderBlock(nn.Module):
-        def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=True, activation="relu"):
+        def __init__(
+            self, d_model, num_heads, d_ff, dropout=0.0, norm_first=True, activation="relu"
+        ):
             super().__init__()
             self.self_attn = TinyMHA(d_model, num_heads)
             self.ffn = FFN(d_model, d_ff, dropout, ffn_activation or activation)
@@ -226,13 +281,17 @@ def test_reference_formula_equals_torch_layer():
     gen = torch.Generator().manual_seed(0)
     for norm_first in (True, False):
         init = {"d_model": 8, "num_heads": 2, "d_ff": 16, "norm_first": norm_first}
-        layer = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True, norm_first=norm_first)
+        layer = nn.TransformerEncoderLayer(
+            8, 2, 16, dropout=0.0, batch_first=True, norm_first=norm_first
+        )
         state = block_state(gen, 8, 16)
         assert set(to_torch_names(state)) == set(layer.state_dict())
         x = torch.randn(2, 5, 8, generator=gen, dtype=torch.float64)
         mask = torch.ones(5, 5, dtype=torch.bool).tril()
         ref = torch_layer(init, state)(x, **torch_masks(mask, 5))
-        assert torch.allclose(ref, block64(state, x, 2, norm_first=norm_first, mask=mask), atol=1e-10)
+        assert torch.allclose(
+            ref, block64(state, x, 2, norm_first=norm_first, mask=mask), atol=1e-10
+        )
 
 
 def test_block_solution_passes(run_check):
@@ -255,7 +314,10 @@ def test_block_written_differently_passes(run_check):
 
 
 def test_block_stub(run_check):
-    r = run_check("05.TransformerEncoderBlock", make_block(lambda s, x, m: (_ for _ in ()).throw(NotImplementedError)))
+    r = run_check(
+        "05.TransformerEncoderBlock",
+        make_block(lambda s, x, m: (_ for _ in ()).throw(NotImplementedError)),
+    )
     assert r.status == "missing" and "not implemented yet" in r.messages[0]
 
 
@@ -295,18 +357,28 @@ def swapped_norms(self, x, mask):
         self.norm1, self.norm2 = self.norm2, self.norm1
 
 
-@pytest.mark.parametrize("step, words", [
-    (pre, "norm_first is ignored: with norm_first=False"),
-    (post, "norm_first is ignored: with norm_first=True"),
-    (no_residual, "residual connections are missing"),
-    (half_residual, "residual around self-attention is missing"),
-    (normed_residual, "residual is taken from the normalized input"),
-    (final_norm, "normalized at the end"),
-    (swapped_norms, "norm1 and norm2 are swapped"),
-    (lambda self, x, mask: (pre if self.norm_first else post)(self, x, None), "the mask is ignored"),
-    (lambda self, x, mask: (pre if self.norm_first else post)(self, x, ~mask if mask is not None and mask.dim() == 2 else mask),
-     "NaN comes from a row with no key allowed"),
-])
+@pytest.mark.parametrize(
+    "step, words",
+    [
+        (pre, "norm_first is ignored: with norm_first=False"),
+        (post, "norm_first is ignored: with norm_first=True"),
+        (no_residual, "residual connections are missing"),
+        (half_residual, "residual around self-attention is missing"),
+        (normed_residual, "residual is taken from the normalized input"),
+        (final_norm, "normalized at the end"),
+        (swapped_norms, "norm1 and norm2 are swapped"),
+        (
+            lambda self, x, mask: (pre if self.norm_first else post)(self, x, None),
+            "the mask is ignored",
+        ),
+        (
+            lambda self, x, mask: (pre if self.norm_first else post)(
+                self, x, ~mask if mask is not None and mask.dim() == 2 else mask
+            ),
+            "NaN comes from a row with no key allowed",
+        ),
+    ],
+)
 def test_block_mistakes(run_check, step, words):
     r = run_check("05.TransformerEncoderBlock", make_block(step))
     assert not r.passed
@@ -330,11 +402,16 @@ def test_block_activation_not_passed_on(run_check):
 
 def test_block_wrong_names(run_check):
     class Block(nn.Module):
-        def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=True, activation="relu"):
+        def __init__(
+            self, d_model, num_heads, d_ff, dropout=0.0, norm_first=True, activation="relu"
+        ):
             super().__init__()
             self.attn = TinyMHA(d_model, num_heads)
             self.ffn = make_ffn()(d_model, d_ff)
             self.norm1, self.norm2 = nn.LayerNorm(d_model), nn.LayerNorm(d_model)
 
     r = run_check("05.TransformerEncoderBlock", Block)
-    assert "no parameter `self_attn.q_proj.weight`" in r.messages[0] and "MultiHeadAttention" in r.messages[0]
+    assert (
+        "no parameter `self_attn.q_proj.weight`" in r.messages[0]
+        and "MultiHeadAttention" in r.messages[0]
+    )

@@ -1,4 +1,5 @@
 """Checks of notebook 06: the solution passes, the stub is 'not implemented', mistakes are named."""
+
 import math
 import re
 
@@ -16,8 +17,18 @@ from .conftest import stub
 class Encoder(nn.Module):
     """The solution, with switches for the mistakes the check names."""
 
-    def __init__(self, vocab_size, d_model, num_heads, num_layers, d_ff, max_len=512, dropout=0.0,
-                 norm_first=True, mistake=""):
+    def __init__(
+        self,
+        vocab_size,
+        d_model,
+        num_heads,
+        num_layers,
+        d_ff,
+        max_len=512,
+        dropout=0.0,
+        norm_first=True,
+        mistake="",
+    ):
         super().__init__()
         self.d_model, self.mistake = d_model, mistake
         self.embedding = nn.Embedding(vocab_size, d_model)
@@ -28,11 +39,17 @@ class Encoder(nn.Module):
             block = TransformerEncoderBlock(d_model, num_heads, d_ff, dropout, norm_first)
             self.layers = nn.ModuleList([block] * num_layers)
         elif mistake == "python_list":
-            self.layers = [TransformerEncoderBlock(d_model, num_heads, d_ff, dropout, norm_first)
-                           for _ in range(num_layers)]
+            self.layers = [
+                TransformerEncoderBlock(d_model, num_heads, d_ff, dropout, norm_first)
+                for _ in range(num_layers)
+            ]
         else:
-            self.layers = nn.ModuleList([TransformerEncoderBlock(d_model, num_heads, d_ff, dropout, norm_first)
-                                         for _ in range(num_layers)])
+            self.layers = nn.ModuleList(
+                [
+                    TransformerEncoderBlock(d_model, num_heads, d_ff, dropout, norm_first)
+                    for _ in range(num_layers)
+                ]
+            )
         if mistake != "no_norm_attribute":
             self.norm = LayerNorm(d_model)
 
@@ -78,6 +95,7 @@ class Encoder(nn.Module):
 def encoder_with(mistake):
     def make(*args, **kwargs):
         return Encoder(*args, mistake=mistake, **kwargs)
+
     return make
 
 
@@ -89,7 +107,7 @@ def test_encoder_solution_passes(run_check):
 def test_encoder_written_differently_passes(run_check):
     class Sequential(Encoder):
         def forward(self, tokens, mask=None):
-            x = self.embedding(tokens) * self.d_model ** 0.5
+            x = self.embedding(tokens) * self.d_model**0.5
             x = self.pos_encoding(x)
             for i in range(len(self.layers)):
                 x = self.layers[i](x, mask=mask)
@@ -103,24 +121,27 @@ def test_encoder_stub(run_check):
     assert r.status == "missing" and "not implemented yet" in r.messages[0]
 
 
-@pytest.mark.parametrize("mistake, words", [
-    ("no_scale", "not scaled"),
-    ("divide", "divided by sqrt(d_model)"),
-    ("pe_scaled", "positional encoding is scaled too"),
-    ("no_pe", "no positional information"),
-    ("no_final_norm", "final norm is missing"),
-    ("repeated_block", "same block"),
-    ("first_only", "only the first block"),
-    ("last_only", "only the last block"),
-    ("ignore_mask", "mask is ignored"),
-    ("inverted_mask", "True means may attend"),
-    ("ignore_norm_first", "norm_first is ignored"),
-    ("python_list", "nn.ModuleList"),
-    ("no_norm_attribute", "final norm"),
-    ("maps_raw", "un-normalized input"),
-    ("maps_mean", "keep the heads"),
-    ("maps_on_embedding", "computed on the embedding"),
-])
+@pytest.mark.parametrize(
+    "mistake, words",
+    [
+        ("no_scale", "not scaled"),
+        ("divide", "divided by sqrt(d_model)"),
+        ("pe_scaled", "positional encoding is scaled too"),
+        ("no_pe", "no positional information"),
+        ("no_final_norm", "final norm is missing"),
+        ("repeated_block", "same block"),
+        ("first_only", "only the first block"),
+        ("last_only", "only the last block"),
+        ("ignore_mask", "mask is ignored"),
+        ("inverted_mask", "True means may attend"),
+        ("ignore_norm_first", "norm_first is ignored"),
+        ("python_list", "nn.ModuleList"),
+        ("no_norm_attribute", "final norm"),
+        ("maps_raw", "un-normalized input"),
+        ("maps_mean", "keep the heads"),
+        ("maps_on_embedding", "computed on the embedding"),
+    ],
+)
 def test_encoder_mistakes(run_check, mistake, words):
     r = run_check("06.TransformerEncoder", encoder_with(mistake))
     assert not r.passed
@@ -128,6 +149,7 @@ def test_encoder_mistakes(run_check, mistake, words):
 
 
 # --------------------------------------------------------------------------- the training loop
+
 
 def train_one_epoch(model, batches, optimizer, loss_fn):
     model.train()
@@ -170,6 +192,7 @@ def loop_with(mistake):
         if mistake == "no_return":
             return None
         return sum(losses) / len(losses)
+
     return loop
 
 
@@ -182,7 +205,7 @@ def test_train_written_differently_passes(run_check):
     def with_enumerate(model, batches, optimizer, loss_fn):
         model.train()
         losses = []
-        for i, (x, y) in enumerate(batches):
+        for _i, (x, y) in enumerate(batches):
             optimizer.zero_grad(set_to_none=False)
             out = model(x)
             loss = loss_fn(out, y)
@@ -195,6 +218,7 @@ def test_train_written_differently_passes(run_check):
 
     def numpy_mean(model, batches, optimizer, loss_fn):
         import numpy as np
+
         losses = []
         for x, y in batches:
             losses.append(loop_with("")(model, [(x, y)], optimizer, loss_fn))
@@ -208,18 +232,21 @@ def test_train_stub(run_check):
     assert r.status == "missing" and "not implemented yet" in r.messages[0]
 
 
-@pytest.mark.parametrize("mistake, words", [
-    ("no_zero_grad", "never reset"),
-    ("step_first", "A step before backward"),
-    ("step_first_no_zero", "runs before loss.backward()"),
-    ("no_step", "did not change"),
-    ("zero_between", "did not change"),
-    ("last", "last batch's loss"),
-    ("sum", "sum of the losses"),
-    ("tensor", "Python float"),
-    ("no_return", "forget `return`"),
-    ("no_train_mode", "model.train()"),
-])
+@pytest.mark.parametrize(
+    "mistake, words",
+    [
+        ("no_zero_grad", "never reset"),
+        ("step_first", "A step before backward"),
+        ("step_first_no_zero", "runs before loss.backward()"),
+        ("no_step", "did not change"),
+        ("zero_between", "did not change"),
+        ("last", "last batch's loss"),
+        ("sum", "sum of the losses"),
+        ("tensor", "Python float"),
+        ("no_return", "forget `return`"),
+        ("no_train_mode", "model.train()"),
+    ],
+)
 def test_train_mistakes(run_check, mistake, words):
     r = run_check("06.train_one_epoch", loop_with(mistake))
     assert not r.passed
@@ -235,7 +262,8 @@ def test_train_len_of_generator_is_reported(run_check):
     assert not r.passed and "generator" in r.messages[0] and "len" in r.messages[0], r.messages
 
 
-# --------------------------------------------------------------------------- helpers.training, helpers.data
+# ------------------------------------------------------------- helpers.training, helpers.data
+
 
 def test_fit_steps_epochs_history_and_eval():
     from helpers.training import fit
@@ -255,16 +283,36 @@ def test_fit_steps_epochs_history_and_eval():
     assert h["steps"] == 12 and len(h["loss"]) == 12 and len(h["epoch_loss"]) == 3
     assert h["eval_step"] == [4, 8, 12] and calls == [False] * 3 and model.training
     assert h["loss"][-1] < h["loss"][0] and h["error"][-1] < h["error"][0]
-    h = fit(model, lambda: iter(data), opt, nn.functional.mse_loss, steps=6, progress=False,
-            eval_fn=eval_fn, eval_every=5)
-    assert h["steps"] == 6 and len(h["loss"]) == 6 and h["eval_step"] == [5, 6] and h["seconds"] >= 0
+    h = fit(
+        model,
+        lambda: iter(data),
+        opt,
+        nn.functional.mse_loss,
+        steps=6,
+        progress=False,
+        eval_fn=eval_fn,
+        eval_every=5,
+    )
+    assert (
+        h["steps"] == 6 and len(h["loss"]) == 6 and h["eval_step"] == [5, 6] and h["seconds"] >= 0
+    )
     with pytest.raises(ValueError):
         fit(model, data, opt, nn.functional.mse_loss, progress=False)
 
 
 def test_sequence_tasks():
-    from helpers.data import (ADDITION_CHARS, BOS, DIGIT0, EOS, PAD, addition_batch, cyclic_next_digit_batch,
-                              decode_chars, reverse_batch, sort_digits_batch)
+    from helpers.data import (
+        ADDITION_CHARS,
+        BOS,
+        DIGIT0,
+        EOS,
+        PAD,
+        addition_batch,
+        cyclic_next_digit_batch,
+        decode_chars,
+        reverse_batch,
+        sort_digits_batch,
+    )
 
     g = torch.Generator().manual_seed(0)
     x, y = cyclic_next_digit_batch(4, 6, g)
@@ -278,9 +326,9 @@ def test_sequence_tasks():
             digits = [t for t in s if t != PAD]
             assert all(t >= DIGIT0 for t in digits)
             n = len(digits)
-            assert ti[:n + 1] == [BOS] + digits[::-1] and to[:n + 1] == digits[::-1] + [EOS]
-            assert set(to[n + 1:]) <= {PAD} and set(ti[n + 1:]) <= {PAD}
-            assert (s[:n] == digits) if side == "right" else (s[len(s) - n:] == digits)
+            assert ti[: n + 1] == [BOS] + digits[::-1] and to[: n + 1] == digits[::-1] + [EOS]
+            assert set(to[n + 1 :]) <= {PAD} and set(ti[n + 1 :]) <= {PAD}
+            assert (s[:n] == digits) if side == "right" else (s[len(s) - n :] == digits)
     inputs, targets = addition_batch(8, g)
     for text, t in zip(decode_chars(inputs), targets.tolist()):
         a, rest = text.split("+")
@@ -291,6 +339,7 @@ def test_sequence_tasks():
 
 
 # --------------------------------------------------------------------------- the trained model
+
 
 class SortingOracle(nn.Module):
     """A test double, not a trained model: one-hot logits of the sorted input, optionally with
@@ -319,7 +368,10 @@ def test_trained_oracle_passes_and_mode_is_restored(run_check):
 def test_trained_below_threshold_reports_accuracy(run_check):
     r = run_check("06.trained_encoder", SortingOracle(wrong_last=True))
     assert not r.passed and r.status == "failed"
-    assert "token accuracy on 1000 fresh sequences is 0.8750, below the threshold 0.99" in r.messages[0]
+    assert (
+        "token accuracy on 1000 fresh sequences is 0.8750, below the threshold 0.99"
+        in r.messages[0]
+    )
 
 
 def test_untrained_model_fails_with_its_accuracy(run_check):
@@ -331,11 +383,17 @@ def test_untrained_model_fails_with_its_accuracy(run_check):
     assert accuracy < 0.6
 
 
-@pytest.mark.parametrize("candidate, words", [
-    (lambda tokens: F.one_hot(tokens.sort(-1).values, 10).float(), "should be the trained model, an nn.Module"),
-    (SortingOracle, "got the class SortingOracle"),
-    (None, "should be the trained model, an nn.Module"),
-])
+@pytest.mark.parametrize(
+    "candidate, words",
+    [
+        (
+            lambda tokens: F.one_hot(tokens.sort(-1).values, 10).float(),
+            "should be the trained model, an nn.Module",
+        ),
+        (SortingOracle, "got the class SortingOracle"),
+        (None, "should be the trained model, an nn.Module"),
+    ],
+)
 def test_trained_not_a_module(run_check, candidate, words):
     r = run_check("06.trained_encoder", candidate)
     assert not r.passed and words in r.messages[0], r.messages

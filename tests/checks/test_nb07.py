@@ -1,4 +1,5 @@
 """Checks of notebook 07: the solution passes, the stub is 'not implemented', mistakes are named."""
+
 import pytest
 import torch
 from torch import nn
@@ -18,7 +19,11 @@ class DecoderBlock(nn.Module):
         self.self_attn = MultiHeadAttention(d_model, num_heads, dropout)
         self.cross_attn = MultiHeadAttention(d_model, num_heads, dropout)
         self.ffn = FeedForward(d_model, d_ff, dropout)
-        self.norm1, self.norm2, self.norm3 = LayerNorm(d_model), LayerNorm(d_model), LayerNorm(d_model)
+        self.norm1, self.norm2, self.norm3 = (
+            LayerNorm(d_model),
+            LayerNorm(d_model),
+            LayerNorm(d_model),
+        )
         self.dropout = nn.Dropout(dropout)
 
     def forward(self, x, memory, tgt_mask=None, memory_mask=None):
@@ -59,6 +64,7 @@ class DecoderBlock(nn.Module):
 def block_with(mistake):
     def make(*args, **kwargs):
         return DecoderBlock(*args, mistake=mistake, **kwargs)
+
     return make
 
 
@@ -87,21 +93,24 @@ def test_decoder_block_stub(run_check):
     assert r.status == "missing" and "not implemented yet" in r.messages[0]
 
 
-@pytest.mark.parametrize("mistake, words", [
-    ("cross_on_self", "attends to the decoder itself"),
-    ("swap_query", "size of tensor a (5) must match"),
-    ("no_cross", "memory is not used"),
-    ("ignore_norm_first", "norm_first is ignored"),
-    ("norm_memory", "memory goes through norm2"),
-    ("skip_norm1", "norm1 is missing"),
-    ("skip_norm2", "norm2 is missing"),
-    ("skip_norm3", "norm3 is missing"),
-    ("no_residual_norm1", "residual around self-attention"),
-    ("no_residual_norm3", "residual around feed-forward"),
-    ("ignore_tgt_mask", "tgt_mask is ignored"),
-    ("inverted_tgt_mask", "tgt_mask is inverted"),
-    ("ignore_memory_mask", "memory_mask is ignored"),
-])
+@pytest.mark.parametrize(
+    "mistake, words",
+    [
+        ("cross_on_self", "attends to the decoder itself"),
+        ("swap_query", "size of tensor a (5) must match"),
+        ("no_cross", "memory is not used"),
+        ("ignore_norm_first", "norm_first is ignored"),
+        ("norm_memory", "memory goes through norm2"),
+        ("skip_norm1", "norm1 is missing"),
+        ("skip_norm2", "norm2 is missing"),
+        ("skip_norm3", "norm3 is missing"),
+        ("no_residual_norm1", "residual around self-attention"),
+        ("no_residual_norm3", "residual around feed-forward"),
+        ("ignore_tgt_mask", "tgt_mask is ignored"),
+        ("inverted_tgt_mask", "tgt_mask is inverted"),
+        ("ignore_memory_mask", "memory_mask is ignored"),
+    ],
+)
 def test_decoder_block_mistakes(run_check, mistake, words):
     r = run_check("07.TransformerDecoderBlock", block_with(mistake))
     assert not r.passed
@@ -130,6 +139,7 @@ def test_decoder_block_wrong_names(run_check):
 
 
 # --------------------------------------------------------------------------- greedy decoding
+
 
 @torch.no_grad()
 def greedy_decode(model, src, max_len, bos_id, eos_id):
@@ -164,6 +174,7 @@ def decode_with(mistake):
             if mistake != "never_stop" and done.all():
                 break
         return tgt[:, 1:] if mistake == "no_bos" else tgt
+
     return decode
 
 
@@ -190,13 +201,16 @@ def test_greedy_stub(run_check):
     assert r.status == "missing" and "not implemented yet" in r.messages[0]
 
 
-@pytest.mark.parametrize("mistake, words", [
-    ("position", "wrong position"),
-    ("never_stop", "never stops"),
-    ("stop_first", "first row"),
-    ("no_bos", "does not start with bos_id"),
-    ("no_force", "keep appending eos_id"),
-])
+@pytest.mark.parametrize(
+    "mistake, words",
+    [
+        ("position", "wrong position"),
+        ("never_stop", "never stops"),
+        ("stop_first", "first row"),
+        ("no_bos", "does not start with bos_id"),
+        ("no_force", "keep appending eos_id"),
+    ],
+)
 def test_greedy_mistakes(run_check, mistake, words):
     r = run_check("07.greedy_decode", decode_with(mistake))
     assert not r.passed
@@ -211,4 +225,6 @@ def test_greedy_float_output_and_overlong(run_check):
         return greedy_decode(model, src, max_len + 3, bos_id, eos_id)
 
     r = run_check("07.greedy_decode", overlong)
-    assert not r.passed and ("more than max_len" in r.messages[0] or "never stops" in r.messages[0]), r.messages
+    assert not r.passed and (
+        "more than max_len" in r.messages[0] or "never stops" in r.messages[0]
+    ), r.messages

@@ -1,4 +1,5 @@
 """Checks of notebook 08: the solution passes, the stub is 'not implemented', mistakes are named."""
+
 import math
 
 import pytest
@@ -7,8 +8,8 @@ import torch.nn.functional as F
 
 from .conftest import stub
 
-
 # --------------------------------------------------------------------------- sliding window
+
 
 def sliding_window_mask(T, window, causal=False, device=None):
     i = torch.arange(T, device=device)[:, None]
@@ -37,16 +38,45 @@ def test_window_stub(run_check):
     assert r.status == "missing" and "not implemented yet" in r.messages[0]
 
 
-@pytest.mark.parametrize("candidate, words", [
-    (lambda T, w, causal=False, device=None: ~sliding_window_mask(T, w, causal, device), "inverted"),
-    (lambda T, w, causal=False, device=None: sliding_window_mask(T, w - 1, causal, device)
-     if w > 0 else sliding_window_mask(T, w, causal, device) & False, "off by one"),
-    (lambda T, w, causal=False, device=None: sliding_window_mask(T, w + 1, causal, device), "off by one"),
-    (lambda T, w, causal=False, device=None: sliding_window_mask(T, w, False, device), "`causal` flag is ignored"),
-    (lambda T, w, causal=False, device=None: sliding_window_mask(T, w, causal, device).T, "keeps the future"),
-    (lambda T, w, causal=False, device=None: sliding_window_mask(T, w, True, device), "causal although"),
-    (lambda T, w, causal=False, device=None: sliding_window_mask(T, w, causal, device).float(), "dtype"),
-])
+@pytest.mark.parametrize(
+    "candidate, words",
+    [
+        (
+            lambda T, w, causal=False, device=None: ~sliding_window_mask(T, w, causal, device),
+            "inverted",
+        ),
+        (
+            lambda T, w, causal=False, device=None: (
+                sliding_window_mask(T, w - 1, causal, device)
+                if w > 0
+                else sliding_window_mask(T, w, causal, device) & False
+            ),
+            "off by one",
+        ),
+        (
+            lambda T, w, causal=False, device=None: sliding_window_mask(T, w + 1, causal, device),
+            "off by one",
+        ),
+        (
+            lambda T, w, causal=False, device=None: sliding_window_mask(T, w, False, device),
+            "`causal` flag is ignored",
+        ),
+        (
+            lambda T, w, causal=False, device=None: sliding_window_mask(T, w, causal, device).T,
+            "keeps the future",
+        ),
+        (
+            lambda T, w, causal=False, device=None: sliding_window_mask(T, w, True, device),
+            "causal although",
+        ),
+        (
+            lambda T, w, causal=False, device=None: sliding_window_mask(
+                T, w, causal, device
+            ).float(),
+            "dtype",
+        ),
+    ],
+)
 def test_window_mistakes(run_check, candidate, words):
     r = run_check("08.sliding_window_mask", candidate)
     assert not r.passed
@@ -54,6 +84,7 @@ def test_window_mistakes(run_check, candidate, words):
 
 
 # --------------------------------------------------------------------------- linear attention
+
 
 def linear_attention(q, k, v, causal=False):
     q, k = F.elu(q) + 1, F.elu(k) + 1
@@ -96,19 +127,26 @@ def variant(phi=lambda x: F.elu(x) + 1, normalize=True, causal_flag=None, den_ca
         A_den = A.tril() if (c if den_causal is None else den_causal) else A
         out = A_num @ v
         return out / A_den.sum(-1, keepdim=True) if normalize else out
+
     return f
 
 
-@pytest.mark.parametrize("candidate, words", [
-    (variant(normalize=False), "not normalized"),
-    (variant(phi=F.elu), "without + 1"),
-    (variant(phi=torch.exp), "feature map is exp"),
-    (variant(phi=lambda x: x), "no feature map"),
-    (variant(causal_flag=False), "`causal` flag is ignored"),
-    (variant(den_causal=False), "denominator sums over all keys"),
-    (lambda q, k, v, causal=False: F.scaled_dot_product_attention(q, k, v, is_causal=causal), "switched off"),
-    (lambda q, k, v, causal=False: linear_attention(q, k, v, causal)[..., :1], "shape"),
-])
+@pytest.mark.parametrize(
+    "candidate, words",
+    [
+        (variant(normalize=False), "not normalized"),
+        (variant(phi=F.elu), "without + 1"),
+        (variant(phi=torch.exp), "feature map is exp"),
+        (variant(phi=lambda x: x), "no feature map"),
+        (variant(causal_flag=False), "`causal` flag is ignored"),
+        (variant(den_causal=False), "denominator sums over all keys"),
+        (
+            lambda q, k, v, causal=False: F.scaled_dot_product_attention(q, k, v, is_causal=causal),
+            "switched off",
+        ),
+        (lambda q, k, v, causal=False: linear_attention(q, k, v, causal)[..., :1], "shape"),
+    ],
+)
 def test_linear_mistakes(run_check, candidate, words):
     r = run_check("08.linear_attention", candidate)
     assert not r.passed
@@ -117,18 +155,19 @@ def test_linear_mistakes(run_check, candidate, words):
 
 # --------------------------------------------------------------------------- blockwise attention
 
+
 def blockwise_attention(q, k, v, block_size=64):
     scale = 1 / math.sqrt(q.shape[-1])
     m = torch.full(q.shape[:-1] + (1,), float("-inf"), dtype=q.dtype, device=q.device)
     l = torch.zeros_like(m)
     acc = torch.zeros(q.shape[:-1] + (v.shape[-1],), dtype=q.dtype, device=q.device)
     for start in range(0, k.shape[-2], block_size):
-        s = q @ k[..., start:start + block_size, :].transpose(-2, -1) * scale
+        s = q @ k[..., start : start + block_size, :].transpose(-2, -1) * scale
         m_new = torch.maximum(m, s.amax(-1, keepdim=True))
         p = (s - m_new).exp()
         alpha = (m - m_new).exp()
         l = l * alpha + p.sum(-1, keepdim=True)
-        acc = acc * alpha + p @ v[..., start:start + block_size, :]
+        acc = acc * alpha + p @ v[..., start : start + block_size, :]
         m = m_new
     return acc / l
 
@@ -170,14 +209,17 @@ def bw_variant(rescale_acc=True, rescale_sum=True, normalize=True, local=False, 
         l = torch.zeros_like(m)
         acc = torch.zeros(q.shape[:-1] + (v.shape[-1],), dtype=q.dtype)
         for start in range(0, k.shape[-2], block_size):
-            s = q @ k[..., start:start + block_size, :].transpose(-2, -1) * sc
-            m_new = s.amax(-1, keepdim=True) if local else torch.maximum(m, s.amax(-1, keepdim=True))
+            s = q @ k[..., start : start + block_size, :].transpose(-2, -1) * sc
+            m_new = (
+                s.amax(-1, keepdim=True) if local else torch.maximum(m, s.amax(-1, keepdim=True))
+            )
             p = (s - m_new).exp()
             alpha = (m - m_new).exp()
             l = (l * alpha if rescale_sum else l) + p.sum(-1, keepdim=True)
-            acc = (acc * alpha if rescale_acc else acc) + p @ v[..., start:start + block_size, :]
+            acc = (acc * alpha if rescale_acc else acc) + p @ v[..., start : start + block_size, :]
             m = m_new
         return acc / l if normalize else acc
+
     return f
 
 
@@ -187,15 +229,21 @@ def full_scores(q, k, v, block_size=64):
     return (e / e.sum(-1, keepdim=True)) @ v
 
 
-@pytest.mark.parametrize("candidate, words", [
-    (bw_variant(rescale_acc=False), "accumulator is not rescaled"),
-    (bw_variant(rescale_sum=False), "running sum is not rescaled"),
-    (bw_variant(rescale_acc=False, rescale_sum=False), "neither"),
-    (bw_variant(normalize=False), "not divided by the running sum"),
-    (bw_variant(scale=False), "sqrt(d_k)"),
-    (full_scores, "as large as the whole score matrix"),
-    (lambda q, k, v, block_size=64: torch.softmax(q @ k.transpose(-2, -1), -1) @ v, "switched off"),
-])
+@pytest.mark.parametrize(
+    "candidate, words",
+    [
+        (bw_variant(rescale_acc=False), "accumulator is not rescaled"),
+        (bw_variant(rescale_sum=False), "running sum is not rescaled"),
+        (bw_variant(rescale_acc=False, rescale_sum=False), "neither"),
+        (bw_variant(normalize=False), "not divided by the running sum"),
+        (bw_variant(scale=False), "sqrt(d_k)"),
+        (full_scores, "as large as the whole score matrix"),
+        (
+            lambda q, k, v, block_size=64: torch.softmax(q @ k.transpose(-2, -1), -1) @ v,
+            "switched off",
+        ),
+    ],
+)
 def test_blockwise_mistakes(run_check, candidate, words):
     r = run_check("08.blockwise_attention", candidate)
     assert not r.passed
@@ -203,6 +251,7 @@ def test_blockwise_mistakes(run_check, candidate, words):
 
 
 # --------------------------------------------------------------------------- KV cache
+
 
 def kv_cache_step(q, k, v, cache=None):
     if cache is not None:
@@ -213,7 +262,9 @@ def kv_cache_step(q, k, v, cache=None):
 
 
 def kv_cache_sdpa(q, k, v, cache=None):  # written differently: the fused kernel, a list cache
-    ks, vs = (list(cache[0].unbind(-2)), list(cache[1].unbind(-2))) if cache is not None else ([], [])
+    ks, vs = (
+        (list(cache[0].unbind(-2)), list(cache[1].unbind(-2))) if cache is not None else ([], [])
+    )
     k_all, v_all = torch.stack(ks + [k[..., 0, :]], -2), torch.stack(vs + [v[..., 0, :]], -2)
     return F.scaled_dot_product_attention(q, k_all, v_all), (k_all, v_all)
 
@@ -240,16 +291,31 @@ def kv_exclusive(q, k, v, cache=None):
     return out, (torch.cat([cache[0], k], -2), torch.cat([cache[1], v], -2))
 
 
-@pytest.mark.parametrize("candidate, words", [
-    (lambda q, k, v, cache=None: (kv_cache_step(q, k, v)[0], (k, v)), "only to the new token"),
-    (kv_exclusive, "not to the new token itself"),
-    (lambda q, k, v, cache=None: kv_cache_step(q, k, v, cache)[0], "tuple (out, cache)"),
-    (lambda q, k, v, cache=None: (kv_cache_step(q, k, v, cache)[0],
-                                  tuple(c.transpose(-2, -1) for c in kv_cache_step(q, k, v, cache)[1]))
-     if cache is None else kv_cache_step(q, k, v, tuple(c.transpose(-2, -1) for c in cache)), "RuntimeError"),
-    (lambda q, k, v, cache=None: (lambda o, c: (o, (c[0][..., -1:, :], c[1][..., -1:, :])))(*kv_cache_step(q, k, v, cache)),
-     "only the previous token"),
-])
+@pytest.mark.parametrize(
+    "candidate, words",
+    [
+        (lambda q, k, v, cache=None: (kv_cache_step(q, k, v)[0], (k, v)), "only to the new token"),
+        (kv_exclusive, "not to the new token itself"),
+        (lambda q, k, v, cache=None: kv_cache_step(q, k, v, cache)[0], "tuple (out, cache)"),
+        (
+            lambda q, k, v, cache=None: (
+                (
+                    kv_cache_step(q, k, v, cache)[0],
+                    tuple(c.transpose(-2, -1) for c in kv_cache_step(q, k, v, cache)[1]),
+                )
+                if cache is None
+                else kv_cache_step(q, k, v, tuple(c.transpose(-2, -1) for c in cache))
+            ),
+            "RuntimeError",
+        ),
+        (
+            lambda q, k, v, cache=None: (lambda o, c: (o, (c[0][..., -1:, :], c[1][..., -1:, :])))(
+                *kv_cache_step(q, k, v, cache)
+            ),
+            "only the previous token",
+        ),
+    ],
+)
 def test_kv_mistakes(run_check, candidate, words):
     r = run_check("08.kv_cache_step", candidate)
     assert not r.passed

@@ -1,4 +1,5 @@
 """Checks of notebook 09: the solution passes, the stub is 'not implemented', mistakes are named."""
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -8,8 +9,8 @@ from helpers.blocks.layers import TransformerEncoderBlock
 
 from .conftest import stub
 
-
 # --------------------------------------------------------------------------- patchify
+
 
 def patchify(images, patch_size):
     B, C, H, W = images.shape
@@ -45,16 +46,20 @@ def permuted(order):
         B, C, H, W = images.shape
         x = images.reshape(B, C, H // p, p, W // p, p).permute(0, *order)
         return x.reshape(B, (H // p) * (W // p), C * p * p)
+
     return f
 
 
-@pytest.mark.parametrize("candidate, words", [
-    (lambda im, p: im.reshape(im.shape[0], -1, im.shape[1] * p * p), "without a permute"),
-    (permuted((2, 4, 3, 5, 1)), "channels-last"),
-    (permuted((4, 2, 1, 3, 5)), "column-major"),
-    (lambda im, p: patchify(im, p).transpose(1, 2), "transpose to (B, N, C*p*p)"),
-    (lambda im, p: F.unfold(im, p, stride=p).transpose(1, 2), "switched off"),
-])
+@pytest.mark.parametrize(
+    "candidate, words",
+    [
+        (lambda im, p: im.reshape(im.shape[0], -1, im.shape[1] * p * p), "without a permute"),
+        (permuted((2, 4, 3, 5, 1)), "channels-last"),
+        (permuted((4, 2, 1, 3, 5)), "column-major"),
+        (lambda im, p: patchify(im, p).transpose(1, 2), "transpose to (B, N, C*p*p)"),
+        (lambda im, p: F.unfold(im, p, stride=p).transpose(1, 2), "switched off"),
+    ],
+)
 def test_patchify_mistakes(run_check, candidate, words):
     r = run_check("09.patchify", candidate)
     assert not r.passed
@@ -62,6 +67,7 @@ def test_patchify_mistakes(run_check, candidate, words):
 
 
 # --------------------------------------------------------------------------- patch embedding
+
 
 class PatchEmbedding(nn.Module):
     def __init__(self, img_size, patch_size, in_channels, d_model, layout="right"):
@@ -80,7 +86,9 @@ class PatchEmbedding(nn.Module):
         return y.flatten(2).transpose(1, 2)
 
 
-class LinearPatchEmbedding(nn.Module):  # written differently: patchify + the conv weight as a matrix
+class LinearPatchEmbedding(
+    nn.Module
+):  # written differently: patchify + the conv weight as a matrix
     def __init__(self, img_size, patch_size, in_channels, d_model):
         super().__init__()
         self.patch_size = patch_size
@@ -108,17 +116,20 @@ def test_embedding_stub(run_check):
 class LinearProj(nn.Module):
     def __init__(self, img_size, patch_size, in_channels, d_model):
         super().__init__()
-        self.proj = nn.Linear(in_channels * patch_size ** 2, d_model)
+        self.proj = nn.Linear(in_channels * patch_size**2, d_model)
 
     def forward(self, images):
         return self.proj(patchify(images, 4))
 
 
-@pytest.mark.parametrize("layout, words", [
-    ("conv", "flatten the grid and transpose"),
-    ("no_transpose", "transpose it to (B, N, d_model)"),
-    ("reshape", "without a transpose"),
-])
+@pytest.mark.parametrize(
+    "layout, words",
+    [
+        ("conv", "flatten the grid and transpose"),
+        ("no_transpose", "transpose it to (B, N, d_model)"),
+        ("reshape", "without a transpose"),
+    ],
+)
 def test_embedding_mistakes(run_check, layout, words):
     def make(*args, **kwargs):
         return PatchEmbedding(*args, **kwargs, layout=layout)
@@ -135,18 +146,37 @@ def test_embedding_linear_proj_is_named(run_check):
 
 # --------------------------------------------------------------------------- the ViT
 
+
 class ViT(nn.Module):
-    def __init__(self, img_size, patch_size, in_channels, num_classes, d_model, num_heads,
-                 num_layers, d_ff, dropout=0.0, mistake=None):
+    def __init__(
+        self,
+        img_size,
+        patch_size,
+        in_channels,
+        num_classes,
+        d_model,
+        num_heads,
+        num_layers,
+        d_ff,
+        dropout=0.0,
+        mistake=None,
+    ):
         super().__init__()
         N = (img_size // patch_size) ** 2
         self.mistake = mistake
         self.patch_embed = PatchEmbedding(img_size, patch_size, in_channels, d_model)
         self.cls_token = nn.Parameter(torch.zeros(1, 1, d_model))
-        self.pos_embed = nn.Parameter(torch.zeros(1, N + (0 if mistake == "short_pos" else 1), d_model))
-        self.blocks = nn.ModuleList([TransformerEncoderBlock(d_model, num_heads, d_ff, dropout,
-                                                             norm_first=mistake != "post_ln")
-                                     for _ in range(num_layers)])
+        self.pos_embed = nn.Parameter(
+            torch.zeros(1, N + (0 if mistake == "short_pos" else 1), d_model)
+        )
+        self.blocks = nn.ModuleList(
+            [
+                TransformerEncoderBlock(
+                    d_model, num_heads, d_ff, dropout, norm_first=mistake != "post_ln"
+                )
+                for _ in range(num_layers)
+            ]
+        )
         self.norm = nn.LayerNorm(d_model)
         self.head = nn.Linear(d_model, num_classes)
 
@@ -188,16 +218,19 @@ def test_vit_stub(run_check):
     assert r.status == "missing" and "not implemented yet" in r.messages[0]
 
 
-@pytest.mark.parametrize("mistake, words", [
-    ("no_cls", "no CLS token"),
-    ("no_pos", "position embedding is not added"),
-    ("no_norm", "final LayerNorm is missing"),
-    ("mean", "mean of all tokens"),
-    ("post_ln", "post-LN"),
-    ("all_tokens", "one prediction per token"),
-    ("short_pos", "N + 1"),
-    ("avg_heads", "keep the heads"),
-])
+@pytest.mark.parametrize(
+    "mistake, words",
+    [
+        ("no_cls", "no CLS token"),
+        ("no_pos", "position embedding is not added"),
+        ("no_norm", "final LayerNorm is missing"),
+        ("mean", "mean of all tokens"),
+        ("post_ln", "post-LN"),
+        ("all_tokens", "one prediction per token"),
+        ("short_pos", "N + 1"),
+        ("avg_heads", "keep the heads"),
+    ],
+)
 def test_vit_mistakes(run_check, mistake, words):
     def make(*args, **kwargs):
         return ViT(*args, **kwargs, mistake=mistake)
@@ -208,6 +241,7 @@ def test_vit_mistakes(run_check, mistake, words):
 
 
 # --------------------------------------------------------------------------- the data split
+
 
 def test_digits_split_is_fixed_and_stratified():
     from helpers import data
@@ -230,6 +264,7 @@ def test_sample_image():
 
 
 # --------------------------------------------------------------------------- the trained ViT
+
 
 class DigitsLookup(nn.Module):
     """A test double, not a trained model: logits from a lookup of each image's bytes in the
@@ -259,7 +294,9 @@ def test_trained_vit_lookup_passes(run_check):
 def test_trained_vit_below_threshold_reports_accuracy(run_check):
     r = run_check("09.trained_vit", DigitsLookup(wrong=20))  # 340 / 360 right
     assert not r.passed and r.status == "failed"
-    assert "the accuracy on the 360 test images is 0.9444, below the threshold 0.97" in r.messages[0]
+    assert (
+        "the accuracy on the 360 test images is 0.9444, below the threshold 0.97" in r.messages[0]
+    )
 
 
 def test_untrained_vit_fails(run_check):
@@ -268,10 +305,13 @@ def test_untrained_vit_fails(run_check):
     assert not r.passed and "below the threshold 0.97" in r.messages[0]
 
 
-@pytest.mark.parametrize("candidate, words", [
-    (DigitsLookup, "got the class DigitsLookup"),
-    (lambda images: torch.zeros(len(images), 10), "should be the trained model, an nn.Module"),
-])
+@pytest.mark.parametrize(
+    "candidate, words",
+    [
+        (DigitsLookup, "got the class DigitsLookup"),
+        (lambda images: torch.zeros(len(images), 10), "should be the trained model, an nn.Module"),
+    ],
+)
 def test_trained_vit_not_a_module(run_check, candidate, words):
     r = run_check("09.trained_vit", candidate)
     assert not r.passed and words in r.messages[0], r.messages

@@ -6,6 +6,7 @@ and nothing that reaches the network: no news feed, no update check, a read-only
 manager. Its root is a temporary folder, so autosave never touches the repository's notebooks.
 Screenshots go to ``artifacts/e2e/`` at the repository root (git-ignored).
 """
+
 from __future__ import annotations
 
 import json
@@ -25,8 +26,13 @@ REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "artifacts" / "e2e"
 CHROMIUM = os.environ.get("E2E_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
 ]
 SERVER_START_S = 120  # generous: a loaded 2-core machine
 
@@ -62,16 +68,24 @@ class Lab:
         return f"{self.base}/lab/workspaces/{workspace}/tree/{path}?token={self.token}"
 
     def api(self, endpoint: str):
-        req = urllib.request.Request(f"{self.base}/api/{endpoint}",
-                                     headers={"Authorization": f"token {self.token}"})
+        req = urllib.request.Request(
+            f"{self.base}/api/{endpoint}", headers={"Authorization": f"token {self.token}"}
+        )
         with urllib.request.urlopen(req, timeout=10) as resp:
             return json.loads(resp.read())
 
 
 def _start_lab(root: Path, home: Path) -> Lab:
     env = dict(os.environ)
-    for name in ("JUPYTER_RUNTIME_DIR", "JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "IPYTHONDIR",
-                 "JUPYTERLAB_SETTINGS_DIR", "JUPYTERLAB_WORKSPACES_DIR", "MPLCONFIGDIR"):
+    for name in (
+        "JUPYTER_RUNTIME_DIR",
+        "JUPYTER_CONFIG_DIR",
+        "JUPYTER_DATA_DIR",
+        "IPYTHONDIR",
+        "JUPYTERLAB_SETTINGS_DIR",
+        "JUPYTERLAB_WORKSPACES_DIR",
+        "MPLCONFIGDIR",
+    ):
         env[name] = str(home / name.lower())
         Path(env[name]).mkdir(parents=True, exist_ok=True)
     env["JUPYTER_PLATFORM_DIRS"] = "1"
@@ -79,22 +93,35 @@ def _start_lab(root: Path, home: Path) -> Lab:
     # no "would you like to receive news?" prompt, no extension manager listing from PyPI
     labconfig = Path(env["JUPYTER_CONFIG_DIR"]) / "labconfig"
     labconfig.mkdir(parents=True, exist_ok=True)
-    (labconfig / "page_config.json").write_text(json.dumps({"disabledExtensions": {
-        "@jupyterlab/apputils-extension:announcements": True,
-        "@jupyterlab/extensionmanager-extension:plugin": True,
-    }}))
+    (labconfig / "page_config.json").write_text(
+        json.dumps(
+            {
+                "disabledExtensions": {
+                    "@jupyterlab/apputils-extension:announcements": True,
+                    "@jupyterlab/extensionmanager-extension:plugin": True,
+                }
+            }
+        )
+    )
     token = secrets.token_hex(16)
     log = home / "jupyterlab.log"
     last_error = ""
     for _ in range(3):  # the port picked may be taken before the server binds it
         port = free_port()
-        cmd = [sys.executable, "-m", "jupyterlab",
-               "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
-               "--ServerApp.open_browser=False", f"--IdentityProvider.token={token}",
-               f"--ServerApp.root_dir={root}",
-               "--LabApp.news_url=None",
-               "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-               "--LabApp.extension_manager=readonly"]
+        cmd = [
+            sys.executable,
+            "-m",
+            "jupyterlab",
+            "--ServerApp.ip=127.0.0.1",
+            f"--ServerApp.port={port}",
+            "--ServerApp.port_retries=0",
+            "--ServerApp.open_browser=False",
+            f"--IdentityProvider.token={token}",
+            f"--ServerApp.root_dir={root}",
+            "--LabApp.news_url=None",
+            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+            "--LabApp.extension_manager=readonly",
+        ]
         if hasattr(os, "geteuid") and os.geteuid() == 0:  # CI containers run as root
             cmd.append("--allow-root")
         with open(log, "ab") as out:
@@ -142,8 +169,13 @@ def browser_context(tmp_path_factory):
     profile = tmp_path_factory.mktemp("chromium_profile")  # a fresh user-data dir
     with sync_playwright() as pw:
         context = pw.chromium.launch_persistent_context(
-            str(profile), executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS,
-            viewport={"width": 1280, "height": 1000}, timeout=120_000)
+            str(profile),
+            executable_path=CHROMIUM,
+            headless=True,
+            args=CHROMIUM_ARGS,
+            viewport={"width": 1280, "height": 1000},
+            timeout=120_000,
+        )
         context.set_default_timeout(60_000)
         yield context
         context.close()

@@ -10,6 +10,7 @@ Screenshots: ``artifacts/e2e/*.png``.
 Skipped, with the reason, when Chromium or playwright is missing; with E2E_REQUIRED=1 (set by
 CI) a missing browser is an error instead.
 """
+
 from __future__ import annotations
 
 import os
@@ -28,8 +29,8 @@ if _missing:
 
 pytestmark = pytest.mark.slow
 
-KERNEL_S = 120_000    # ms: kernel start and whole-notebook runs on a loaded 2-core machine
-UI_S = 60_000         # ms: a page element appearing
+KERNEL_S = 120_000  # ms: kernel start and whole-notebook runs on a loaded 2-core machine
+UI_S = 60_000  # ms: a page element appearing
 
 SOLVED = "solutions/01_dot_product_attention.ipynb"
 STUDENT = "notebooks/01_dot_product_attention.ipynb"
@@ -74,8 +75,11 @@ def copy_without_outputs(src, dst):
 
 def write_notebook(sources, dst):
     nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
-                                 "language": "python"}
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
     nb.cells = [nbformat.v4.new_code_cell(s) for s in sources]
     nbformat.write(nb, str(dst))
 
@@ -94,7 +98,8 @@ def wait_kernel_idle(panel):
     """The toolbar names the Python kernel and its execution indicator says idle."""
     panel.locator(".jp-KernelName", has_text="Python 3").wait_for(timeout=KERNEL_S)
     panel.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").wait_for(
-        state="attached", timeout=KERNEL_S)
+        state="attached", timeout=KERNEL_S
+    )
 
 
 def run_all(page):
@@ -108,7 +113,9 @@ def wait_all_ran(page, panel):
     page.wait_for_function(
         "panel => [...panel.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')]"
         ".every(p => /\\[\\d+\\]/.test(p.textContent))",
-        arg=panel.element_handle(), timeout=KERNEL_S)
+        arg=panel.element_handle(),
+        timeout=KERNEL_S,
+    )
 
 
 def wait_redrawn(page, cell, before):
@@ -116,7 +123,9 @@ def wait_redrawn(page, cell, before):
     page.wait_for_function(
         "([cell, before]) => { const img = cell.querySelector('.widget-output img');"
         " return img !== null && img.complete && img.getAttribute('src') !== before; }",
-        arg=[cell.element_handle(), before], timeout=KERNEL_S)
+        arg=[cell.element_handle(), before],
+        timeout=KERNEL_S,
+    )
 
 
 def output_with(panel, text):
@@ -195,7 +204,8 @@ def test_widget_and_progress_bar(lab, browser_context, artifacts):
 
     # tqdm.auto: a progress bar widget that reaches its end
     progress_cell.locator(".jp-OutputArea-output", has_text="loop done: 780").wait_for(
-        timeout=KERNEL_S)
+        timeout=KERNEL_S
+    )
     out = progress_cell.locator(".jp-Cell-outputArea")
     bar = out.locator(".jupyter-widgets.widget-hprogress .progress-bar")
     bar.wait_for(timeout=UI_S)
