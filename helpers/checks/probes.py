@@ -24,7 +24,7 @@ def mask_with_a_key_per_row(gen, *shape: int) -> torch.Tensor:
 
 
 class DeviceProbeMixin:
-    """Probes of kind "device" call ``candidate(*args, device=<the check's device>)``."""
+    """Probes with ``runner="device"`` call ``candidate(*args, device=<the check's device>)``."""
 
     def run_device(self, probe, candidate, device):
         return candidate(*probe.args, **probe.kwargs, device=device)

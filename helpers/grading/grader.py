@@ -34,9 +34,9 @@ from typing import Any, Callable
 import torch
 
 from ..checks import REGISTRY, evaluate
-from ..notebooks.common import notebook_number
 from ..checks.framework import Exercise, Probe, Unsupported
 from ..checks.runner import Outcome
+from ..notebooks.common import notebook_number
 from . import kernel_side
 from .kernel import CellRun, Kernel, Zygote
 
