@@ -111,7 +111,7 @@ SOFTMAX_OK = [
     ),
 ]
 
-# ----------------------------------------------------------------------------- 01.dot_product_attention
+# ----------------------------------------------------------------------- 01.dot_product_attention
 
 
 def dpa(transpose="last_two", scale=False, dim=-1, swap=False, weights_first_t=False):
@@ -154,7 +154,7 @@ DPA_OK = [
     ),
 ]
 
-# ----------------------------------------------------------------------------- 02.scaled_dot_product_attention
+# ---------------------------------------------------------------- 02.scaled_dot_product_attention
 
 
 def sdpa(scale="sqrt_dk", mask_mode="fill_-inf", dim=-1, only_out=False, transpose="last_two"):

@@ -16,7 +16,7 @@ from helpers.blocks.positional import PositionalEncoding, sinusoidal_positional_
 
 from ._common import make_tests, right, wrong
 
-# ----------------------------------------------------------------------------- 03.MultiHeadAttention
+# -------------------------------------------------------------------------- 03.MultiHeadAttention
 
 MHA = "03.MultiHeadAttention"
 
@@ -171,7 +171,7 @@ MHA_WRONG = [
 ]
 MHA_OK = [right(MHA, "fused_qkv_F.dropout", MHAFusedQKV), right(MHA, "einsum_-1e9", MHAEinsum)]
 
-# ----------------------------------------------------------------------------- 04.sinusoidal_positional_encoding
+# -------------------------------------------------------------- 04.sinusoidal_positional_encoding
 
 SPE = "04.sinusoidal_positional_encoding"
 
@@ -228,7 +228,7 @@ SPE_WRONG = [
 ]
 SPE_OK = [right(SPE, "annotated_transformer_exp_log", table_exp_log)]
 
-# ----------------------------------------------------------------------------- 04.PositionalEncoding
+# -------------------------------------------------------------------------- 04.PositionalEncoding
 
 PE = "04.PositionalEncoding"
 
@@ -327,7 +327,8 @@ PE_WRONG = [
         "pytorch_tutorial_sequence_first",
         PESequenceFirst,
         "(max_len, 1, d_model)",
-        xfail="generic 'does not match'; the sequence-first (max_len, 1, d_model) table is not named",
+        xfail="generic 'does not match'; "
+        "the sequence-first (max_len, 1, d_model) table is not named",
     ),
     wrong(PE, "pe_is_a_parameter", PEParameter, "buffer"),
     wrong(PE, "pe_not_registered", PEPlainAttribute, "buffer"),
@@ -493,7 +494,7 @@ FF_WRONG = [
 ]
 FF_OK = [right(FF, "F.dropout", FFFunctionalDropout)]
 
-# ----------------------------------------------------------------------------- 05.TransformerEncoderBlock
+# --------------------------------------------------------------------- 05.TransformerEncoderBlock
 
 EB = "05.TransformerEncoderBlock"
 

@@ -12,7 +12,7 @@ from helpers.blocks.layers import TransformerEncoderBlock
 
 from ._common import make_tests, right, wrong
 
-# ----------------------------------------------------------------------------- 06.TransformerEncoder
+# -------------------------------------------------------------------------- 06.TransformerEncoder
 
 ENC = "06.TransformerEncoder"
 
@@ -148,7 +148,7 @@ def loop_enumerate(model, batches, optimizer, loss_fn):
     """Correct, written differently: enumerate and a running total."""
     model.train()
     total, n = 0.0, 0
-    for n, (x, y) in enumerate(batches, start=1):
+    for n, (x, y) in enumerate(batches, start=1):  # noqa: B007 (n is the count after the loop)
         optimizer.zero_grad(set_to_none=True)
         loss = loss_fn(model(x), y)
         loss.backward()
@@ -170,7 +170,8 @@ TOE_WRONG = [
         "loss_fn_args_swapped",
         loop("args_swapped"),
         "loss_fn",
-        xfail="reported as 'not implemented yet' (torch raises NotImplementedError for Long input), not as swapped loss_fn arguments",
+        xfail="reported as 'not implemented yet' (torch raises NotImplementedError for Long "
+        "input), not as swapped loss_fn arguments",
     ),
 ]
 TOE_OK = [right(TOE, "enumerate", loop_enumerate)]
@@ -212,7 +213,7 @@ TE_WRONG = [
 ]
 TE_OK = [right(TE, "oracle", Sorter())]
 
-# ----------------------------------------------------------------------------- 07.TransformerDecoderBlock
+# --------------------------------------------------------------------- 07.TransformerDecoderBlock
 
 DB = "07.TransformerDecoderBlock"
 

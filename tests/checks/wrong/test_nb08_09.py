@@ -10,7 +10,7 @@ from helpers.blocks.vit import PatchEmbedding, VisionTransformer
 
 from ._common import make_tests, right, wrong
 
-# ----------------------------------------------------------------------------- 08.blockwise_attention
+# ------------------------------------------------------------------------- 08.blockwise_attention
 
 BW = "08.blockwise_attention"
 
@@ -72,7 +72,8 @@ BW_WRONG = [
         "block_local_max",
         blockwise(local_max=True),
         "max",
-        xfail="passes: no case where scores of different blocks are far enough apart to overflow exp",
+        xfail="passes: no case where scores of different blocks are far enough apart "
+        "to overflow exp",
     ),
     wrong(BW, "full_score_matrix", full_matrix, "matrix"),
 ]
@@ -144,7 +145,7 @@ KV_WRONG = [
 ]
 KV_OK = [right(KV, "einsum", kv_einsum)]
 
-# ----------------------------------------------------------------------------- 08.sliding_window_mask
+# ------------------------------------------------------------------------- 08.sliding_window_mask
 
 SW = "08.sliding_window_mask"
 
