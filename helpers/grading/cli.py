@@ -32,6 +32,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-preload", action="store_true",
                    help="start each kernel as a new process instead of forking it from one that "
                         "has torch, IPython and matplotlib imported (Linux; slower, more isolated)")
+    p.add_argument("--sandbox", choices=("auto", "bwrap", "none"), default="auto",
+                   help="confine each kernel with bubblewrap: auto = where bwrap is installed "
+                        "(else a loud warning), bwrap = required, none = unconfined "
+                        "(default: auto)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
@@ -54,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     threads = args.threads or max(1, (os.cpu_count() or 1) // args.jobs)
     settings = Settings(cell_timeout=args.timeout, total_timeout=args.notebook_timeout,
                         memory_bytes=int(args.memory * 2**30), threads=threads, seed=seed,
-                        device=args.device, preload=not args.no_preload)
+                        device=args.device, preload=not args.no_preload, sandbox=args.sandbox)
     try:
         result = grade_batch(args.submissions, args.out, feedback=args.feedback, jobs=args.jobs,
                              settings=settings, resume=args.resume, progress=not args.no_progress,
@@ -68,6 +72,14 @@ def run(args: argparse.Namespace) -> int:
     print(f"graded {result.graded_now} submissions in {result.seconds:.0f} s "
           f"(seed {seed}, {args.jobs} jobs) -> {args.out}"
           + (f", feedback in {args.feedback}/" if args.feedback else ""))
+    print("sandbox: bubblewrap (one per kernel slot: no network, read-only system, own processes)"
+          if result.sandbox == "bwrap" else "sandbox: NONE")
+    for warning in result.warnings:
+        print(warning)
     if result.rows:
         print(summary_table(result))
+    if result.tampered:
+        print("ERROR: the grader's source files changed during the run; do not trust these grades: "
+              + ", ".join(result.tampered))
+        return 1
     return 0
