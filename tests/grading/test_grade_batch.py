@@ -89,7 +89,7 @@ def build(folder: Path) -> dict[str, list[tuple]]:
     def add(label, nb, rows, notebook=None):
         write(nb, folder / label)
         number = notebook if notebook is not None else label.rsplit("/", 1)[-1][:2]
-        expected[label] = [(number, *row) for row in rows]
+        expected[label] = [(number, *row[:4], "", row[4]) for row in rows]  # "": no mistake code
 
     add("00_correct.ipynb", load("00"), RELU_PASSED)
     add("alice/01_dot_product_attention.ipynb", load("01"), NB01_PASSED)
@@ -196,7 +196,7 @@ def build(folder: Path) -> dict[str, list[tuple]]:
     add("42_future.ipynb", plain_notebook("x = 1", notebook="42"), [
         ("", "0", "0", "error", "notebook 42 has no graded exercises (not a notebook of this series?).")])
     (folder / "99_broken.ipynb").write_text('{"cells": [', encoding="utf-8")
-    expected["99_broken.ipynb"] = [("99", "", "0", "0", "error", "not a notebook: the file is not valid JSON "
+    expected["99_broken.ipynb"] = [("99", "", "0", "0", "error", "", "not a notebook: the file is not valid JSON "
                                     "(Expecting value: line 1 column 12 (char 11)).")]
     return expected
 
@@ -208,7 +208,7 @@ def graded(tmp_path_factory):
     expected = build(subs)
     notes = root / "notes.txt"
     notes.write_text("not a notebook\n", encoding="utf-8")
-    expected[notes.as_posix()] = [("", "", "0", "0", "error", "not a notebook: the file is not valid "
+    expected[notes.as_posix()] = [("", "", "0", "0", "error", "", "not a notebook: the file is not valid "
                                    "JSON (Expecting value: line 1 column 1 (char 0)).")]
     out, feedback = root / "grades.csv", root / "feedback"
     stdout = io.StringIO()
@@ -229,7 +229,7 @@ def rows_of(graded, label):
 def test_exit_status_header_and_every_submission(graded):
     assert graded["code"] == 0
     assert graded["rows"][0] == ["submission", "notebook", "exercise", "points", "max_points",
-                                 "status", "message"]
+                                 "status", "mistake", "message"]
     assert {r[0] for r in graded["rows"][1:]} == set(graded["expected"])
 
 
@@ -251,7 +251,7 @@ def test_rows(graded, label):
 def test_syntax_error_row(graded):
     (row,) = rows_of(graded, "00_syntax_error.ipynb")
     (want,) = graded["expected"]["00_syntax_error.ipynb"]
-    assert row[:5] == want[:5] and row[5].startswith(want[5]), row
+    assert row[:6] == want[:6] and row[6].startswith(want[6]), row
 
 
 def test_not_a_notebook_file(graded):
@@ -305,7 +305,7 @@ def test_without_preload_each_kernel_is_a_new_process(tmp_path):
     with open(out, newline="", encoding="utf-8") as f:
         rows = list(csv.reader(f))
     assert code == 0
-    assert rows[1][2:] == ["00.relu", "0", "1", "failed", "case x = [-2, -0.5, 0, 1.5]: you returned "
+    assert rows[1][2:] == ["00.relu", "0", "1", "failed", "", "case x = [-2, -0.5, 0, 1.5]: you returned "
                            "|x|: negative inputs must become 0, not positive."]
 
 
