@@ -7,6 +7,7 @@ submission started is killed (zygote.py) and the slot's folder emptied, before t
 submission gets it. At the end the gradebook is rewritten sorted (an atomic rename) and the
 judge's source files are compared with what was loaded at the start.
 """
+
 from __future__ import annotations
 
 import multiprocessing as mp
@@ -17,10 +18,10 @@ import sys
 import tempfile
 import time
 import traceback
+from collections.abc import Callable
 from dataclasses import replace
 from multiprocessing.connection import wait
 from pathlib import Path
-from typing import Callable
 
 import torch
 
@@ -47,8 +48,9 @@ def _worker(conn, sub: Submission, nb, settings: Settings, slot: Slot) -> None:
     # a forked process must not use OpenMP threads the parent may have started: judge on one
     torch.set_num_threads(1)
     try:
-        graded = run_module.grade_submission(sub, settings, nb=nb, slot=slot,
-                                             on_kernel=lambda pid: send_plain(conn, ["kernel", pid]))
+        graded = run_module.grade_submission(
+            sub, settings, nb=nb, slot=slot, on_kernel=lambda pid: send_plain(conn, ["kernel", pid])
+        )
         send_plain(conn, ["done", graded.to_plain()])
     except BaseException:
         try:
@@ -96,8 +98,9 @@ class _Slots:
     def _prefix(self, folder: Path, as_pid_1: bool) -> list[str] | None:
         if self.kind != "bwrap":
             return None
-        return sandbox.bwrap_command(str(folder), hidden=self.settings.hidden,
-                                     device=self.settings.device, as_pid_1=as_pid_1)
+        return sandbox.bwrap_command(
+            str(folder), hidden=self.settings.hidden, device=self.settings.device, as_pid_1=as_pid_1
+        )
 
     def _make(self, folder: Path) -> Slot:
         zygote = None
@@ -141,8 +144,10 @@ def _prepare(paths, out: Path, jobs: int, settings: Settings, resume: bool, log)
         done = {r.submission for r in kept}
         before = len(subs)
         subs = [s for s in subs if s.label not in done]
-        log(f"--resume: keeping the rows of {before - len(subs)} submissions already in {out}; "
-            f"grading {len(subs)}.")
+        log(
+            f"--resume: keeping the rows of {before - len(subs)} submissions already in {out}; "
+            f"grading {len(subs)}."
+        )
     elif out.exists():
         log(f"overwriting {out} (use --resume to keep the submissions it already holds)")
     kind, warning = sandbox.resolve(settings.sandbox)
@@ -165,16 +170,24 @@ class _Batch:
             nb = read_notebook(sub)
             check_gradable(sub)
             if sub.problem:
-                self.finish(sub, Graded(problem_rows(sub, "error", sub.problem), notes=list(sub.notes)))
+                self.finish(
+                    sub, Graded(problem_rows(sub, "error", sub.problem), notes=list(sub.notes))
+                )
                 continue
             slot = self.slots.free.pop(0)
             here, there = self.ctx.Pipe(duplex=False)
-            proc = self.ctx.Process(target=_worker, args=(there, sub, nb, self.settings, slot),
-                                    daemon=True)
+            proc = self.ctx.Process(
+                target=_worker, args=(there, sub, nb, self.settings, slot), daemon=True
+            )
             proc.start()
             there.close()
-            self.running[here] = {"proc": proc, "sub": sub, "slot": slot, "kernels": [],
-                                  "deadline": time.monotonic() + hard_limit(self.settings, sub)}
+            self.running[here] = {
+                "proc": proc,
+                "sub": sub,
+                "slot": slot,
+                "kernels": [],
+                "deadline": time.monotonic() + hard_limit(self.settings, sub),
+            }
 
     def collect(self) -> None:
         for conn in wait(list(self.running), timeout=1.0):
@@ -193,8 +206,14 @@ class _Batch:
             else:
                 text = str(payload).strip()
                 last = text.splitlines()[-1] if text else "?"
-                self.finish(state["sub"], Graded(problem_rows(
-                    state["sub"], "error", f"the grader failed on this submission: {last}")))
+                self.finish(
+                    state["sub"],
+                    Graded(
+                        problem_rows(
+                            state["sub"], "error", f"the grader failed on this submission: {last}"
+                        )
+                    ),
+                )
 
     def _end(self, conn, state, kill: bool = False) -> None:
         del self.running[conn]
@@ -210,8 +229,16 @@ class _Batch:
             if now > state["deadline"]:
                 self._end(conn, state, kill=True)
                 limit = hard_limit(self.settings, state["sub"])
-                self.finish(state["sub"], Graded(problem_rows(
-                    state["sub"], "timeout", f"the grader gave up on this submission after {limit:.0f} s.")))
+                self.finish(
+                    state["sub"],
+                    Graded(
+                        problem_rows(
+                            state["sub"],
+                            "timeout",
+                            f"the grader gave up on this submission after {limit:.0f} s.",
+                        )
+                    ),
+                )
 
     def loop(self) -> None:
         try:
@@ -227,12 +254,59 @@ class _Batch:
                 state["proc"].kill()
 
 
-def grade_batch(paths: list[str | Path], out: str | Path, *, feedback: str | Path | None = None,
-                jobs: int = 1, settings: Settings | None = None, resume: bool = False,
-                progress: bool = True, log: Callable[[str], None] = print) -> BatchResult:
-    """Grade every submission under ``paths`` into the CSV ``out`` (see the module docstring)."""
-    from .feedback import feedback_markdown
+class _Recorder:
+    """What happens when a submission is done: its rows to the gradebook (on disk at once) and
+    the result, its feedback file, the progress bar."""
 
+    def __init__(self, book: Gradebook, result: BatchResult, fb_dir: Path | None, bar):
+        self.book, self.result, self.fb_dir, self.bar = book, result, fb_dir, bar
+
+    def __call__(self, sub: Submission, graded: Graded) -> None:
+        from .feedback import feedback_markdown
+
+        self.book.add(graded.rows)
+        self.result.rows += graded.rows
+        self.result.graded_now += 1
+        if graded.seconds:
+            self.result.worker_seconds.append(graded.seconds)
+            self.result.notebook_seconds.append(graded.notebook_seconds)
+        if self.fb_dir:
+            text = feedback_markdown(sub, graded)
+            feedback_path(self.fb_dir, sub.label).write_text(text, encoding="utf-8")
+        if self.bar:
+            self.bar.update(1)
+
+    def close(self) -> None:
+        self.book.close()
+        if self.bar:
+            self.bar.close()
+
+
+def _wrap_up(result: BatchResult, book: Gradebook, log: Callable[[str], None]) -> None:
+    """The gradebook rewritten sorted (atomically); the judge's files checked against the start."""
+    order = {ex_id: i for i, ex_id in enumerate(REGISTRY)}  # submission, then exercise order
+    result.rows.sort(key=lambda r: (r.submission, order.get(r.exercise, -1)))
+    book.finish(result.rows)
+    result.tampered = changed_sources()
+    if result.tampered:
+        log(
+            "ERROR: the grader's own source files changed during this run (the grades cannot "
+            "be trusted): " + ", ".join(result.tampered)
+        )
+
+
+def grade_batch(
+    paths: list[str | Path],
+    out: str | Path,
+    *,
+    feedback: str | Path | None = None,
+    jobs: int = 1,
+    settings: Settings | None = None,
+    resume: bool = False,
+    progress: bool = True,
+    log: Callable[[str], None] = print,
+) -> BatchResult:
+    """Grade every submission under ``paths`` into the CSV ``out`` (see the module docstring)."""
     settings, out = settings or Settings(), Path(out)
     subs, kept, kind, warning = _prepare(paths, out, jobs, settings, resume, log)
     fb_dir = Path(feedback) if feedback else None
@@ -245,41 +319,26 @@ def grade_batch(paths: list[str | Path], out: str | Path, *, feedback: str | Pat
     import nbformat  # noqa: F401
 
     book = Gradebook(out, kept)
-    result = BatchResult(rows=list(kept), submissions=len(subs) + len({r.submission for r in kept}),
-                         graded_now=0, seconds=0.0, sandbox=kind, warnings=[warning] if warning else [])
+    result = BatchResult(
+        rows=list(kept),
+        submissions=len(subs) + len({r.submission for r in kept}),
+        graded_now=0,
+        seconds=0.0,
+        sandbox=kind,
+        warnings=[warning] if warning else [],
+    )
     start = time.monotonic()
-    bar = _progress_bar(len(subs)) if progress else None
-
-    def finish(sub: Submission, graded: Graded) -> None:
-        book.add(graded.rows)
-        result.rows += graded.rows
-        result.graded_now += 1
-        if graded.seconds:
-            result.worker_seconds.append(graded.seconds)
-            result.notebook_seconds.append(graded.notebook_seconds)
-        if fb_dir:
-            feedback_path(fb_dir, sub.label).write_text(feedback_markdown(sub, graded), encoding="utf-8")
-        if bar:
-            bar.update(1)
-
+    record = _Recorder(book, result, fb_dir, _progress_bar(len(subs)) if progress else None)
     preload = settings.preload and sys.platform.startswith("linux")
     slots = _Slots(jobs, settings, kind, preload) if subs else None
     try:
         if slots:
-            _Batch(subs, settings, slots, finish).loop()
+            _Batch(subs, settings, slots, record).loop()
     finally:
-        book.close()
-        if bar:
-            bar.close()
+        record.close()
         if slots:
             slots.close()
-    order = {ex_id: i for i, ex_id in enumerate(REGISTRY)}  # submission, then exercise order
-    result.rows.sort(key=lambda r: (r.submission, order.get(r.exercise, -1)))
-    book.finish(result.rows)
-    result.tampered = changed_sources()
-    if result.tampered:
-        log("ERROR: the grader's own source files changed during this run (the grades cannot "
-            "be trusted): " + ", ".join(result.tampered))
+    _wrap_up(result, book, log)
     result.seconds = time.monotonic() - start
     return result
 

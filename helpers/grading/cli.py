@@ -7,14 +7,16 @@ import sys
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.description = ("Grade submitted notebooks: each runs in a fresh kernel in a temporary folder, "
-                     "the grader calls the learner's objects on fresh inputs and judges the "
-                     "outputs in its own process. Exit status 0 whatever the scores.")
+    p.description = ("Grade submitted notebooks: each runs in a fresh kernel in a temporary "
+                     "folder, in a sandbox where bubblewrap is installed; the grader calls the "
+                     "learner's objects on fresh inputs and judges the outputs in its own "
+                     "process. Exit status 0 whatever the scores.")
     p.add_argument("submissions", nargs="+", metavar="SUBMISSION",
                    help=".ipynb files, or folders searched for them")
     p.add_argument("--out", default="grades.csv", help="the CSV gradebook (default: grades.csv)")
     p.add_argument("--feedback", metavar="DIR", help="write one Markdown file per submission here")
-    p.add_argument("--jobs", type=int, default=1, help="submissions graded in parallel (default: 1)")
+    p.add_argument("--jobs", type=int, default=1,
+                   help="submissions graded in parallel (default: 1)")
     p.add_argument("--timeout", type=float, default=120.0,
                    help="seconds per cell, and per exercise when grading (default: 120)")
     p.add_argument("--notebook-timeout", type=float, default=600.0,
@@ -26,7 +28,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "mappings, not library code; 0 = no limit; default: 4)")
     p.add_argument("--threads", type=int, default=None,
                    help="torch threads per kernel (default: CPU cores / jobs)")
-    p.add_argument("--device", default="cpu", help="device the learner's code runs on (default: cpu)")
+    p.add_argument("--device", default="cpu",
+                   help="device the learner's code runs on (default: cpu; cuda: the sandbox gets "
+                        "the NVIDIA device nodes)")
     p.add_argument("--resume", action="store_true",
                    help="keep the rows of submissions already in --out and grade only the others")
     p.add_argument("--no-preload", action="store_true",

@@ -1,4 +1,5 @@
 """The gradebook CSV (written by the grader's process only) and the summary on stdout."""
+
 from __future__ import annotations
 
 import csv
@@ -16,8 +17,16 @@ def row_from_csv(fields: list[str], columns: list[str] = COLUMNS) -> Row | None:
         return None
     d = dict(zip(columns, fields))
     try:
-        return Row(d["submission"], d["notebook"], d["exercise"], float(d["points"]),
-                   float(d["max_points"]), d["status"], d["message"], d.get("mistake", ""))
+        return Row(
+            d["submission"],
+            d["notebook"],
+            d["exercise"],
+            float(d["points"]),
+            float(d["max_points"]),
+            d["status"],
+            d["message"],
+            d.get("mistake", ""),
+        )
     except ValueError:
         return None
 
@@ -68,7 +77,9 @@ class Gradebook:
 
 
 def feedback_path(folder: Path, label: str) -> Path:
-    name = re.sub(r"[^\w.\-]+", "_", label.removesuffix(".ipynb").replace("/", "__")) or "submission"
+    name = (
+        re.sub(r"[^\w.\-]+", "_", label.removesuffix(".ipynb").replace("/", "__")) or "submission"
+    )
     return folder / f"{name}.md"
 
 
@@ -88,8 +99,9 @@ def summary_table(result: BatchResult) -> str:
         mean = sum(p for p, _ in scores) / len(scores)
         mx = max(m for _, m in scores)
         pct = f" ({100 * mean / mx:.0f} %)" if mx else ""
-        lines.append([nb, str(len(scores)), f"{mean:.2f} / {mx:g}{pct}",
-                      *(str(d[s]) for s in STATUSES)])
+        lines.append(
+            [nb, str(len(scores)), f"{mean:.2f} / {mx:g}{pct}", *(str(d[s]) for s in STATUSES)]
+        )
     widths = [max(len(x) for x in col) for col in zip(head, *lines)]
     fmt = "  ".join(f"{{:{'<' if i < 3 else '>'}{w}}}" for i, w in enumerate(widths))
     return "\n".join([fmt.format(*head)] + [fmt.format(*ln) for ln in lines])

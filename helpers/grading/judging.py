@@ -6,6 +6,7 @@ text) and what this process judges with. At the end of a batch :func:`changed_so
 them again: a file changed during the run (a submission that reached the judge's files) is a
 loud error, not a silent change of grades.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -29,13 +30,16 @@ BLOCKS = GRADING.parent / "blocks"  # the course's reference versions (kernel_si
 
 
 def _read_sources() -> dict[str, tuple[str, str]]:
-    """Every module of the check package except ``__init__`` (sent to kernels): {stem: (path, text)}.
+    """Every module of the check package but ``__init__`` (sent to kernels): {stem: (path, text)}.
 
     All of them, not only ``framework``, ``runner`` and ``nb*``: check modules may share code
     through modules of their own (references, module helpers).
     """
-    return {path.stem: (str(path), path.read_text(encoding="utf-8"))
-            for path in sorted(CHECKS.glob("*.py")) if path.stem != "__init__"}
+    return {
+        path.stem: (str(path), path.read_text(encoding="utf-8"))
+        for path in sorted(CHECKS.glob("*.py"))
+        if path.stem != "__init__"
+    }
 
 
 CHECK_SOURCES = _read_sources()
@@ -78,11 +82,20 @@ def make_probes(ex: Exercise, seed: int) -> list[Probe]:
 def probe_fields(probe: Probe) -> dict:
     """What the kernel needs to run a probe; ``info`` is the judge's, except the method name."""
     info = {"method": probe.info["method"]} if "method" in probe.info else {}
-    return {"name": probe.name, "args": probe.args, "kwargs": probe.kwargs, "kind": probe.kind,
-            "init": probe.init, "state": probe.state, "cpu_only": probe.cpu_only, "info": info}
+    return {
+        "name": probe.name,
+        "args": probe.args,
+        "kwargs": probe.kwargs,
+        "kind": probe.kind,
+        "init": probe.init,
+        "state": probe.state,
+        "cpu_only": probe.cpu_only,
+        "info": info,
+    }
 
 
-# --------------------------------------------------------------------------- results from the kernel
+# ------------------------------------------------------------------------- results from the kernel
+
 
 class ResultError(Exception):
     pass
@@ -93,8 +106,12 @@ def _plain(x: Any, depth: int = 0) -> Any:
     if depth > 8:
         raise ResultError("the results are nested too deeply")
     if type(x) is torch.Tensor:
-        if x.layout != torch.strided or x.is_quantized or getattr(x, "is_nested", False) \
-                or x.device.type != "cpu":
+        if (
+            x.layout != torch.strided
+            or x.is_quantized
+            or getattr(x, "is_nested", False)
+            or x.device.type != "cpu"
+        ):
             raise ResultError("a result tensor is not a plain dense CPU tensor")
         return x.detach()
     if x is None or type(x) in (bool, int, float, str):
@@ -114,11 +131,18 @@ def _outcome(item: Any) -> Outcome:
     if type(item) is not dict or set(item) != {"value", "error", "missing", "off_device"}:
         raise ResultError("a result does not have the grader's layout")
     error = item["error"]
-    if not (error is None or type(error) is str) or type(item["missing"]) is not bool \
-            or type(item["off_device"]) is not bool:
+    if (
+        not (error is None or type(error) is str)
+        or type(item["missing"]) is not bool
+        or type(item["off_device"]) is not bool
+    ):
         raise ResultError("a result does not have the grader's layout")
-    return Outcome(value=_plain(item["value"]), error=error, missing=item["missing"],
-                   off_device=item["off_device"])
+    return Outcome(
+        value=_plain(item["value"]),
+        error=error,
+        missing=item["missing"],
+        off_device=item["off_device"],
+    )
 
 
 def load_results(path: Path) -> dict:
@@ -134,16 +158,22 @@ def load_results(path: Path) -> dict:
             data = torch.load(path, weights_only=True, map_location="cpu")
     except Exception as exc:
         raise ResultError(f"the results file is not plain data ({type(exc).__name__})") from None
-    if type(data) is not dict or type(data.get("status")) is not str \
-            or type(data.get("outcomes")) is not list:
+    if (
+        type(data) is not dict
+        or type(data.get("status")) is not str
+        or type(data.get("outcomes")) is not list
+    ):
         raise ResultError("the results file does not have the grader's layout")
     outcomes = [_outcome(item) for item in data["outcomes"]]
-    text = {k: data.get(k) if type(data.get(k)) is str else "" for k in
-            ("origin", "error", "reference")}
+    text = {
+        k: data.get(k) if type(data.get(k)) is str else "" for k in ("origin", "error", "reference")
+    }
     return {"status": data["status"], "outcomes": outcomes, **text}
 
 
-def judge(ex: Exercise, probes: list[Probe], outcomes: list[Outcome]) -> tuple[str, float, str, str]:
+def judge(
+    ex: Exercise, probes: list[Probe], outcomes: list[Outcome]
+) -> tuple[str, float, str, str]:
     """(status, points, message, mistake) from the kernel's outcomes, judged in this process.
 
     ``mistake`` is the check's code for the mistake it recognised ("<id>/<slug>"), once the check
@@ -167,10 +197,22 @@ def verdict(ex: Exercise, probes: list[Probe], data: dict, run) -> tuple[str, fl
     if status == "interrupted":
         return "timeout", 0.0, f"`{name}` was interrupted on the grader's inputs.", ""
     if status == "broken":
-        return "error", 0.0, f"not graded: the grader's code failed in the kernel ({data['error']}).", ""
+        return (
+            "error",
+            0.0,
+            f"not graded: the grader's code failed in the kernel ({data['error']}).",
+            "",
+        )
     if status == "unknown":
-        return "error", 0.0, (f"not graded: the kernel does not know exercise {ex.id} "
-                              f"({data['error'] or 'not registered'})."), ""
+        return (
+            "error",
+            0.0,
+            (
+                f"not graded: the kernel does not know exercise {ex.id} "
+                f"({data['error'] or 'not registered'})."
+            ),
+            "",
+        )
     if status == "tampered":
         return "error", 0.0, f"not graded: `{name}` {data['error']}.", ""
     if status == "undefined":
@@ -178,23 +220,49 @@ def verdict(ex: Exercise, probes: list[Probe], data: dict, run) -> tuple[str, fl
     if status != "ran":
         return "error", 0.0, "not graded: the kernel's results do not have the grader's layout.", ""
     if data["origin"].startswith("helpers.blocks"):
-        return "failed", 0.0, (f"`{name}` is the course's reference version from {data['origin']}: "
-                               "write your own in the exercise cell."), ""
+        return (
+            "failed",
+            0.0,
+            (
+                f"`{name}` is the course's reference version from {data['origin']}: "
+                "write your own in the exercise cell."
+            ),
+            "",
+        )
     if data["reference"]:
-        return "failed", 0.0, (f"`{name}` runs the course's reference version "
-                               f"({data['reference']}): write your own in the exercise cell."), ""
+        return (
+            "failed",
+            0.0,
+            (
+                f"`{name}` runs the course's reference version "
+                f"({data['reference']}): write your own in the exercise cell."
+            ),
+            "",
+        )
     return judge(ex, probes, data["outcomes"])
 
 
 def undefined(run, ex: Exercise, name: str) -> tuple[str, float, str]:
-    """Why the object is not in the kernel: the notebook stopped, its cell raised, or it is not there."""
+    """Why the object is not in the kernel: the notebook stopped, its cell raised, or it is gone."""
     pos = exercise_cell(run.cells, ex)
     if run.stop and (pos is None or pos >= run.stop[0]):
         status = "timeout" if run.stop[1].status == "timeout" else "error"
         return status, 0.0, f"not graded: {run.stop[2]} before `{name}` was defined."
     if pos is not None and pos in run.errors:
-        return "error", 0.0, (f"`{name}` is not defined: its cell ({run.cell_label(pos)}) raised "
-                              f"{run.errors[pos].describe()}")
+        return (
+            "error",
+            0.0,
+            (
+                f"`{name}` is not defined: its cell ({run.cell_label(pos)}) raised "
+                f"{run.errors[pos].describe()}"
+            ),
+        )
     what = "class" if ex.kind == "module" else "function"
-    return "missing", 0.0, (f"`{name}` is not defined in the notebook (is its exercise cell deleted, "
-                            f"or the {what} renamed?).")
+    return (
+        "missing",
+        0.0,
+        (
+            f"`{name}` is not defined in the notebook (is its exercise cell deleted, "
+            f"or the {what} renamed?)."
+        ),
+    )

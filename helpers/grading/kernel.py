@@ -7,6 +7,7 @@ tiny launcher (``python -c LAUNCHER``) that sets the limits (limits.py) on itsel
 submission's folder and a small environment (no secrets inherited). Sandboxed kernels talk to
 the grader over unix sockets in that folder (ZeroMQ ``ipc``): they have no network.
 """
+
 from __future__ import annotations
 
 import os
@@ -32,9 +33,24 @@ os.execv(cmd[0], cmd)
 """
 
 # variables passed on to the kernel; everything else in the grader's environment is dropped
-KEEP_ENV = ("PATH", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONPATH", "VIRTUAL_ENV",
-            "CONDA_PREFIX", "CONDA_DEFAULT_ENV", "LD_LIBRARY_PATH", "DYLD_LIBRARY_PATH",
-            "CUDA_VISIBLE_DEVICES", "CUDA_HOME", "SYSTEMROOT", "TERM")
+KEEP_ENV = (
+    "PATH",
+    "LANG",
+    "LANGUAGE",
+    "LC_ALL",
+    "LC_CTYPE",
+    "TZ",
+    "PYTHONPATH",
+    "VIRTUAL_ENV",
+    "CONDA_PREFIX",
+    "CONDA_DEFAULT_ENV",
+    "LD_LIBRARY_PATH",
+    "DYLD_LIBRARY_PATH",
+    "CUDA_VISIBLE_DEVICES",
+    "CUDA_HOME",
+    "SYSTEMROOT",
+    "TERM",
+)
 
 
 @dataclass
@@ -56,12 +72,23 @@ def kernel_env(home: str, threads: int) -> dict[str, str]:
     os.makedirs(tmp, exist_ok=True)
     mpl = os.path.join(home, ".matplotlib")
     os.makedirs(mpl, exist_ok=True)
-    env.update(HOME=home, USERPROFILE=home, TMPDIR=tmp, TEMP=tmp, TMP=tmp, MPLCONFIGDIR=mpl,
-               IPYTHONDIR=os.path.join(home, ".ipython"), JUPYTER_CONFIG_DIR=os.path.join(home, ".jupyter"),
-               JUPYTER_DATA_DIR=os.path.join(home, ".jupyter-data"),
-               MPLBACKEND="agg",  # no PNG rendering: figures are not graded
-               PYTHONDONTWRITEBYTECODE="1", PYTHONUNBUFFERED="1", PYDEVD_DISABLE_FILE_VALIDATION="1",
-               OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads))
+    env.update(
+        HOME=home,
+        USERPROFILE=home,
+        TMPDIR=tmp,
+        TEMP=tmp,
+        TMP=tmp,
+        MPLCONFIGDIR=mpl,
+        IPYTHONDIR=os.path.join(home, ".ipython"),
+        JUPYTER_CONFIG_DIR=os.path.join(home, ".jupyter"),
+        JUPYTER_DATA_DIR=os.path.join(home, ".jupyter-data"),
+        MPLBACKEND="agg",  # no PNG rendering: figures are not graded
+        PYTHONDONTWRITEBYTECODE="1",
+        PYTHONUNBUFFERED="1",
+        PYDEVD_DISABLE_FILE_VALIDATION="1",
+        OMP_NUM_THREADS=str(threads),
+        MKL_NUM_THREADS=str(threads),
+    )
     return env
 
 
@@ -74,9 +101,20 @@ class Kernel:
     connection file and the sockets (in the submission's folder, so visible in the sandbox).
     """
 
-    def __init__(self, workdir: str, *, memory_bytes: int, file_bytes: int, threads: int,
-                 output_cap: int, private: str, startup_timeout: float = 60.0,
-                 zygote=None, sandbox: list[str] | None = None, ipc: bool = False):
+    def __init__(
+        self,
+        workdir: str,
+        *,
+        memory_bytes: int,
+        file_bytes: int,
+        threads: int,
+        output_cap: int,
+        private: str,
+        startup_timeout: float = 60.0,
+        zygote=None,
+        sandbox: list[str] | None = None,
+        ipc: bool = False,
+    ):
         from jupyter_client.connect import write_connection_file
 
         self.output_cap = output_cap
@@ -88,10 +126,14 @@ class Kernel:
         self.sandboxed = bool(sandbox) or ipc
         env = kernel_env(workdir, threads)
         tag = os.urandom(4).hex()
-        where = dict(transport="ipc", ip=os.path.join(private, f"k{tag}")) if ipc or sandbox \
+        where = (
+            dict(transport="ipc", ip=os.path.join(private, f"k{tag}"))
+            if ipc or sandbox
             else dict(transport="tcp", ip="127.0.0.1")
-        cf, _ = write_connection_file(os.path.join(private, f"kernel-{tag}.json"),
-                                      key=os.urandom(16).hex().encode(), **where)
+        )
+        cf, _ = write_connection_file(
+            os.path.join(private, f"kernel-{tag}.json"), key=os.urandom(16).hex().encode(), **where
+        )
         if zygote is not None:
             from jupyter_client import BlockingKernelClient
 
@@ -112,23 +154,45 @@ class Kernel:
         self.poller.register(self.kc.shell_channel.socket, zmq.POLLIN)
         self.poller.register(self.kc.iopub_channel.socket, zmq.POLLIN)
 
-    def _start_process(self, cf: str, workdir: str, env: dict, memory_bytes: int,
-                       file_bytes: int, sandbox: list[str]) -> None:
+    def _start_process(
+        self,
+        cf: str,
+        workdir: str,
+        env: dict,
+        memory_bytes: int,
+        file_bytes: int,
+        sandbox: list[str],
+    ) -> None:
         from jupyter_client import KernelManager
 
-        launcher = [sys.executable, "-c", LAUNCHER, limits.__file__, str(memory_bytes),
-                    str(file_bytes), "1" if sandbox else "0", "--"]
+        launcher = [
+            sys.executable,
+            "-c",
+            LAUNCHER,
+            limits.__file__,
+            str(memory_bytes),
+            str(file_bytes),
+            "1" if sandbox else "0",
+            "--",
+        ]
 
         class LimitedKernelManager(KernelManager):
             def format_kernel_cmd(self, extra_arguments=None):
-                cmd = [sys.executable, "-m", "ipykernel_launcher", "-f",
-                       os.path.realpath(self.connection_file), "--HistoryManager.hist_file=:memory:"]
+                cmd = [
+                    sys.executable,
+                    "-m",
+                    "ipykernel_launcher",
+                    "-f",
+                    os.path.realpath(self.connection_file),
+                    "--HistoryManager.hist_file=:memory:",
+                ]
                 return [*sandbox, *launcher, *cmd]
 
         self.km = LimitedKernelManager(kernel_name="python3", connection_file=cf)
         self.km.load_connection_file()
-        self.km.start_kernel(cwd=workdir, env=env, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL)
+        self.km.start_kernel(
+            cwd=workdir, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         self.pid = self.km.provisioner.process.pid if self.km.provisioner else None
         self.kc = self.km.client()
 
@@ -216,8 +280,12 @@ class Kernel:
                     return CellRun("timeout", seconds=seconds)
                 if content.get("status") == "ok":
                     return CellRun("ok", seconds=seconds)
-                return CellRun("error", str(content.get("ename", "")), str(content.get("evalue", "")),
-                               seconds=seconds)
+                return CellRun(
+                    "error",
+                    str(content.get("ename", "")),
+                    str(content.get("evalue", "")),
+                    seconds=seconds,
+                )
             if not events and not self.alive():
                 return CellRun("died", seconds=time.monotonic() - start, alive=False)
 

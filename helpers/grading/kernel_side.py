@@ -54,7 +54,7 @@ def setup(sources, package=PRIVATE_PACKAGE, notebooks=None, references=None):
     class Finder(importlib.abc.MetaPathFinder):
         def find_spec(self, fullname, path=None, target=None):
             if fullname.startswith(package + "."):
-                short = fullname[len(package) + 1:]
+                short = fullname[len(package) + 1 :]
                 if short not in sources:
                     raise ImportError(f"{fullname} is not part of the grader's check package")
                 return importlib.util.spec_from_loader(fullname, Loader(), origin=sources[short][0])
@@ -121,15 +121,22 @@ def _run_probes(ex, candidate, probes, dev, result):
             probe = framework.Probe(**fields)
             try:
                 outcome = runner.run_probe(ex, probe, candidate, dev)
-                item = {"value": _encode(outcome.value, framework.Unsupported),
-                        "error": outcome.error, "missing": bool(outcome.missing),
-                        "off_device": bool(outcome.off_device)}
+                item = {
+                    "value": _encode(outcome.value, framework.Unsupported),
+                    "error": outcome.error,
+                    "missing": bool(outcome.missing),
+                    "off_device": bool(outcome.off_device),
+                }
             except KeyboardInterrupt:
                 result["status"] = "interrupted"
                 break
             except BaseException as exc:  # SystemExit and the like, raised by the candidate
-                item = {"value": None, "error": f"your code raised {type(exc).__name__}: {exc}",
-                        "missing": False, "off_device": False}
+                item = {
+                    "value": None,
+                    "error": f"your code raised {type(exc).__name__}: {exc}",
+                    "missing": False,
+                    "off_device": False,
+                }
             if watched and sys.getprofile() is not hook:
                 result["status"] = "tampered"
                 result["error"] = "replaced the grader's profile hook (sys.setprofile)"

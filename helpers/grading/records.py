@@ -1,12 +1,21 @@
 """The grader's plain records: settings, submissions, gradebook rows, results of a batch."""
+
 from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-COLUMNS = ["submission", "notebook", "exercise", "points", "max_points", "status", "mistake",
-           "message"]
+COLUMNS = [
+    "submission",
+    "notebook",
+    "exercise",
+    "points",
+    "max_points",
+    "status",
+    "mistake",
+    "message",
+]
 OLD_COLUMNS = [c for c in COLUMNS if c != "mistake"]  # gradebooks written before `mistake`
 STATUSES = ("passed", "failed", "error", "timeout", "missing")
 
@@ -19,7 +28,9 @@ class UsageError(Exception):
 class Settings:
     cell_timeout: float = 120.0
     total_timeout: float = 600.0
-    memory_bytes: int = 4 * 2**30  # memory per kernel process (RLIMIT_DATA, kernel.py); 0 = no limit
+    memory_bytes: int = (
+        4 * 2**30
+    )  # memory per kernel process (RLIMIT_DATA, kernel.py); 0 = no limit
     file_bytes: int = 2**30  # largest file a kernel may write (RLIMIT_FSIZE); 0 = no limit
     output_cap: int = 2 * 2**20  # characters of output captured per submission
     threads: int = 1
@@ -43,9 +54,16 @@ class Row:
     mistake: str = ""  # "<exercise id>/<slug>" when the check names the mistake
 
     def csv_fields(self) -> list[str]:
-        return [_cell(self.submission), self.notebook, self.exercise, f"{self.points:g}",
-                f"{self.max_points:g}", self.status, _cell(self.mistake),
-                _cell(" | ".join(self.message.splitlines()))]
+        return [
+            _cell(self.submission),
+            self.notebook,
+            self.exercise,
+            f"{self.points:g}",
+            f"{self.max_points:g}",
+            self.status,
+            _cell(self.mistake),
+            _cell(" | ".join(self.message.splitlines())),
+        ]
 
 
 def _cell(text: str) -> str:
@@ -77,9 +95,13 @@ class Graded:
     @classmethod
     def from_plain(cls, data: dict) -> Graded:
         rows = [Row(**{k: _typed(k, v) for k, v in r.items()}) for r in data["rows"]]
-        return cls(rows=rows, notes=[str(n) for n in data["notes"]],
-                   messages={str(k): str(v) for k, v in data["messages"].items()},
-                   seconds=float(data["seconds"]), notebook_seconds=float(data["notebook_seconds"]))
+        return cls(
+            rows=rows,
+            notes=[str(n) for n in data["notes"]],
+            messages={str(k): str(v) for k, v in data["messages"].items()},
+            seconds=float(data["seconds"]),
+            notebook_seconds=float(data["notebook_seconds"]),
+        )
 
 
 def _typed(key: str, value):

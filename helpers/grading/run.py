@@ -9,6 +9,7 @@
    kernel calls the learner's object on them (kernel_side.py, sent as text) and saves the
    outcomes; they are loaded as plain data and judged here (judging.py).
 """
+
 from __future__ import annotations
 
 import base64
@@ -17,18 +18,33 @@ import os
 import shutil
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import torch
 
-from .judging import (BLOCKS, CHECK_SOURCES, KERNEL_SIDE_SOURCE, ResultError, load_results,
-                      make_probes, probe_fields, verdict)
+from .judging import (
+    BLOCKS,
+    CHECK_SOURCES,
+    KERNEL_SIDE_SOURCE,
+    ResultError,
+    load_results,
+    make_probes,
+    probe_fields,
+    verdict,
+)
 from .kernel import CellRun, Kernel
 from .records import Graded, Row, Settings, Submission
-from .submissions import (check_gradable, code_cells, copy_siblings, exercises_of, problem_rows,
-                          read_notebook, target_name)
+from .submissions import (
+    check_gradable,
+    code_cells,
+    copy_siblings,
+    exercises_of,
+    problem_rows,
+    read_notebook,
+    target_name,
+)
 
 
 @dataclass
@@ -45,8 +61,15 @@ class Slot:
 class KernelRun:
     """The state of one submission's kernel: which cells ran, where it stopped."""
 
-    def __init__(self, nb, workdir: Path, private: Path, settings: Settings, slot: Slot,
-                 on_kernel: Callable[[int], None]):
+    def __init__(
+        self,
+        nb,
+        workdir: Path,
+        private: Path,
+        settings: Settings,
+        slot: Slot,
+        on_kernel: Callable[[int], None],
+    ):
         self.settings, self.workdir, self.private, self.slot = settings, workdir, private, slot
         self.on_kernel = on_kernel
         self.fallback = ""  # why the kernel could not be forked from the zygote
@@ -62,12 +85,18 @@ class KernelRun:
         self.close()
         self.starts += 1
         s, slot = self.settings, self.slot
-        limits = dict(memory_bytes=s.memory_bytes, file_bytes=s.file_bytes, threads=s.threads,
-                      output_cap=s.output_cap, private=str(self.private))
+        limits = dict(
+            memory_bytes=s.memory_bytes,
+            file_bytes=s.file_bytes,
+            threads=s.threads,
+            output_cap=s.output_cap,
+            private=str(self.private),
+        )
         if slot.zygote is not None:
             try:
-                self.kernel = Kernel(str(self.workdir), zygote=slot.zygote,
-                                     ipc=slot.zygote.sandboxed, **limits)
+                self.kernel = Kernel(
+                    str(self.workdir), zygote=slot.zygote, ipc=slot.zygote.sandboxed, **limits
+                )
             except Exception as exc:  # fall back to a kernel of its own (sandboxed alike)
                 self.fallback = f"{type(exc).__name__}: {exc}"
         if self.kernel is None:
@@ -94,18 +123,27 @@ class KernelRun:
         for pos, (_, cell) in enumerate(self.cells):
             remaining = deadline - time.monotonic()
             limit = min(s.cell_timeout, remaining)
-            run = kernel.run(cell.source, limit) if remaining > 0 else CellRun("timeout", alive=True)
+            run = (
+                kernel.run(cell.source, limit) if remaining > 0 else CellRun("timeout", alive=True)
+            )
             if run.status == "error":
                 self.errors[pos] = run
             elif run.status == "timeout":
-                why = (f"the notebook ran over its time limit of {s.total_timeout:g} s"
-                       if limit < s.cell_timeout else
-                       f"{self.cell_label(pos)} ran over the time limit of {s.cell_timeout:g} s per cell")
+                why = (
+                    f"the notebook ran over its time limit of {s.total_timeout:g} s"
+                    if limit < s.cell_timeout
+                    else f"{self.cell_label(pos)} ran over the time limit of {s.cell_timeout:g} s "
+                    "per cell"
+                )
                 self.stop = (pos, run, why)
                 break
             elif run.status == "died":
-                self.stop = (pos, run, f"the kernel died in {self.cell_label(pos)} (os._exit, a crash, "
-                                       "or out of memory)")
+                self.stop = (
+                    pos,
+                    run,
+                    f"the kernel died in {self.cell_label(pos)} (os._exit, a crash, "
+                    "or out of memory)",
+                )
                 break
         self.notebook_seconds = time.monotonic() - start
         if not kernel.alive():
@@ -121,8 +159,11 @@ class KernelRun:
         deadline = time.monotonic() + self.settings.total_timeout
         for pos in range(end):
             remaining = deadline - time.monotonic()
-            run = kernel.run(self.cells[pos][1].source, min(self.settings.cell_timeout, remaining)) \
-                if remaining > 0 else CellRun("timeout")
+            run = (
+                kernel.run(self.cells[pos][1].source, min(self.settings.cell_timeout, remaining))
+                if remaining > 0
+                else CellRun("timeout")
+            )
             if run.status in ("timeout", "died"):
                 self.close()
                 return False
@@ -134,8 +175,13 @@ class KernelRun:
         return self.replay()
 
 
-def grade_submission(sub: Submission, settings: Settings, nb=None, slot: Slot | None = None,
-                     on_kernel: Callable[[int], None] = lambda pid: None) -> Graded:
+def grade_submission(
+    sub: Submission,
+    settings: Settings,
+    nb=None,
+    slot: Slot | None = None,
+    on_kernel: Callable[[int], None] = lambda pid: None,
+) -> Graded:
     """Run one submission and judge its exercises (the worker's job); ``nb`` if already read.
 
     Without ``slot`` (a single submission, outside a batch) the kernel is a new process in a
@@ -168,8 +214,10 @@ def grade_submission(sub: Submission, settings: Settings, nb=None, slot: Slot | 
     if run.fallback:
         graded.notes.append(f"(grader) the kernel was started as a new process: {run.fallback}")
     if run.output_capped:
-        graded.notes.append(f"the notebook printed more than {settings.output_cap:,} characters; "
-                            "the output was not kept (it is not graded).")
+        graded.notes.append(
+            f"the notebook printed more than {settings.output_cap:,} characters; "
+            "the output was not kept (it is not graded)."
+        )
     graded.notes[:0] = sub.notes
     graded.seconds = time.monotonic() - started
     return graded
@@ -180,8 +228,11 @@ def standalone_slot(settings: Settings) -> Slot:
 
     folder = Path(tempfile.mkdtemp(prefix="grade-", dir=settings.workdir)).resolve()
     kind, _ = sandbox.resolve(settings.sandbox)
-    prefix = sandbox.bwrap_command(str(folder), hidden=settings.hidden, device=settings.device) \
-        if kind == "bwrap" else None
+    prefix = (
+        sandbox.bwrap_command(str(folder), hidden=settings.hidden, device=settings.device)
+        if kind == "bwrap"
+        else None
+    )
     return Slot(folder, sandbox=prefix)
 
 
@@ -202,13 +253,15 @@ def grade_in_kernel(sub: Submission, run: KernelRun, settings: Settings) -> Grad
     for i, ex in enumerate(exercises_of(sub.notebook)):
         status, points, message, mistake = grade_exercise(ex, i, run, settings, token, ready)
         graded.messages[ex.id] = message
-        graded.rows.append(Row(sub.label, sub.notebook, ex.id, points, ex.points, status, message,
-                               mistake))
+        graded.rows.append(
+            Row(sub.label, sub.notebook, ex.id, points, ex.points, status, message, mistake)
+        )
     return graded
 
 
-def grade_exercise(ex, i: int, run: KernelRun, settings: Settings, token: str,
-                   ready: dict) -> tuple[str, float, str, str]:
+def grade_exercise(
+    ex, i: int, run: KernelRun, settings: Settings, token: str, ready: dict
+) -> tuple[str, float, str, str]:
     """(status, points, message, mistake) of one exercise, from a call in the kernel."""
     name = target_name(ex)
     if not run.usable():
@@ -216,20 +269,34 @@ def grade_exercise(ex, i: int, run: KernelRun, settings: Settings, token: str,
     if ready["kernel"] is not run.kernel:
         problem = set_up_in_kernel(run, token, ex.notebook, settings)
         if problem:
-            return "error", 0.0, f"not graded: the grader could not set up in the kernel ({problem}).", ""
+            return (
+                "error",
+                0.0,
+                f"not graded: the grader could not set up in the kernel ({problem}).",
+                "",
+            )
         ready["kernel"] = run.kernel
     probes = make_probes(ex, settings.seed)
     probes_path = run.private / f"probes-{i}.pt"
     out_path = run.private / f"results-{i}-{run.starts}.pt"
     torch.save([probe_fields(p) for p in probes], probes_path)
-    call = (f"_course_grader_{token}['grade']({ex.id!r}, {name!r}, {str(probes_path)!r}, "
-            f"{str(out_path)!r}, {settings.device!r}, (lambda: None).__globals__)")
+    call = (
+        f"_course_grader_{token}['grade']({ex.id!r}, {name!r}, {str(probes_path)!r}, "
+        f"{str(out_path)!r}, {settings.device!r}, (lambda: None).__globals__)"
+    )
     result = run.kernel.run(call, settings.cell_timeout)
     if result.status == "died":
         return "error", 0.0, f"the kernel died while running `{name}` on the grader's inputs.", ""
     if result.status == "timeout":
-        return "timeout", 0.0, (f"`{name}` did not finish within {settings.cell_timeout:g} s on "
-                                "the grader's inputs (an endless loop?)."), ""
+        return (
+            "timeout",
+            0.0,
+            (
+                f"`{name}` did not finish within {settings.cell_timeout:g} s on "
+                "the grader's inputs (an endless loop?)."
+            ),
+            "",
+        )
     try:
         data = load_results(out_path)
     except ResultError as exc:
@@ -252,25 +319,29 @@ def bootstrap_code(token: str, notebook: str | None = None) -> tuple[str, str]:
     name = f"_course_grader_{token}"
     # IPython keeps the last exception's frames (sys.last_*, its traceback formatter, the last
     # execution result): after a MemoryError they still hold the memory, so let them go first
-    release = (f"def {name}_release():\n"
-               "    import sys, gc\n"
-               "    held = getattr(sys, 'last_value', None) is not None\n"
-               "    for a in ('last_type', 'last_value', 'last_traceback', 'last_exc'):\n"
-               "        setattr(sys, a, None)\n"
-               "    try:\n"
-               "        ip = __import__('IPython').get_ipython()\n"
-               "        ip.InteractiveTB.tb = None\n"
-               "        ip._last_traceback = None\n"
-               "        ip.last_execution_result = None\n"
-               "    except Exception:\n"
-               "        pass\n"
-               "    if held:\n"
-               "        gc.collect()\n"
-               f"{name}_release()\n")
-    setup = (f"{name} = {{'__name__': '__course_grader__'}}\n"
-             f"__import__('builtins').exec(__import__('base64').b64decode('{payload}').decode(), "
-             f"{name})\n"
-             f"{name}['setup']({{k: tuple(v) for k, v in __import__('json').loads("
-             f"__import__('base64').b64decode('{sources}').decode()).items()}}, "
-             f"notebooks={[notebook] if notebook else None!r}, references={str(BLOCKS)!r})\n")
+    release = (
+        f"def {name}_release():\n"
+        "    import sys, gc\n"
+        "    held = getattr(sys, 'last_value', None) is not None\n"
+        "    for a in ('last_type', 'last_value', 'last_traceback', 'last_exc'):\n"
+        "        setattr(sys, a, None)\n"
+        "    try:\n"
+        "        ip = __import__('IPython').get_ipython()\n"
+        "        ip.InteractiveTB.tb = None\n"
+        "        ip._last_traceback = None\n"
+        "        ip.last_execution_result = None\n"
+        "    except Exception:\n"
+        "        pass\n"
+        "    if held:\n"
+        "        gc.collect()\n"
+        f"{name}_release()\n"
+    )
+    setup = (
+        f"{name} = {{'__name__': '__course_grader__'}}\n"
+        f"__import__('builtins').exec(__import__('base64').b64decode('{payload}').decode(), "
+        f"{name})\n"
+        f"{name}['setup']({{k: tuple(v) for k, v in __import__('json').loads("
+        f"__import__('base64').b64decode('{sources}').decode()).items()}}, "
+        f"notebooks={[notebook] if notebook else None!r}, references={str(BLOCKS)!r})\n"
+    )
     return release, setup

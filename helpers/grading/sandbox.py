@@ -19,6 +19,7 @@ The kernel's channel to the grader crosses the network namespace through unix so
 the submission's folder (ZeroMQ ``ipc`` transport). ``--device cuda`` adds the NVIDIA
 device nodes (``/dev/nvidia*``) and ``/sys`` (read-only, for the driver's queries).
 """
+
 from __future__ import annotations
 
 import functools
@@ -32,25 +33,58 @@ from pathlib import Path
 
 from .records import UsageError
 
-INSTALL = ("install bubblewrap: `sudo apt-get install bubblewrap` (Debian/Ubuntu), "
-           "`sudo dnf install bubblewrap` (Fedora); on macOS or Windows, grade inside a Linux "
-           "container or VM")
-UNCONFINED = ("WARNING: submissions run UNCONFINED: {why}. Code in a submission can read and "
-              "write your files, use the network and outlive the grading. To sandbox every "
-              "kernel, " + INSTALL + ".")
+INSTALL = (
+    "install bubblewrap: `sudo apt-get install bubblewrap` (Debian/Ubuntu), "
+    "`sudo dnf install bubblewrap` (Fedora); on macOS or Windows, grade inside a Linux "
+    "container or VM"
+)
+UNCONFINED = (
+    "WARNING: submissions run UNCONFINED: {why}. Code in a submission can read and "
+    "write your files, use the network and outlive the grading. To sandbox every "
+    "kernel, " + INSTALL + "."
+)
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
-ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "fonts", "localtime", "timezone", "passwd",
-       "group", "nsswitch.conf", "hosts", "mime.types", "alternatives", "ssl", "ca-certificates",
-       "matplotlibrc", "os-release")
+ETC = (
+    "ld.so.cache",
+    "ld.so.conf",
+    "ld.so.conf.d",
+    "fonts",
+    "localtime",
+    "timezone",
+    "passwd",
+    "group",
+    "nsswitch.conf",
+    "hosts",
+    "mime.types",
+    "alternatives",
+    "ssl",
+    "ca-certificates",
+    "matplotlibrc",
+    "os-release",
+)
 SHM_BYTES = 256 * 2**20
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def bwrap_problem(bwrap: str) -> str:
     """Why ``bwrap`` cannot make our sandbox here ("" when it can): user namespaces disabled..."""
-    cmd = [bwrap, "--unshare-user", "--cap-drop", "ALL", "--unshare-pid", "--unshare-net",
-           "--die-with-parent", *_read_only(python_roots()), "--proc", "/proc", "--dev", "/dev",
-           sys.executable, "-c", "pass"]
+    cmd = [
+        bwrap,
+        "--unshare-user",
+        "--cap-drop",
+        "ALL",
+        "--unshare-pid",
+        "--unshare-net",
+        "--die-with-parent",
+        *_read_only(python_roots()),
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        sys.executable,
+        "-c",
+        "pass",
+    ]
     try:
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
     except (OSError, subprocess.TimeoutExpired) as exc:
@@ -68,9 +102,15 @@ def resolve(mode: str) -> tuple[str, str]:
     if mode == "none":
         return "none", UNCONFINED.format(why="--sandbox none")
     bwrap = shutil.which("bwrap") if sys.platform.startswith("linux") else None
-    why = "" if bwrap else ("bubblewrap (bwrap) is not installed"
-                            if sys.platform.startswith("linux") else
-                            f"there is no bubblewrap on {sys.platform}")
+    why = (
+        ""
+        if bwrap
+        else (
+            "bubblewrap (bwrap) is not installed"
+            if sys.platform.startswith("linux")
+            else f"there is no bubblewrap on {sys.platform}"
+        )
+    )
     why = why or bwrap_problem(bwrap)
     if not why:
         return "bwrap", ""
@@ -101,8 +141,14 @@ def python_roots() -> list[str]:
     extra = {os.path.realpath(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p}
     if site.ENABLE_USER_SITE:
         extra.add(os.path.realpath(site.getusersitepackages()))
-    found = [sys.base_prefix, sys.prefix, sys.exec_prefix, sys.base_exec_prefix,
-             os.path.dirname(os.path.realpath(sys.executable)), package]
+    found = [
+        sys.base_prefix,
+        sys.prefix,
+        sys.exec_prefix,
+        sys.base_exec_prefix,
+        os.path.dirname(os.path.realpath(sys.executable)),
+        package,
+    ]
     found += [p for p in sys.path if p and wanted(p)]
     found += [p for p in os.environ.get("LD_LIBRARY_PATH", "").split(os.pathsep) if p]
     found += [os.environ[v] for v in ("CUDA_HOME", "CUDA_PATH") if v in os.environ]
@@ -138,7 +184,12 @@ def _hide(hidden: list[str], roots: list[str], folder: str) -> list[str]:
     args: list[str] = []
     for path in sorted({os.path.realpath(h) for h in hidden}):
         inside = any(path.startswith(r.rstrip("/") + "/") for r in [*roots, *SYSTEM])
-        if not inside or folder == path or folder.startswith(path + "/") or not os.path.exists(path):
+        if (
+            not inside
+            or folder == path
+            or folder.startswith(path + "/")
+            or not os.path.exists(path)
+        ):
             continue
         args += ["--tmpfs", path] if os.path.isdir(path) else ["--ro-bind", "/dev/null", path]
     return args
@@ -153,16 +204,34 @@ def _devices(device: str) -> list[str]:
     return args + ["--ro-bind-try", "/sys", "/sys"]
 
 
-def bwrap_command(folder: str, *, hidden: list[str] = (), device: str = "cpu",
-                  as_pid_1: bool = False) -> list[str]:
+def bwrap_command(
+    folder: str, *, hidden: list[str] = (), device: str = "cpu", as_pid_1: bool = False
+) -> list[str]:
     """The ``bwrap ...`` prefix that runs a command sandboxed with ``folder`` as its only
-    writable (and only visible) work area; ``hidden``: inputs to cover if a bound folder holds them."""
+    writable (and only visible) work area; ``hidden``: inputs to cover if a bound folder holds
+    them."""
     bwrap = shutil.which("bwrap") or "bwrap"
     folder = os.path.realpath(folder)
     roots = python_roots()
-    args = [bwrap, "--unshare-user", "--uid", str(os.getuid()), "--gid", str(os.getgid()),
-            "--cap-drop", "ALL", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
-            "--unshare-cgroup-try", "--hostname", "grading", "--die-with-parent", "--new-session"]
+    args = [
+        bwrap,
+        "--unshare-user",
+        "--uid",
+        str(os.getuid()),
+        "--gid",
+        str(os.getgid()),
+        "--cap-drop",
+        "ALL",
+        "--unshare-pid",
+        "--unshare-net",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--hostname",
+        "grading",
+        "--die-with-parent",
+        "--new-session",
+    ]
     args += ["--as-pid-1"] if as_pid_1 else []
     args += _read_only(roots)
     args += ["--proc", "/proc", "--dev", "/dev", *_devices(device)]
@@ -175,5 +244,6 @@ def bwrap_command(folder: str, *, hidden: list[str] = (), device: str = "cpu",
 def private_path(path: str | Path) -> bool:
     """Whether ``path`` is outside every folder a sandbox shows (for tests and diagnostics)."""
     path = os.path.realpath(path)
-    return not any(path == r or path.startswith(r.rstrip("/") + "/")
-                   for r in [*python_roots(), *SYSTEM])
+    return not any(
+        path == r or path.startswith(r.rstrip("/") + "/") for r in [*python_roots(), *SYSTEM]
+    )

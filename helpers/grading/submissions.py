@@ -1,4 +1,5 @@
 """Finding submissions, reading them, and where their exercises are (no kernel needed)."""
+
 from __future__ import annotations
 
 import json
@@ -31,8 +32,9 @@ def find_submissions(paths: list[str | Path]) -> list[Submission]:
     for arg in paths:
         p = Path(arg)
         if p.is_dir():
-            nbs = sorted(q for q in p.rglob("*.ipynb")
-                         if ".ipynb_checkpoints" not in q.parts and q.is_file())
+            nbs = sorted(
+                q for q in p.rglob("*.ipynb") if ".ipynb_checkpoints" not in q.parts and q.is_file()
+            )
             if not nbs:
                 raise UsageError(f"no .ipynb files under {arg}")
             found += [(q, q.relative_to(p).as_posix()) for q in nbs]
@@ -98,25 +100,33 @@ def read_notebook(sub: Submission):
     if isinstance(meta, (str, int)) and str(meta).isdigit():
         number = f"{int(meta):02d}"
         if sub.notebook and sub.notebook != number:
-            sub.notes.append(f"the file name says notebook {sub.notebook}, its metadata says "
-                             f"{number}: graded as notebook {number}.")
+            sub.notes.append(
+                f"the file name says notebook {sub.notebook}, its metadata says "
+                f"{number}: graded as notebook {number}."
+            )
         sub.notebook = number
     return nb
 
 
 def check_gradable(sub: Submission) -> None:
     if sub.problem is None and sub.notebook is None:
-        sub.problem = ("cannot tell which notebook of the series this is: no metadata.course.notebook "
-                       "and the file name does not start with NN_.")
+        sub.problem = (
+            "cannot tell which notebook of the series this is: no metadata.course.notebook "
+            "and the file name does not start with NN_."
+        )
     elif sub.problem is None and not exercises_of(sub.notebook):
-        sub.problem = f"notebook {sub.notebook} has no graded exercises (not a notebook of this series?)."
+        sub.problem = (
+            f"notebook {sub.notebook} has no graded exercises (not a notebook of this series?)."
+        )
 
 
 def problem_rows(sub: Submission, status: str, message: str) -> list[Row]:
     exs = exercises_of(sub.notebook)
     if not exs:
         return [Row(sub.label, sub.notebook or "", "", 0.0, 0.0, status, message)]
-    return [Row(sub.label, sub.notebook or "", ex.id, 0.0, ex.points, status, message) for ex in exs]
+    return [
+        Row(sub.label, sub.notebook or "", ex.id, 0.0, ex.points, status, message) for ex in exs
+    ]
 
 
 def code_cells(nb) -> list[tuple[int, Any]]:
@@ -129,7 +139,7 @@ def exercise_cell(cells, ex: Exercise) -> int | None:
         course = cell.metadata.get("course")
         if isinstance(course, dict) and course.get("exercise") == ex.id:
             return pos
-    pattern = re.compile(rf"^\s*(def|class)\s+{re.escape(target_name(ex))}\b", re.M)
+    pattern = re.compile(rf"^\s*(def|class)\s+{re.escape(target_name(ex))}\b", re.MULTILINE)
     for pos, (_, cell) in enumerate(cells):
         if pattern.search(cell.source):
             return pos

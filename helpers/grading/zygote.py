@@ -20,6 +20,7 @@ that slot is a fork of it, inside the same sandbox:
 Kernels' process ids are those of the zygote's PID namespace: the grader signals and polls
 them through the zygote, never with ``os.kill``. Linux only.
 """
+
 from __future__ import annotations
 
 import os
@@ -31,27 +32,48 @@ import time
 
 from .records import recv_plain, send_plain
 
-PRELOAD = ("torch", "numpy", "IPython", "ipykernel.kernelapp", "ipykernel.ipkernel", "matplotlib",
-           "matplotlib.pyplot", "ipywidgets", "helpers", "helpers.plotting", "helpers.widgets")
+PRELOAD = (
+    "torch",
+    "numpy",
+    "IPython",
+    "ipykernel.kernelapp",
+    "ipykernel.ipkernel",
+    "matplotlib",
+    "matplotlib.pyplot",
+    "ipywidgets",
+    "helpers",
+    "helpers.plotting",
+    "helpers.widgets",
+)
 
 
 class Zygote:
     """The grader's handle on one zygote (see the module docstring)."""
 
-    def __init__(self, env: dict[str, str], sandbox: list[str] | None = None, cwd: str | None = None):
+    def __init__(
+        self, env: dict[str, str], sandbox: list[str] | None = None, cwd: str | None = None
+    ):
         from multiprocessing.connection import Connection
 
         req_r, req_w = os.pipe()
         rep_r, rep_w = os.pipe()
-        code = ("import sys; from multiprocessing.connection import Connection; "
-                "from helpers.grading.zygote import zygote_main; "
-                "zygote_main(Connection(int(sys.argv[1]), writable=False), "
-                "Connection(int(sys.argv[2]), readable=False), sys.argv[3] == '1')")
+        code = (
+            "import sys; from multiprocessing.connection import Connection; "
+            "from helpers.grading.zygote import zygote_main; "
+            "zygote_main(Connection(int(sys.argv[1]), writable=False), "
+            "Connection(int(sys.argv[2]), readable=False), sys.argv[3] == '1')"
+        )
         cmd = [sys.executable, "-c", code, str(req_r), str(rep_w), "1" if sandbox else "0"]
-        self.proc = subprocess.Popen([*(sandbox or []), *cmd], pass_fds=(req_r, rep_w),
-                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL, env=env, cwd=cwd,
-                                     start_new_session=True)
+        self.proc = subprocess.Popen(
+            [*(sandbox or []), *cmd],
+            pass_fds=(req_r, rep_w),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env=env,
+            cwd=cwd,
+            start_new_session=True,
+        )
         os.close(req_r)
         os.close(rep_w)
         self.pid = self.proc.pid  # the host's pid of bwrap (or of the zygote, unsandboxed)
@@ -82,10 +104,17 @@ class Zygote:
                     raise RuntimeError(f"the kernel zygote failed: {reply['error']}")
                 return reply
 
-    def spawn(self, connection_file: str, workdir: str, env: dict, memory_bytes: int,
-              file_bytes: int) -> int:
-        reply = self.request("spawn", connection_file=connection_file, workdir=workdir, env=env,
-                             memory_bytes=memory_bytes, file_bytes=file_bytes)
+    def spawn(
+        self, connection_file: str, workdir: str, env: dict, memory_bytes: int, file_bytes: int
+    ) -> int:
+        reply = self.request(
+            "spawn",
+            connection_file=connection_file,
+            workdir=workdir,
+            env=env,
+            memory_bytes=memory_bytes,
+            file_bytes=file_bytes,
+        )
         return int(reply["pid"])
 
     def alive(self, pid: int) -> bool:
@@ -122,6 +151,7 @@ class Zygote:
 
 
 # --------------------------------------------------------------------------- in the zygote
+
 
 def _not_dumpable() -> None:
     import ctypes
@@ -164,8 +194,13 @@ def _serve(req: dict, requests, replies, sandboxed: bool, spawned: list[int]) ->
             try:
                 requests.close()
                 replies.close()
-                _become_kernel(req["connection_file"], req["workdir"], req["env"],
-                               int(req["memory_bytes"]), int(req["file_bytes"]))
+                _become_kernel(
+                    req["connection_file"],
+                    req["workdir"],
+                    req["env"],
+                    int(req["memory_bytes"]),
+                    int(req["file_bytes"]),
+                )
             finally:
                 os._exit(1)
         spawned.append(pid)
@@ -204,7 +239,9 @@ def _reset(sandboxed: bool, spawned: list[int]) -> dict:
             raise RuntimeError(f"{len(others)} processes did not end")
         for entry in os.listdir("/dev/shm"):
             path = os.path.join("/dev/shm", entry)
-            shutil.rmtree(path) if os.path.isdir(path) and not os.path.islink(path) else os.unlink(path)
+            shutil.rmtree(path) if os.path.isdir(path) and not os.path.islink(path) else os.unlink(
+                path
+            )
     else:
         for pid in spawned:
             try:

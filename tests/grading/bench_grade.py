@@ -9,6 +9,7 @@ the learner's cells and the grader's overhead beyond that (kernel start, probes,
 the load average before and after (the machine may be shared). ``--compare`` grades the same
 submissions a second time with ``--sandbox none`` and prints the sandbox's cost as a ratio.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -39,18 +40,28 @@ def make_submissions(folder: Path, n: int, notebook: str) -> None:
 def timed(subs: Path, out: Path, jobs: int, sandbox: str) -> tuple[float, object]:
     load_before = os.getloadavg()[0]
     start = time.perf_counter()
-    result = grade_batch([subs], out, jobs=jobs, progress=True, log=print,
-                         settings=Settings(seed=3, threads=1, sandbox=sandbox))
+    result = grade_batch(
+        [subs],
+        out,
+        jobs=jobs,
+        progress=True,
+        log=print,
+        settings=Settings(seed=3, threads=1, sandbox=sandbox),
+    )
     total = time.perf_counter() - start
     n = result.graded_now
     per, nbs = result.worker_seconds, result.notebook_seconds
     over = [w - b for w, b in zip(per, nbs)]
-    print(f"[sandbox {result.sandbox}] {n} submissions, --jobs {jobs}: {total:.0f} s "
-          f"({total / n:.2f} s per submission); load average {load_before:.1f} before, "
-          f"{os.getloadavg()[0]:.1f} after")
-    print(f"  per submission (median): {statistics.median(per):.2f} s in a worker, of which "
-          f"{statistics.median(nbs):.2f} s executing the notebook's cells and "
-          f"{statistics.median(over):.2f} s grader overhead (kernel start, probes, judging)")
+    print(
+        f"[sandbox {result.sandbox}] {n} submissions, --jobs {jobs}: {total:.0f} s "
+        f"({total / n:.2f} s per submission); load average {load_before:.1f} before, "
+        f"{os.getloadavg()[0]:.1f} after"
+    )
+    print(
+        f"  per submission (median): {statistics.median(per):.2f} s in a worker, of which "
+        f"{statistics.median(nbs):.2f} s executing the notebook's cells and "
+        f"{statistics.median(over):.2f} s grader overhead (kernel start, probes, judging)"
+    )
     return total, result
 
 
@@ -68,10 +79,13 @@ def main() -> None:
         total, result = timed(subs, Path(tmp) / "grades.csv", args.jobs, args.sandbox)
         if args.compare:
             bare, bare_result = timed(subs, Path(tmp) / "grades-none.csv", args.jobs, "none")
-            same = [(r.submission, r.exercise, r.status, r.points) for r in result.rows] == \
-                [(r.submission, r.exercise, r.status, r.points) for r in bare_result.rows]
-            print(f"sandbox ({result.sandbox}) / none: {total / bare:.2f}x the batch time, "
-                  f"{(total - bare) / args.n:+.2f} s per submission; same grades: {same}")
+            same = [(r.submission, r.exercise, r.status, r.points) for r in result.rows] == [
+                (r.submission, r.exercise, r.status, r.points) for r in bare_result.rows
+            ]
+            print(
+                f"sandbox ({result.sandbox}) / none: {total / bare:.2f}x the batch time, "
+                f"{(total - bare) / args.n:+.2f} s per submission; same grades: {same}"
+            )
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 """The sandbox's parts that need no kernel: choosing it, what it binds, the plain channels,
 the check of the judge's sources, and spotting the reference inside a learner's object."""
+
 from __future__ import annotations
 
 import multiprocessing as mp
@@ -24,8 +25,8 @@ from helpers.grading.records import Graded, recv_plain, send_plain
 from .builders import ROOT
 from .test_grading_units import graded_as_kernel
 
-
 # --------------------------------------------------------------------------- choosing the sandbox
+
 
 def test_without_bwrap_auto_warns_and_bwrap_refuses(monkeypatch):
     monkeypatch.setattr(sandbox.shutil, "which", lambda name: None)
@@ -42,8 +43,17 @@ def test_the_cli_exits_2_when_the_sandbox_is_required_but_missing(monkeypatch, t
 
     monkeypatch.setattr(sandbox.shutil, "which", lambda name: None)
     (tmp_path / "00_a.ipynb").write_text("{", encoding="utf-8")
-    code = main(["grade", str(tmp_path / "00_a.ipynb"), "--out", str(tmp_path / "g.csv"),
-                 "--sandbox", "bwrap", "--no-progress"])
+    code = main(
+        [
+            "grade",
+            str(tmp_path / "00_a.ipynb"),
+            "--out",
+            str(tmp_path / "g.csv"),
+            "--sandbox",
+            "bwrap",
+            "--no-progress",
+        ]
+    )
     assert code == 2 and "bubblewrap" in capsys.readouterr().err
 
 
@@ -60,7 +70,10 @@ def test_the_sandbox_binds_the_environment_not_the_repository(tmp_path):
         hidden.rmdir()
     pairs = list(zip(cmd, cmd[1:]))
     assert ("--tmpfs", str(hidden)) in pairs  # inside a bound folder: covered
-    assert ("--bind", str(tmp_path.resolve())) in pairs and ("--unshare-net", "--unshare-ipc") in pairs
+    assert ("--bind", str(tmp_path.resolve())) in pairs and (
+        "--unshare-net",
+        "--unshare-ipc",
+    ) in pairs
     assert ("--cap-drop", "ALL") in pairs and cmd[-1] == "--"
     assert not any(a == "--tmpfs" and b == str(ROOT / "solutions") for a, b in pairs)  # not bound
 
@@ -74,7 +87,8 @@ def test_cuda_gets_the_nvidia_device_nodes(tmp_path, monkeypatch):
     assert "/dev/nvidia0" not in sandbox.bwrap_command(str(tmp_path))
 
 
-# --------------------------------------------------------------------------- plain channels, sources
+# ------------------------------------------------------------------------- plain channels, sources
+
 
 class Payload:
     def __reduce__(self):
@@ -118,14 +132,18 @@ def test_the_mistake_code_reaches_the_row(monkeypatch):
 
 # --------------------------------------------------------------------------- the reference, wrapped
 
+
 @pytest.fixture(scope="module")
 def watching_side():
     from helpers.grading.grader import CHECK_SOURCES
 
     ns = {"__name__": "__course_grader__"}
     exec(compile(KERNEL_SIDE_SOURCE, "<kernel_side>", "exec"), ns)
-    ns["setup"](CHECK_SOURCES, package=f"__grader_watch_{uuid.uuid4().hex[:6]}__",
-                references=str(judging.BLOCKS))
+    ns["setup"](
+        CHECK_SOURCES,
+        package=f"__grader_watch_{uuid.uuid4().hex[:6]}__",
+        references=str(judging.BLOCKS),
+    )
     return ns
 
 
@@ -170,12 +188,16 @@ def test_a_thin_wrapper_is_caught(watching_side, tmp_path):
 
     data = reference_run(watching_side, tmp_path, "02.scaled_dot_product_attention", wrapper)
     assert data["reference"] == "helpers.blocks.attention.scaled_dot_product_attention"
-    assert judging.verdict(REGISTRY["02.scaled_dot_product_attention"], [], data, None)[:2] == \
-        ("failed", 0.0)
+    assert judging.verdict(REGISTRY["02.scaled_dot_product_attention"], [], data, None)[:2] == (
+        "failed",
+        0.0,
+    )
 
 
 @pytest.mark.parametrize("candidate", [Subclass, Holder])
-def test_a_subclass_or_a_holder_of_the_reference_module_is_caught(watching_side, tmp_path, candidate):
+def test_a_subclass_or_a_holder_of_the_reference_module_is_caught(
+    watching_side, tmp_path, candidate
+):
     data = reference_run(watching_side, tmp_path, "03.MultiHeadAttention", candidate)
     assert data["reference"] == "helpers.blocks.multihead.MultiHeadAttention"
 
@@ -183,8 +205,10 @@ def test_a_subclass_or_a_holder_of_the_reference_module_is_caught(watching_side,
 def test_own_code_using_other_blocks_is_not_flagged(watching_side, tmp_path):
     data = reference_run(watching_side, tmp_path, "02.scaled_dot_product_attention", sdpa)
     assert data["status"] == "ran" and data["reference"] == ""
-    assert graded_as_kernel(watching_side, tmp_path, "02.scaled_dot_product_attention", sdpa)[0] \
+    assert (
+        graded_as_kernel(watching_side, tmp_path, "02.scaled_dot_product_attention", sdpa)[0]
         == "passed"
+    )
 
 
 def test_switching_the_hook_off_is_refused(watching_side, tmp_path):
@@ -195,4 +219,8 @@ def test_switching_the_hook_off_is_refused(watching_side, tmp_path):
     data = reference_run(watching_side, tmp_path, "00.relu", sneaky)
     assert data["status"] == "tampered"
     assert judging.verdict(REGISTRY["00.relu"], [], data, None) == (
-        "error", 0.0, "not graded: `relu` replaced the grader's profile hook (sys.setprofile).", "")
+        "error",
+        0.0,
+        "not graded: `relu` replaced the grader's profile hook (sys.setprofile).",
+        "",
+    )
