@@ -86,6 +86,7 @@ class _Slots:
         self.root = Path(tempfile.mkdtemp(prefix="grade-", dir=settings.workdir)).resolve()
         self.free: list[Slot] = []
         self.all: dict[Path, Slot] = {}  # folder -> its slot, free or not
+        self.restarts: list[str] = []  # why a slot's sandbox had to be made again
         try:
             for i in range(jobs):
                 folder = self.root / f"slot-{i}"
@@ -117,7 +118,8 @@ class _Slots:
         if slot.zygote is not None:
             try:
                 slot.zygote.reset()
-            except RuntimeError:  # stuck or gone: a new sandbox and zygote for this slot
+            except RuntimeError as exc:  # stuck or gone: a new sandbox and zygote for this slot
+                self.restarts.append(str(exc))
                 slot.zygote.close()
                 _empty(slot.folder)
                 slot = self._make(slot.folder)
@@ -338,6 +340,11 @@ def grade_batch(
         record.close()
         if slots:
             slots.close()
+            if slots.restarts:  # a submission broke its sandbox (or the grader has a bug): say so
+                result.warnings.append(
+                    f"(grader) {len(slots.restarts)} sandboxes were restarted between submissions "
+                    f"(first: {slots.restarts[0]})"
+                )
     _wrap_up(result, book, log)
     result.seconds = time.monotonic() - start
     return result

@@ -7,7 +7,8 @@ that slot is a fork of it, inside the same sandbox:
 
 - between two submissions the grader asks it to ``reset``: PID 1 sends SIGKILL to every other
   process of its PID namespace (``kill(-1)``, which spares only the caller), waits until they
-  are gone and empties the private ``/dev/shm``; the grader then empties the slot's folder.
+  are gone, empties the private ``/dev/shm`` and removes System V IPC objects (the sandbox
+  has its own IPC namespace); the grader then empties the slot's folder.
   So nothing a submission started outlives its grading, and the next submission in that slot
   starts from the same empty sandbox, exactly as with a new sandbox per submission, without
   paying for importing torch again;
@@ -228,7 +229,10 @@ def _reset(sandboxed: bool, spawned: list[int]) -> dict:
     import shutil
 
     if sandboxed and os.getpid() == 1:
-        os.kill(-1, signal.SIGKILL)
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except ProcessLookupError:  # nothing left to kill
+            pass
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
             others = [p for p in os.listdir("/proc") if p.isdigit() and p != "1"]
@@ -239,9 +243,11 @@ def _reset(sandboxed: bool, spawned: list[int]) -> dict:
             raise RuntimeError(f"{len(others)} processes did not end")
         for entry in os.listdir("/dev/shm"):
             path = os.path.join("/dev/shm", entry)
-            shutil.rmtree(path) if os.path.isdir(path) and not os.path.islink(path) else os.unlink(
-                path
-            )
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path)
+            else:
+                os.unlink(path)
+        _remove_sysv_ipc()
     else:
         for pid in spawned:
             try:
@@ -250,6 +256,28 @@ def _reset(sandboxed: bool, spawned: list[int]) -> dict:
                 pass
     spawned.clear()
     return {}
+
+
+def _remove_sysv_ipc() -> None:
+    """Remove the System V shared memory, semaphores and message queues of this sandbox's IPC
+    namespace: they outlive their makers, and the next submission in the slot would see them."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    ipc_rmid = 0
+    removers = {
+        "shm": lambda i: libc.shmctl(i, ipc_rmid, None),
+        "sem": lambda i: libc.semctl(i, 0, ipc_rmid),
+        "msg": lambda i: libc.msgctl(i, ipc_rmid, None),
+    }
+    for kind, remove in removers.items():
+        try:
+            with open(f"/proc/sysvipc/{kind}") as f:
+                lines = f.read().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:  # columns: key, id, ...
+            remove(int(line.split()[1]))
 
 
 def _become_kernel(connection_file, workdir, env, memory_bytes, file_bytes) -> None:

@@ -194,6 +194,21 @@ import subprocess
 children = [subprocess.Popen(["/bin/sh", "-c", "sleep 300; echo $mark"], start_new_session=True)
             for _ in range(200)]
 LEAK = []""",
+    # leftovers for the next submission in the slot: graded first ("aa") and last ("zz"), so with
+    # 2 jobs the collector runs in a sandbox a planter used before it
+    "aa_plant": r"""
+import ctypes, os
+libc = ctypes.CDLL(None)
+libc.shmget(0x4D41524B, 4096, 0o1666)  # IPC_CREAT | 0o666: objects that outlive this process
+libc.msgget(0x4D41524B, 0o1666)
+open("/dev/shm/planted_$mark", "w").write("x")
+open(os.path.expanduser("~/planted_$mark"), "w").write("x")
+LEAK = []""",
+    "zz_collect": r"""
+import glob, os
+LEAK = [line for kind in ("shm", "msg", "sem")
+        for line in open(f"/proc/sysvipc/{kind}").read().splitlines()[1:]]
+LEAK += glob.glob("/dev/shm/planted_*") + glob.glob(os.path.expanduser("~/planted_*"))""",
     "sigterm": r"""
 import signal
 signal.signal(signal.SIGTERM, signal.SIG_IGN)
@@ -232,6 +247,8 @@ def build(folder: Path, ctx: dict) -> dict[str, list[tuple]]:
     for name, cell in attacks(ctx).items():
         write(attacked(name, cell), folder / f"00_{name}.ipynb")
         expected[f"00_{name}.ipynb"] = [passed("00.relu")]
+    write(attacked("ab_plant", attacks(ctx)["aa_plant"]), folder / "00_ab_plant.ipynb")
+    expected["00_ab_plant.ipynb"] = [passed("00.relu")]  # the second slot's planter
     wrapper = (
         "from helpers.blocks.attention import scaled_dot_product_attention as r\n\n"
         "def scaled_dot_product_attention(q, k, v, mask=None):\n    return r(q, k, v, mask)"
@@ -378,6 +395,7 @@ def rows_of(rows, label):
         "02_honest.ipynb",
         "02_wrapper.ipynb",
         *(f"00_{name}.ipynb" for name in ATTACKS),
+        "00_ab_plant.ipynb",
     ],
 )
 def test_rows(batch, label):
@@ -388,6 +406,7 @@ def test_every_submission_graded_in_the_sandbox(batch):
     assert batch["code"] == 0
     assert {r[0] for r in batch["rows"][1:]} == set(batch["expected"])
     assert "sandbox: bubblewrap" in batch["stdout"] and "UNCONFINED" not in batch["stdout"]
+    assert "restarted" not in batch["stdout"]  # every slot's sandbox was reset, none made again
     notes = "".join(
         p.read_text(encoding="utf-8") for p in (batch["root"] / "feedback").glob("*.md")
     )
