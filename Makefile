@@ -6,6 +6,8 @@ PY     := $(VENV)/bin/python
 export OMP_NUM_THREADS ?= 1
 STAMP  := $(VENV)/.installed
 JOBS   ?= 2
+# the grader's sandbox: auto (bubblewrap where installed), bwrap (required) or none
+SANDBOX ?= auto
 
 .PHONY: lab lint test test-fast test-notebooks test-gpu test-e2e student export execute grade bench clean
 
@@ -52,7 +54,8 @@ execute: $(STAMP)
 	$(PY) -m helpers execute solutions/*.ipynb
 
 grade: $(STAMP)
-	$(PY) -m helpers grade $(SUBMISSIONS) --out grades.csv --feedback feedback --jobs $(JOBS)
+	$(PY) -m helpers grade $(SUBMISSIONS) --out grades.csv --feedback feedback --jobs $(JOBS) \
+		--sandbox $(SANDBOX)
 
 ## every solved notebook in a fresh kernel: seconds and peak memory -> bench/bench.md, bench.json
 bench: $(STAMP)

@@ -1,14 +1,11 @@
 """Instructor grading: ``python -m helpers grade SUBMISSIONS... --out grades.csv``.
 
-- ``grader.py``: find submissions, run each in a worker process and a limited kernel, judge,
-  write the gradebook;
-- ``kernel.py``: the kernel under limits (memory, file size, time, output), and the zygote
-  that forks kernels with torch & co. already imported;
-- ``kernel_side.py``: the code sent (as text) to the learner's kernel to run the probes;
-- ``feedback.py``: one Markdown file per submission;
-- ``cli.py``: the command's arguments and summary.
+One responsibility per module (``grader.py`` lists them and gathers the public names):
+``submissions``, ``sandbox``, ``zygote``, ``kernel`` and ``limits``, ``run``, ``kernel_side``,
+``judging``, ``gradebook``, ``feedback``, ``batch``; ``cli.py``: the command's arguments and
+summary.
 """
-__all__ = ["grade_batch", "grade_submission", "Settings", "UsageError", "summary_table"]
+__all__ = ["Settings", "UsageError", "grade_batch", "grade_submission", "summary_table"]
 
 
 def __getattr__(name):  # the grader loads on first use: `python -m helpers student` stays light

@@ -7,14 +7,16 @@ import sys
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.description = ("Grade submitted notebooks: each runs in a fresh kernel in a temporary folder, "
-                     "the grader calls the learner's objects on fresh inputs and judges the "
-                     "outputs in its own process. Exit status 0 whatever the scores.")
+    p.description = ("Grade submitted notebooks: each runs in a fresh kernel in a temporary "
+                     "folder, in a sandbox where bubblewrap is installed; the grader calls the "
+                     "learner's objects on fresh inputs and judges the outputs in its own "
+                     "process. Exit status 0 whatever the scores.")
     p.add_argument("submissions", nargs="+", metavar="SUBMISSION",
                    help=".ipynb files, or folders searched for them")
     p.add_argument("--out", default="grades.csv", help="the CSV gradebook (default: grades.csv)")
     p.add_argument("--feedback", metavar="DIR", help="write one Markdown file per submission here")
-    p.add_argument("--jobs", type=int, default=1, help="submissions graded in parallel (default: 1)")
+    p.add_argument("--jobs", type=int, default=1,
+                   help="submissions graded in parallel (default: 1)")
     p.add_argument("--timeout", type=float, default=120.0,
                    help="seconds per cell, and per exercise when grading (default: 120)")
     p.add_argument("--notebook-timeout", type=float, default=600.0,
@@ -22,15 +24,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=None,
                    help="seed of the grader's inputs (default: a random one, printed)")
     p.add_argument("--memory", type=float, default=4.0,
-                   help="GiB of address space per kernel (RLIMIT_AS; 0 = no limit; use 0 for CUDA)")
+                   help="GiB of memory per kernel process (RLIMIT_DATA: heap and anonymous "
+                        "mappings, not library code; 0 = no limit; default: 4)")
     p.add_argument("--threads", type=int, default=None,
                    help="torch threads per kernel (default: CPU cores / jobs)")
-    p.add_argument("--device", default="cpu", help="device the learner's code runs on (default: cpu)")
+    p.add_argument("--device", default="cpu",
+                   help="device the learner's code runs on (default: cpu; cuda: the sandbox gets "
+                        "the NVIDIA device nodes)")
     p.add_argument("--resume", action="store_true",
                    help="keep the rows of submissions already in --out and grade only the others")
     p.add_argument("--no-preload", action="store_true",
                    help="start each kernel as a new process instead of forking it from one that "
                         "has torch, IPython and matplotlib imported (Linux; slower, more isolated)")
+    p.add_argument("--sandbox", choices=("auto", "bwrap", "none"), default="auto",
+                   help="confine each kernel with bubblewrap: auto = where bwrap is installed "
+                        "(else a loud warning), bwrap = required, none = unconfined "
+                        "(default: auto)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
@@ -53,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     threads = args.threads or max(1, (os.cpu_count() or 1) // args.jobs)
     settings = Settings(cell_timeout=args.timeout, total_timeout=args.notebook_timeout,
                         memory_bytes=int(args.memory * 2**30), threads=threads, seed=seed,
-                        device=args.device, preload=not args.no_preload)
+                        device=args.device, preload=not args.no_preload, sandbox=args.sandbox)
     try:
         result = grade_batch(args.submissions, args.out, feedback=args.feedback, jobs=args.jobs,
                              settings=settings, resume=args.resume, progress=not args.no_progress,
@@ -67,6 +76,14 @@ def run(args: argparse.Namespace) -> int:
     print(f"graded {result.graded_now} submissions in {result.seconds:.0f} s "
           f"(seed {seed}, {args.jobs} jobs) -> {args.out}"
           + (f", feedback in {args.feedback}/" if args.feedback else ""))
+    print("sandbox: bubblewrap (one per kernel slot: no network, read-only system, own processes)"
+          if result.sandbox == "bwrap" else "sandbox: NONE")
+    for warning in result.warnings:
+        print(warning)
     if result.rows:
         print(summary_table(result))
+    if result.tampered:
+        print("ERROR: the grader's source files changed during the run; do not trust these grades: "
+              + ", ".join(result.tampered))
+        return 1
     return 0

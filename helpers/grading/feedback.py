@@ -24,7 +24,8 @@ def feedback_markdown(sub, graded) -> str:
     for r in rows:
         ex = EXERCISES.get(r.exercise)
         title = f" — {ex.title}" if ex is not None else ""
-        lines.append(f"## {MARKS.get(r.status, '')} {r.exercise or 'submission'}{title}: {r.status}")
+        mark = MARKS.get(r.status, "")
+        lines.append(f"## {mark} {r.exercise or 'submission'}{title}: {r.status}")
         lines.append("")
         message = graded.messages.get(r.exercise, r.message) if r.exercise else r.message
         lines += ["```", message.strip() or "-", "```", ""]

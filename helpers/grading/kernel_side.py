@@ -9,13 +9,19 @@ shared with the notebook: a notebook that patched torch can at worst make its ow
 wrong, because every verdict is made in the grader's process, not here.
 
 Protocol, one exercise at a time:
-    setup(sources)                 build the private check package from source strings
+    setup(sources, references=FOLDER)   build the private check package from source strings
     grade(exercise_id, target, probes_path, out_path, device, user_ns)
         loads the probes the grader wrote, finds ``target`` in the notebook's namespace,
         calls it on each probe with the check runner, and saves plain data with torch.save:
-        {"status": "ran" | "undefined" | "unknown" | "interrupted" | "broken",
-         "origin": module name of the target, "outcomes": [{"value", "error", "missing",
-         "off_device"}, ...], "error": str}
+        {"status": "ran" | "undefined" | "unknown" | "interrupted" | "broken" | "tampered",
+         "origin": module name of the target, "reference": the reference it ran, or "",
+         "outcomes": [{"value", "error", "missing", "off_device"}, ...], "error": str}
+
+While the learner's object runs, a profile hook (``sys.setprofile``) watches for code of the
+course's reference version of the same exercise (the function or class named like the target
+in a file under ``references``, the ``helpers/blocks`` folder): a thin wrapper around it, a
+subclass, or a module holding one runs that code, and "reference" names it. Using other
+reference blocks (an earlier notebook's attention inside a later exercise) is allowed.
     Values are tensors, numbers, strings, None, tuples, lists and str-keyed dicts; a value the
     runner could not turn into plain data is {"__unsupported__": "<type name>"}.
 
@@ -27,9 +33,10 @@ PRIVATE_PACKAGE = "__course_grader_checks__"
 _state = {}
 
 
-def setup(sources, package=PRIVATE_PACKAGE, notebooks=None):
+def setup(sources, package=PRIVATE_PACKAGE, notebooks=None, references=None):
     """Make ``package`` from ``sources`` ({short name: (filename, text)}), with the check
-    modules of ``notebooks`` (["02", ...]; None = all) and what they import."""
+    modules of ``notebooks`` (["02", ...]; None = all) and what they import; ``references``:
+    the folder of the reference versions to watch for (None: not watched)."""
     import importlib.abc
     import importlib.util
     import sys
@@ -47,7 +54,7 @@ def setup(sources, package=PRIVATE_PACKAGE, notebooks=None):
     class Finder(importlib.abc.MetaPathFinder):
         def find_spec(self, fullname, path=None, target=None):
             if fullname.startswith(package + "."):
-                short = fullname[len(package) + 1:]
+                short = fullname[len(package) + 1 :]
                 if short not in sources:
                     raise ImportError(f"{fullname} is not part of the grader's check package")
                 return importlib.util.spec_from_loader(fullname, Loader(), origin=sources[short][0])
@@ -75,7 +82,73 @@ def setup(sources, package=PRIVATE_PACKAGE, notebooks=None):
                     failures[short[2:]] = f"{type(exc).__name__}: {exc}"
     finally:
         sys.meta_path.remove(finder)
-    _state.update(framework=framework, runner=runner, failures=failures)
+    _state.update(framework=framework, runner=runner, failures=failures, references=references)
+
+
+def _watch(target, folder):
+    """A profile hook noting the first call of ``target``'s reference code (under ``folder``)."""
+    import os
+
+    prefix = os.path.join(folder, "")
+    hits = []
+
+    def hook(frame, event, arg):
+        if event != "call" or hits:
+            return
+        code = frame.f_code
+        qualname = getattr(code, "co_qualname", code.co_name)
+        if qualname.split(".")[0] == target and code.co_filename.startswith(prefix):
+            module = frame.f_globals.get("__name__", "?")
+            hits.append(f"{module}.{qualname.split('.')[0]}")
+
+    return hook, hits
+
+
+def _run_probes(ex, candidate, probes, dev, result):
+    """Run the probes (the runner's own way), watching for the reference; fill ``result``."""
+    import sys
+    import threading
+
+    framework, runner = _state["framework"], _state["runner"]
+    watched = _state["references"] is not None
+    target = getattr(ex, "grade_target", None) or ex.id.split(".", 1)[1]
+    hook, hits = _watch(target, _state["references"] or "")
+    if watched:
+        threading.setprofile(hook)
+        sys.setprofile(hook)
+    try:
+        for fields in probes:
+            probe = framework.Probe(**fields)
+            try:
+                outcome = runner.run_probe(ex, probe, candidate, dev)
+                item = {
+                    "value": _encode(outcome.value, framework.Unsupported),
+                    "error": outcome.error,
+                    "missing": bool(outcome.missing),
+                    "off_device": bool(outcome.off_device),
+                }
+            except KeyboardInterrupt:
+                result["status"] = "interrupted"
+                break
+            except BaseException as exc:  # SystemExit and the like, raised by the candidate
+                item = {
+                    "value": None,
+                    "error": f"your code raised {type(exc).__name__}: {exc}",
+                    "missing": False,
+                    "off_device": False,
+                }
+            if watched and sys.getprofile() is not hook:
+                result["status"] = "tampered"
+                result["error"] = "replaced the grader's profile hook (sys.setprofile)"
+                break
+            result["outcomes"].append(item)
+            if item["error"] is not None:
+                break  # the grader's judge stops at the first failing case anyway
+    finally:
+        if watched:
+            sys.setprofile(None)
+            threading.setprofile(None)
+    result["reference"] = hits[0] if hits else ""
 
 
 def _encode(value, unsupported):
@@ -91,9 +164,9 @@ def _encode(value, unsupported):
 def grade(exercise_id, target, probes_path, out_path, device, user_ns):
     import torch
 
-    result = {"status": "ran", "origin": "", "outcomes": [], "error": ""}
+    result = {"status": "ran", "origin": "", "reference": "", "outcomes": [], "error": ""}
     try:
-        framework, runner = _state["framework"], _state["runner"]
+        framework = _state["framework"]
         ex = framework.REGISTRY.get(exercise_id)
         if ex is None:
             result["status"] = "unknown"
@@ -104,23 +177,7 @@ def grade(exercise_id, target, probes_path, out_path, device, user_ns):
             candidate = user_ns[target]
             result["origin"] = str(getattr(candidate, "__module__", "") or "")
             probes = torch.load(probes_path, weights_only=False)  # the grader's own file
-            dev = torch.device(device)
-            for fields in probes:
-                probe = framework.Probe(**fields)
-                try:
-                    outcome = runner.run_probe(ex, probe, candidate, dev)
-                    item = {"value": _encode(outcome.value, framework.Unsupported),
-                            "error": outcome.error, "missing": bool(outcome.missing),
-                            "off_device": bool(outcome.off_device)}
-                except KeyboardInterrupt:
-                    result["status"] = "interrupted"
-                    break
-                except BaseException as exc:  # SystemExit and the like, raised by the candidate
-                    item = {"value": None, "error": f"your code raised {type(exc).__name__}: {exc}",
-                            "missing": False, "off_device": False}
-                result["outcomes"].append(item)
-                if item["error"] is not None:
-                    break  # the grader's judge stops at the first failing case anyway
+            _run_probes(ex, candidate, probes, torch.device(device), result)
     except KeyboardInterrupt:
         result["status"] = "interrupted"
     except BaseException as exc:

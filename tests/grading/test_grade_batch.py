@@ -89,7 +89,7 @@ def build(folder: Path) -> dict[str, list[tuple]]:
     def add(label, nb, rows, notebook=None):
         write(nb, folder / label)
         number = notebook if notebook is not None else label.rsplit("/", 1)[-1][:2]
-        expected[label] = [(number, *row) for row in rows]
+        expected[label] = [(number, *row[:4], "", row[4]) for row in rows]  # "": no mistake code
 
     add("00_correct.ipynb", load("00"), RELU_PASSED)
     add("alice/01_dot_product_attention.ipynb", load("01"), NB01_PASSED)
@@ -155,6 +155,10 @@ def build(folder: Path) -> dict[str, list[tuple]]:
     insert(nb, 4, "def eat():\n    hog = []\n    while True:\n        hog.append(bytearray(2**28))\n\neat()")
     add("00_eats_memory.ipynb", nb, RELU_PASSED)
 
+    nb = load("00")  # 10 GB in one tensor: refused by the memory limit, in this submission only
+    insert(nb, 4, "import torch\nhuge = torch.empty(10 * 2**30, dtype=torch.uint8)")
+    add("00_allocates_10gb.ipynb", nb, RELU_PASSED)
+
     nb = load("00")
     insert(nb, 4, ESCAPE)
     add("00_writes_files.ipynb", nb, RELU_PASSED)
@@ -192,7 +196,7 @@ def build(folder: Path) -> dict[str, list[tuple]]:
     add("42_future.ipynb", plain_notebook("x = 1", notebook="42"), [
         ("", "0", "0", "error", "notebook 42 has no graded exercises (not a notebook of this series?).")])
     (folder / "99_broken.ipynb").write_text('{"cells": [', encoding="utf-8")
-    expected["99_broken.ipynb"] = [("99", "", "0", "0", "error", "not a notebook: the file is not valid JSON "
+    expected["99_broken.ipynb"] = [("99", "", "0", "0", "error", "", "not a notebook: the file is not valid JSON "
                                     "(Expecting value: line 1 column 12 (char 11)).")]
     return expected
 
@@ -204,7 +208,7 @@ def graded(tmp_path_factory):
     expected = build(subs)
     notes = root / "notes.txt"
     notes.write_text("not a notebook\n", encoding="utf-8")
-    expected[notes.as_posix()] = [("", "", "0", "0", "error", "not a notebook: the file is not valid "
+    expected[notes.as_posix()] = [("", "", "0", "0", "error", "", "not a notebook: the file is not valid "
                                    "JSON (Expecting value: line 1 column 1 (char 0)).")]
     out, feedback = root / "grades.csv", root / "feedback"
     stdout = io.StringIO()
@@ -225,7 +229,7 @@ def rows_of(graded, label):
 def test_exit_status_header_and_every_submission(graded):
     assert graded["code"] == 0
     assert graded["rows"][0] == ["submission", "notebook", "exercise", "points", "max_points",
-                                 "status", "message"]
+                                 "status", "mistake", "message"]
     assert {r[0] for r in graded["rows"][1:]} == set(graded["expected"])
 
 
@@ -233,6 +237,7 @@ LABELS = ["00_correct.ipynb", "alice/01_dot_product_attention.ipynb", "01_partly
           "00_wrong_and_patched.ipynb", "00_always_equal.ipynb", "00_tensor_subclass.ipynb",
           "00_renamed.ipynb", "01_cell_deleted.ipynb", "01_endless_loop.ipynb",
           "01_kills_kernel.ipynb", "00_prints_megabytes.ipynb", "00_eats_memory.ipynb",
+          "00_allocates_10gb.ipynb",
           "00_writes_files.ipynb", "00_forged_results.ipynb", "00_actually_01.ipynb",
           "01_untouched_student.ipynb", "homework.ipynb", "42_future.ipynb", "99_broken.ipynb",
           "00_dies_when_called.ipynb", "02_imports_the_reference.ipynb"]
@@ -246,7 +251,7 @@ def test_rows(graded, label):
 def test_syntax_error_row(graded):
     (row,) = rows_of(graded, "00_syntax_error.ipynb")
     (want,) = graded["expected"]["00_syntax_error.ipynb"]
-    assert row[:5] == want[:5] and row[5].startswith(want[5]), row
+    assert row[:6] == want[:6] and row[6].startswith(want[6]), row
 
 
 def test_not_a_notebook_file(graded):
@@ -273,6 +278,8 @@ def test_feedback_files(graded):
     assert "ran over the time limit" in loop
     memory = (fb / "00_eats_memory.md").read_text(encoding="utf-8")
     assert "raised MemoryError" in memory
+    huge = (fb / "00_allocates_10gb.md").read_text(encoding="utf-8")
+    assert "cell 5 raised RuntimeError" in huge and "can't allocate memory" in huge
     spam = (fb / "00_prints_megabytes.md").read_text(encoding="utf-8")
     assert "the output was not kept" in spam
     # kernels were forked from the preloaded zygote, none fell back to a process of its own
@@ -298,7 +305,7 @@ def test_without_preload_each_kernel_is_a_new_process(tmp_path):
     with open(out, newline="", encoding="utf-8") as f:
         rows = list(csv.reader(f))
     assert code == 0
-    assert rows[1][2:] == ["00.relu", "0", "1", "failed", "case x = [-2, -0.5, 0, 1.5]: you returned "
+    assert rows[1][2:] == ["00.relu", "0", "1", "failed", "", "case x = [-2, -0.5, 0, 1.5]: you returned "
                            "|x|: negative inputs must become 0, not positive."]
 
 

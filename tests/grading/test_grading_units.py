@@ -16,6 +16,7 @@ from helpers.checks import REGISTRY, evaluate
 from helpers.checks.framework import Unsupported
 from helpers.checks.runner import run_probe
 from helpers.grading import grader
+from helpers.grading import run as run_module
 from helpers.grading.grader import (CHECK_SOURCES, KERNEL_SIDE_SOURCE, Graded, ResultError, Row,
                                     Settings, Submission, UsageError, find_submissions, judge,
                                     load_results, make_probes, read_notebook)
@@ -99,7 +100,7 @@ def graded_as_kernel(kernel_side, tmp_path, ex_id, candidate, seed=5):
     kernel_side["grade"](ex_id, name, str(probes_path), str(out), "cpu", {name: candidate})
     data = load_results(out)
     assert data["status"] == "ran"
-    return judge(ex, probes, data["outcomes"])
+    return judge(ex, probes, data["outcomes"])[:3]  # (status, points, message); mistake aside
 
 
 def inline(ex_id, candidate, seed=5):
@@ -229,13 +230,14 @@ def test_resume_keeps_graded_rows_and_says_so(tmp_path):
     out = tmp_path / "grades.csv"
     with open(out, "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
-        w.writerow(grader.COLUMNS)
+        w.writerow(grader.OLD_COLUMNS)  # a gradebook from before the `mistake` column
         w.writerow(["00_a.ipynb", "00", "00.relu", "1", "1", "passed", "kept from before"])
         f.write("01_b.ipynb,01,01.soft")  # a line cut short by a crash
     code, stdout, err = run_cli(subs, "--out", out, "--resume")
     assert code == 0 and "keeping the rows of 1 submissions" in err
     rows = read_csv(out)
-    assert rows[1] == ["00_a.ipynb", "00", "00.relu", "1", "1", "passed", "kept from before"]
+    assert rows[0] == grader.COLUMNS
+    assert rows[1] == ["00_a.ipynb", "00", "00.relu", "1", "1", "passed", "", "kept from before"]
     assert [r[:6] for r in rows[2:]] == [["01_b.ipynb", "01", "01.softmax", "0", "2", "error"],
                                          ["01_b.ipynb", "01", "01.dot_product_attention", "0", "2", "error"]]
     code, _, err = run_cli(subs, "--out", out)
@@ -249,14 +251,15 @@ def test_a_crashing_worker_costs_only_its_submission(tmp_path, monkeypatch):
     def crash(*args, **kwargs):
         os._exit(3)
 
-    monkeypatch.setattr(grader, "grade_submission", crash)  # the forked worker inherits it
+    monkeypatch.setattr(run_module, "grade_submission", crash)  # the forked worker inherits it
     out = tmp_path / "g.csv"
     code, stdout, _ = run_cli(tmp_path / "subs", "--out", out, "--jobs", "2")
     assert code == 0
     assert read_csv(out)[1:] == [
-        ["00_a.ipynb", "00", "00.relu", "0", "1", "error",
+        ["00_a.ipynb", "00", "00.relu", "0", "1", "error", "",
          "the grader failed on this submission: the worker process ended without a result"],
-        ["00_b.ipynb", "00", "00.relu", "0", "1", "error", "not a notebook: the JSON has no list of cells."]]
+        ["00_b.ipynb", "00", "00.relu", "0", "1", "error", "",
+         "not a notebook: the JSON has no list of cells."]]
 
 
 def test_rows_are_on_disk_before_the_batch_ends(tmp_path, monkeypatch):
@@ -264,7 +267,7 @@ def test_rows_are_on_disk_before_the_batch_ends(tmp_path, monkeypatch):
         write(load("00"), tmp_path / "subs" / name)
     calls = []
 
-    def fake(sub, settings, nb=None, on_kernel=None):
+    def fake(sub, settings, nb=None, slot=None, on_kernel=None):
         return Graded([Row(sub.label, "00", "00.relu", 1.0, 1.0, "passed", "ok")])
 
     def feedback(sub, graded):
@@ -273,14 +276,14 @@ def test_rows_are_on_disk_before_the_batch_ends(tmp_path, monkeypatch):
             raise RuntimeError("the grader itself fails")
         return "text"
 
-    monkeypatch.setattr(grader, "grade_submission", fake)
+    monkeypatch.setattr(run_module, "grade_submission", fake)
     monkeypatch.setattr("helpers.grading.feedback.feedback_markdown", feedback)
     out = tmp_path / "g.csv"
     with pytest.raises(RuntimeError):
         grader.grade_batch([tmp_path / "subs"], out, feedback=tmp_path / "fb", progress=False,
                            settings=Settings(seed=1), log=lambda m: None)
-    assert read_csv(out)[1:] == [["00_a.ipynb", "00", "00.relu", "1", "1", "passed", "ok"],
-                                 ["00_b.ipynb", "00", "00.relu", "1", "1", "passed", "ok"]]
+    assert read_csv(out)[1:] == [["00_a.ipynb", "00", "00.relu", "1", "1", "passed", "", "ok"],
+                                 ["00_b.ipynb", "00", "00.relu", "1", "1", "passed", "", "ok"]]
 
 
 def reference_blocks():

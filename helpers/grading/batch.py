@@ -1,0 +1,357 @@
+"""Grade a batch: ``--jobs`` slots, each a sandbox with a zygote; one worker per submission.
+
+The parent process (the only writer of the gradebook) hands each submission to a forked worker
+process with a free slot, reads the worker's answer as JSON (nothing a pipe delivers is
+unpickled), writes the rows as they arrive, and recycles the slot: every process the
+submission started is killed (zygote.py) and the slot's folder emptied, before the next
+submission gets it. At the end the gradebook is rewritten sorted (an atomic rename) and the
+judge's source files are compared with what was loaded at the start.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import shutil
+import signal
+import sys
+import tempfile
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import replace
+from multiprocessing.connection import wait
+from pathlib import Path
+
+import torch
+
+from ..checks import REGISTRY
+from . import run as run_module
+from . import sandbox
+from .gradebook import Gradebook, feedback_path, read_gradebook
+from .judging import changed_sources
+from .kernel import kernel_env
+from .records import BatchResult, Graded, Settings, Submission, UsageError, recv_plain, send_plain
+from .run import Slot
+from .submissions import check_gradable, exercises_of, find_submissions, problem_rows, read_notebook
+from .zygote import Zygote
+
+
+def hard_limit(settings: Settings, sub: Submission) -> float:
+    """Seconds after which the parent gives up on a worker (its own limits should act first)."""
+    n = len(exercises_of(sub.notebook))
+    return 2 * settings.total_timeout + (n + 2) * (settings.cell_timeout + 15) + 120
+
+
+def _worker(conn, sub: Submission, nb, settings: Settings, slot: Slot) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    # a forked process must not use OpenMP threads the parent may have started: judge on one
+    torch.set_num_threads(1)
+    try:
+        graded = run_module.grade_submission(
+            sub, settings, nb=nb, slot=slot, on_kernel=lambda pid: send_plain(conn, ["kernel", pid])
+        )
+        send_plain(conn, ["done", graded.to_plain()])
+    except BaseException:
+        try:
+            send_plain(conn, ["crash", traceback.format_exc(limit=6)])
+        except Exception:
+            pass
+    finally:
+        conn.close()
+        os._exit(0)
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        if os.getpgid(pid) == pid:
+            os.killpg(pid, signal.SIGKILL)
+    except (OSError, AttributeError):
+        pass
+
+
+def _empty(folder: Path) -> None:
+    for entry in folder.iterdir():
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry, ignore_errors=True)
+        else:
+            entry.unlink(missing_ok=True)
+
+
+class _Slots:
+    """The job slots: a folder each, and a sandboxed zygote each when kernels are preloaded."""
+
+    def __init__(self, jobs: int, settings: Settings, kind: str, preload: bool):
+        self.settings, self.kind, self.preload = settings, kind, preload
+        self.root = Path(tempfile.mkdtemp(prefix="grade-", dir=settings.workdir)).resolve()
+        self.free: list[Slot] = []
+        self.all: dict[Path, Slot] = {}  # folder -> its slot, free or not
+        self.restarts: list[str] = []  # why a slot's sandbox had to be made again
+        try:
+            for i in range(jobs):
+                folder = self.root / f"slot-{i}"
+                folder.mkdir()
+                self.free.append(self._make(folder))
+        except BaseException:
+            self.close()
+            raise
+
+    def _prefix(self, folder: Path, as_pid_1: bool) -> list[str] | None:
+        if self.kind != "bwrap":
+            return None
+        return sandbox.bwrap_command(
+            str(folder), hidden=self.settings.hidden, device=self.settings.device, as_pid_1=as_pid_1
+        )
+
+    def _make(self, folder: Path) -> Slot:
+        zygote = None
+        if self.preload:
+            env = dict(kernel_env(str(folder / ".zygote"), 1), MPLBACKEND="agg")
+            zygote = Zygote(env, sandbox=self._prefix(folder, True), cwd=str(folder))
+        self.all[folder] = Slot(folder, zygote=zygote, sandbox=self._prefix(folder, False))
+        return self.all[folder]
+
+    def recycle(self, slot: Slot, kernels: list[int]) -> None:
+        """End all the last submission left running, empty the folder, free the slot."""
+        for pid in kernels:  # kernels started as processes of their own
+            _kill_group(pid)
+        if slot.zygote is not None:
+            try:
+                slot.zygote.reset()
+            except RuntimeError as exc:  # stuck or gone: a new sandbox and zygote for this slot
+                self.restarts.append(str(exc))
+                slot.zygote.close()
+                _empty(slot.folder)
+                slot = self._make(slot.folder)
+        _empty(slot.folder)
+        self.free.append(slot)
+
+    def close(self) -> None:
+        for slot in self.all.values():
+            if slot.zygote is not None:
+                slot.zygote.close()
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def _prepare(paths, out: Path, jobs: int, settings: Settings, resume: bool, log):
+    """Check the arguments, find the submissions, keep rows for --resume, pick the sandbox."""
+    if not out.parent.is_dir():
+        raise UsageError(f"the folder of --out does not exist: {out.parent}")
+    if jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    subs = find_submissions(paths)
+    kept = []
+    if resume and out.exists():
+        kept = read_gradebook(out)
+        done = {r.submission for r in kept}
+        before = len(subs)
+        subs = [s for s in subs if s.label not in done]
+        log(
+            f"--resume: keeping the rows of {before - len(subs)} submissions already in {out}; "
+            f"grading {len(subs)}."
+        )
+    elif out.exists():
+        log(f"overwriting {out} (use --resume to keep the submissions it already holds)")
+    kind, warning = sandbox.resolve(settings.sandbox)
+    if warning:
+        log(warning)
+    return subs, kept, kind, warning
+
+
+class _Batch:
+    """The parent's loop: start workers on free slots, collect answers, enforce deadlines."""
+
+    def __init__(self, subs, settings: Settings, slots: _Slots, finish: Callable):
+        self.pending, self.settings, self.slots, self.finish = list(subs), settings, slots, finish
+        self.ctx = mp.get_context("fork" if sys.platform.startswith("linux") else "spawn")
+        self.running: dict = {}  # connection -> worker state
+
+    def start_next(self) -> None:
+        while self.pending and self.slots.free:
+            sub = self.pending.pop(0)
+            nb = read_notebook(sub)
+            check_gradable(sub)
+            if sub.problem:
+                self.finish(
+                    sub, Graded(problem_rows(sub, "error", sub.problem), notes=list(sub.notes))
+                )
+                continue
+            slot = self.slots.free.pop(0)
+            here, there = self.ctx.Pipe(duplex=False)
+            proc = self.ctx.Process(
+                target=_worker, args=(there, sub, nb, self.settings, slot), daemon=True
+            )
+            proc.start()
+            there.close()
+            self.running[here] = {
+                "proc": proc,
+                "sub": sub,
+                "slot": slot,
+                "kernels": [],
+                "deadline": time.monotonic() + hard_limit(self.settings, sub),
+            }
+
+    def collect(self) -> None:
+        for conn in wait(list(self.running), timeout=1.0):
+            state = self.running[conn]
+            try:
+                kind, payload = recv_plain(conn)
+                graded = Graded.from_plain(payload) if kind == "done" else None
+            except Exception:  # EOF (the worker died), or not the worker's JSON
+                kind, payload = "crash", "the worker process ended without a result"
+            if kind == "kernel":
+                state["kernels"].append(int(payload))
+                continue
+            self._end(conn, state)
+            if kind == "done":
+                self.finish(state["sub"], graded)
+            else:
+                text = str(payload).strip()
+                last = text.splitlines()[-1] if text else "?"
+                self.finish(
+                    state["sub"],
+                    Graded(
+                        problem_rows(
+                            state["sub"], "error", f"the grader failed on this submission: {last}"
+                        )
+                    ),
+                )
+
+    def _end(self, conn, state, kill: bool = False) -> None:
+        del self.running[conn]
+        if kill:
+            state["proc"].kill()
+        state["proc"].join(5)
+        conn.close()
+        self.slots.recycle(state["slot"], state["kernels"])
+
+    def enforce_deadlines(self) -> None:
+        now = time.monotonic()
+        for conn, state in list(self.running.items()):
+            if now > state["deadline"]:
+                self._end(conn, state, kill=True)
+                limit = hard_limit(self.settings, state["sub"])
+                self.finish(
+                    state["sub"],
+                    Graded(
+                        problem_rows(
+                            state["sub"],
+                            "timeout",
+                            f"the grader gave up on this submission after {limit:.0f} s.",
+                        )
+                    ),
+                )
+
+    def loop(self) -> None:
+        try:
+            while self.pending or self.running:
+                self.start_next()
+                if self.running:
+                    self.collect()
+                    self.enforce_deadlines()
+        finally:
+            for conn, state in list(self.running.items()):
+                for pid in state["kernels"]:
+                    _kill_group(pid)
+                state["proc"].kill()
+
+
+class _Recorder:
+    """What happens when a submission is done: its rows to the gradebook (on disk at once) and
+    the result, its feedback file, the progress bar."""
+
+    def __init__(self, book: Gradebook, result: BatchResult, fb_dir: Path | None, bar):
+        self.book, self.result, self.fb_dir, self.bar = book, result, fb_dir, bar
+
+    def __call__(self, sub: Submission, graded: Graded) -> None:
+        from .feedback import feedback_markdown
+
+        self.book.add(graded.rows)
+        self.result.rows += graded.rows
+        self.result.graded_now += 1
+        if graded.seconds:
+            self.result.worker_seconds.append(graded.seconds)
+            self.result.notebook_seconds.append(graded.notebook_seconds)
+        if self.fb_dir:
+            text = feedback_markdown(sub, graded)
+            feedback_path(self.fb_dir, sub.label).write_text(text, encoding="utf-8")
+        if self.bar:
+            self.bar.update(1)
+
+    def close(self) -> None:
+        self.book.close()
+        if self.bar:
+            self.bar.close()
+
+
+def _wrap_up(result: BatchResult, book: Gradebook, log: Callable[[str], None]) -> None:
+    """The gradebook rewritten sorted (atomically); the judge's files checked against the start."""
+    order = {ex_id: i for i, ex_id in enumerate(REGISTRY)}  # submission, then exercise order
+    result.rows.sort(key=lambda r: (r.submission, order.get(r.exercise, -1)))
+    book.finish(result.rows)
+    result.tampered = changed_sources()
+    if result.tampered:
+        log(
+            "ERROR: the grader's own source files changed during this run (the grades cannot "
+            "be trusted): " + ", ".join(result.tampered)
+        )
+
+
+def grade_batch(
+    paths: list[str | Path],
+    out: str | Path,
+    *,
+    feedback: str | Path | None = None,
+    jobs: int = 1,
+    settings: Settings | None = None,
+    resume: bool = False,
+    progress: bool = True,
+    log: Callable[[str], None] = print,
+) -> BatchResult:
+    """Grade every submission under ``paths`` into the CSV ``out`` (see the module docstring)."""
+    settings, out = settings or Settings(), Path(out)
+    subs, kept, kind, warning = _prepare(paths, out, jobs, settings, resume, log)
+    fb_dir = Path(feedback) if feedback else None
+    if fb_dir:
+        fb_dir.mkdir(parents=True, exist_ok=True)
+    # what no sandbox may show, wherever it lies: the inputs, the gradebook's and feedback's folders
+    hidden = [*map(str, paths), str(out.resolve().parent), *([str(fb_dir)] if fb_dir else [])]
+    settings = replace(settings, hidden=[*settings.hidden, *hidden])
+    import jupyter_client  # noqa: F401  (imported once here: forked workers inherit it)
+    import nbformat  # noqa: F401
+
+    book = Gradebook(out, kept)
+    result = BatchResult(
+        rows=list(kept),
+        submissions=len(subs) + len({r.submission for r in kept}),
+        graded_now=0,
+        seconds=0.0,
+        sandbox=kind,
+        warnings=[warning] if warning else [],
+    )
+    start = time.monotonic()
+    record = _Recorder(book, result, fb_dir, _progress_bar(len(subs)) if progress else None)
+    preload = settings.preload and sys.platform.startswith("linux")
+    slots = _Slots(jobs, settings, kind, preload) if subs else None
+    try:
+        if slots:
+            _Batch(subs, settings, slots, record).loop()
+    finally:
+        record.close()
+        if slots:
+            slots.close()
+            if slots.restarts:  # a submission broke its sandbox (or the grader has a bug): say so
+                result.warnings.append(
+                    f"(grader) {len(slots.restarts)} sandboxes were restarted between submissions "
+                    f"(first: {slots.restarts[0]})"
+                )
+    _wrap_up(result, book, log)
+    result.seconds = time.monotonic() - start
+    return result
+
+
+def _progress_bar(total: int):
+    from tqdm import tqdm
+
+    tqdm.monitor_interval = 0  # no monitor thread in a process that forks
+    return tqdm(total=total, unit="notebook", file=sys.stderr, dynamic_ncols=True)

@@ -1,0 +1,268 @@
+"""Judging in the grader's process: probes from the secret seed, the kernel's results loaded as
+plain data, verdicts made with the same code as the inline check.
+
+The check sources are read once, when the grader starts: they are what the kernel gets (as
+text) and what this process judges with. At the end of a batch :func:`changed_sources` reads
+them again: a file changed during the run (a submission that reached the judge's files) is a
+loud error, not a silent change of grades.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import warnings
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from ..checks import evaluate
+from ..checks.framework import Exercise, Probe, Unsupported
+from ..checks.runner import Outcome
+from . import kernel_side
+from .submissions import exercise_cell, target_name
+
+MAX_RESULT_BYTES = 256 * 2**20
+SEED_DOMAIN = "attention-to-vit grading"
+GRADING = Path(kernel_side.__file__).resolve().parent
+CHECKS = GRADING.parent / "checks"
+BLOCKS = GRADING.parent / "blocks"  # the course's reference versions (kernel_side spots calls)
+
+
+def _read_sources() -> dict[str, tuple[str, str]]:
+    """Every module of the check package but ``__init__`` (sent to kernels): {stem: (path, text)}.
+
+    All of them, not only ``framework``, ``runner`` and ``nb*``: check modules may share code
+    through modules of their own (references, module helpers).
+    """
+    return {
+        path.stem: (str(path), path.read_text(encoding="utf-8"))
+        for path in sorted(CHECKS.glob("*.py"))
+        if path.stem != "__init__"
+    }
+
+
+CHECK_SOURCES = _read_sources()
+KERNEL_SIDE_SOURCE = Path(kernel_side.__file__).read_text(encoding="utf-8")
+
+
+def _judge_files() -> list[Path]:
+    """The files whose code decides grades: the check package and the grader itself."""
+    return sorted([*CHECKS.glob("*.py"), *GRADING.glob("*.py")])
+
+
+def _digest(path: Path) -> str:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return "unreadable"
+
+
+JUDGE_DIGESTS = {str(p): _digest(p) for p in _judge_files()}
+
+
+def changed_sources() -> list[str]:
+    """The judge's files that are not byte-identical to what this process loaded at start."""
+    now = {str(p): _digest(p) for p in _judge_files()}
+    return sorted(p for p in set(now) | set(JUDGE_DIGESTS) if now.get(p) != JUDGE_DIGESTS.get(p))
+
+
+def exercise_seed(seed: int, exercise_id: str) -> int:
+    """Seed of one exercise's probes: never the inline check's public seed, whatever --seed is."""
+    digest = hashlib.sha256(f"{SEED_DOMAIN}:{seed}:{exercise_id}".encode()).digest()
+    return int.from_bytes(digest[:8], "little") & (2**63 - 1)
+
+
+def make_probes(ex: Exercise, seed: int) -> list[Probe]:
+    gen = torch.Generator().manual_seed(exercise_seed(seed, ex.id))
+    grading = getattr(ex, "grading_probes", None)
+    return list(grading(gen) if grading else ex.probes(gen))
+
+
+def probe_fields(probe: Probe) -> dict:
+    """What the kernel needs to run a probe; ``info`` is the judge's, except the method name."""
+    info = {"method": probe.info["method"]} if "method" in probe.info else {}
+    return {
+        "name": probe.name,
+        "args": probe.args,
+        "kwargs": probe.kwargs,
+        "runner": probe.runner,
+        "init": probe.init,
+        "state": probe.state,
+        "cpu_only": probe.cpu_only,
+        "info": info,
+    }
+
+
+# ------------------------------------------------------------------------- results from the kernel
+
+
+class ResultError(Exception):
+    pass
+
+
+def _plain(x: Any, depth: int = 0) -> Any:
+    """Verify that ``x`` is plain data of exact types; turn unsupported markers back."""
+    if depth > 8:
+        raise ResultError("the results are nested too deeply")
+    if type(x) is torch.Tensor:
+        if (
+            x.layout != torch.strided
+            or x.is_quantized
+            or getattr(x, "is_nested", False)
+            or x.device.type != "cpu"
+        ):
+            raise ResultError("a result tensor is not a plain dense CPU tensor")
+        return x.detach()
+    if x is None or type(x) in (bool, int, float, str):
+        return x
+    if type(x) in (tuple, list):
+        return type(x)(_plain(v, depth + 1) for v in x)
+    if type(x) is dict:
+        if not all(type(k) is str for k in x):
+            raise ResultError("a result dict has keys that are not strings")
+        if set(x) == {"__unsupported__"} and type(x["__unsupported__"]) is str:
+            return Unsupported(x["__unsupported__"])
+        return {k: _plain(v, depth + 1) for k, v in x.items()}
+    raise ResultError(f"the results hold a {type(x).__name__}")
+
+
+def _outcome(item: Any) -> Outcome:
+    if type(item) is not dict or set(item) != {"value", "error", "missing", "off_device"}:
+        raise ResultError("a result does not have the grader's layout")
+    error = item["error"]
+    if (
+        not (error is None or type(error) is str)
+        or type(item["missing"]) is not bool
+        or type(item["off_device"]) is not bool
+    ):
+        raise ResultError("a result does not have the grader's layout")
+    return Outcome(
+        value=_plain(item["value"]),
+        error=error,
+        missing=item["missing"],
+        off_device=item["off_device"],
+    )
+
+
+def load_results(path: Path) -> dict:
+    """The kernel's answer for one exercise, as plain data, or ResultError."""
+    if not path.is_file():
+        raise ResultError("the kernel wrote no results")
+    size = path.stat().st_size
+    if size > MAX_RESULT_BYTES:
+        raise ResultError(f"the results are too large ({size / 2**20:.0f} MB)")
+    try:
+        with warnings.catch_warnings():  # a forged file may warn about its pickle protocol
+            warnings.simplefilter("ignore")
+            data = torch.load(path, weights_only=True, map_location="cpu")
+    except Exception as exc:
+        raise ResultError(f"the results file is not plain data ({type(exc).__name__})") from None
+    if (
+        type(data) is not dict
+        or type(data.get("status")) is not str
+        or type(data.get("outcomes")) is not list
+    ):
+        raise ResultError("the results file does not have the grader's layout")
+    outcomes = [_outcome(item) for item in data["outcomes"]]
+    text = {
+        k: data.get(k) if type(data.get(k)) is str else "" for k in ("origin", "error", "reference")
+    }
+    return {"status": data["status"], "outcomes": outcomes, **text}
+
+
+def judge(
+    ex: Exercise, probes: list[Probe], outcomes: list[Outcome]
+) -> tuple[str, float, str, str]:
+    """(status, points, message, mistake) from the kernel's outcomes, judged in this process.
+
+    ``mistake`` is the check's code for the mistake it recognised ("<id>/<slug>"), once the check
+    framework reports one (``CheckResult.mistake``); empty otherwise.
+    """
+    try:
+        result = evaluate(ex, zip(probes, outcomes))
+    except Exception as exc:  # a bug in a check, not the learner's fault: say so
+        return "error", 0.0, f"the grader's check raised {type(exc).__name__}: {exc}", ""
+    message = "\n".join(result.messages)
+    if result.passed and len(outcomes) < len(probes):
+        return "error", 0.0, f"the kernel returned {len(outcomes)} of {len(probes)} results.", ""
+    mistake = getattr(result, "mistake", "") or ""
+    return result.status, float(result.points), message, str(mistake)
+
+
+def verdict(ex: Exercise, probes: list[Probe], data: dict, run) -> tuple[str, float, str, str]:
+    """The row's (status, points, message, mistake) from the kernel's answer for ``ex``."""
+    name = target_name(ex)
+    status = data["status"]
+    if status == "interrupted":
+        return "timeout", 0.0, f"`{name}` was interrupted on the grader's inputs.", ""
+    if status == "broken":
+        return (
+            "error",
+            0.0,
+            f"not graded: the grader's code failed in the kernel ({data['error']}).",
+            "",
+        )
+    if status == "unknown":
+        return (
+            "error",
+            0.0,
+            (
+                f"not graded: the kernel does not know exercise {ex.id} "
+                f"({data['error'] or 'not registered'})."
+            ),
+            "",
+        )
+    if status == "tampered":
+        return "error", 0.0, f"not graded: `{name}` {data['error']}.", ""
+    if status == "undefined":
+        return (*undefined(run, ex, name), "")
+    if status != "ran":
+        return "error", 0.0, "not graded: the kernel's results do not have the grader's layout.", ""
+    if data["origin"].startswith("helpers.blocks"):
+        return (
+            "failed",
+            0.0,
+            (
+                f"`{name}` is the course's reference version from {data['origin']}: "
+                "write your own in the exercise cell."
+            ),
+            "",
+        )
+    if data["reference"]:
+        return (
+            "failed",
+            0.0,
+            (
+                f"`{name}` runs the course's reference version "
+                f"({data['reference']}): write your own in the exercise cell."
+            ),
+            "",
+        )
+    return judge(ex, probes, data["outcomes"])
+
+
+def undefined(run, ex: Exercise, name: str) -> tuple[str, float, str]:
+    """Why the object is not in the kernel: the notebook stopped, its cell raised, or it is gone."""
+    pos = exercise_cell(run.cells, ex)
+    if run.stop and (pos is None or pos >= run.stop[0]):
+        status = "timeout" if run.stop[1].status == "timeout" else "error"
+        return status, 0.0, f"not graded: {run.stop[2]} before `{name}` was defined."
+    if pos is not None and pos in run.errors:
+        return (
+            "error",
+            0.0,
+            (
+                f"`{name}` is not defined: its cell ({run.cell_label(pos)}) raised "
+                f"{run.errors[pos].describe()}"
+            ),
+        )
+    what = "class" if ex.kind == "module" else "function"
+    return (
+        "missing",
+        0.0,
+        (
+            f"`{name}` is not defined in the notebook (is its exercise cell deleted, "
+            f"or the {what} renamed?)."
+        ),
+    )

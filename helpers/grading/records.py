@@ -1,0 +1,129 @@
+"""The grader's plain records: settings, submissions, gradebook rows, results of a batch."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+COLUMNS = [
+    "submission",
+    "notebook",
+    "exercise",
+    "points",
+    "max_points",
+    "status",
+    "mistake",
+    "message",
+]
+OLD_COLUMNS = [c for c in COLUMNS if c != "mistake"]  # gradebooks written before `mistake`
+STATUSES = ("passed", "failed", "error", "timeout", "missing")
+
+
+class UsageError(Exception):
+    """Bad arguments: the message is shown and the command exits with status 2."""
+
+
+@dataclass
+class Settings:
+    cell_timeout: float = 120.0
+    total_timeout: float = 600.0
+    memory_bytes: int = 4 * 2**30  # per kernel process (RLIMIT_DATA, limits.py); 0 = no limit
+    file_bytes: int = 2**30  # largest file a kernel may write (RLIMIT_FSIZE); 0 = no limit
+    output_cap: int = 2 * 2**20  # characters of output captured per submission
+    threads: int = 1
+    seed: int = 0
+    device: str = "cpu"
+    workdir: str | None = None  # where the temporary folders go (default: the system's)
+    preload: bool = True  # fork kernels from a process with torch & co. imported (Linux)
+    sandbox: str = "auto"  # auto | bwrap | none (sandbox.py)
+    hidden: list[str] = field(default_factory=list)  # paths a sandbox must not show (the inputs)
+
+
+@dataclass
+class Row:
+    submission: str
+    notebook: str
+    exercise: str
+    points: float
+    max_points: float
+    status: str
+    message: str
+    mistake: str = ""  # "<exercise id>/<slug>" when the check names the mistake
+
+    def csv_fields(self) -> list[str]:
+        return [
+            _cell(self.submission),
+            self.notebook,
+            self.exercise,
+            f"{self.points:g}",
+            f"{self.max_points:g}",
+            self.status,
+            _cell(self.mistake),
+            _cell(" | ".join(self.message.splitlines())),
+        ]
+
+
+def _cell(text: str) -> str:
+    """Text a spreadsheet would read as a formula gets a leading quote (CSV injection)."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
+
+
+@dataclass
+class Submission:
+    path: Path
+    label: str
+    notebook: str | None = None
+    problem: str | None = None  # why it cannot be run, when it cannot
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Graded:
+    rows: list[Row]
+    notes: list[str] = field(default_factory=list)  # for the feedback file
+    messages: dict[str, str] = field(default_factory=dict)  # exercise -> full message
+    seconds: float = 0.0
+    notebook_seconds: float = 0.0
+
+    def to_plain(self) -> dict:
+        """Plain data for the worker's channel (JSON: nothing that arrives is unpickled)."""
+        return asdict(self)
+
+    @classmethod
+    def from_plain(cls, data: dict) -> Graded:
+        rows = [Row(**{k: _typed(k, v) for k, v in r.items()}) for r in data["rows"]]
+        return cls(
+            rows=rows,
+            notes=[str(n) for n in data["notes"]],
+            messages={str(k): str(v) for k, v in data["messages"].items()},
+            seconds=float(data["seconds"]),
+            notebook_seconds=float(data["notebook_seconds"]),
+        )
+
+
+def _typed(key: str, value):
+    return float(value) if key in ("points", "max_points") else str(value)
+
+
+@dataclass
+class BatchResult:
+    rows: list[Row]
+    submissions: int
+    graded_now: int
+    seconds: float
+    worker_seconds: list[float] = field(default_factory=list)  # per submission graded now
+    notebook_seconds: list[float] = field(default_factory=list)  # executing the learner's cells
+    sandbox: str = "none"  # what confined the kernels: "bwrap" or "none"
+    warnings: list[str] = field(default_factory=list)  # for the summary (unconfined, tampering)
+    tampered: list[str] = field(default_factory=list)  # judge sources changed during the run
+
+
+def send_plain(conn, obj) -> None:
+    """Send JSON-able ``obj`` on a ``multiprocessing`` connection (never pickled)."""
+    conn.send_bytes(json.dumps(obj).encode())
+
+
+def recv_plain(conn, maxlength: int = 64 * 2**20):
+    """The JSON value sent by :func:`send_plain`: plain data, nothing runs while it is read."""
+    return json.loads(conn.recv_bytes(maxlength).decode())

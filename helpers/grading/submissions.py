@@ -1,0 +1,156 @@
+"""Finding submissions, reading them, and where their exercises are (no kernel needed)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import warnings
+from pathlib import Path
+from typing import Any
+
+from ..checks import REGISTRY
+from ..checks.framework import Exercise
+from ..notebooks.common import notebook_number
+from .records import Row, Submission, UsageError
+
+MAX_NOTEBOOK_BYTES = 20 * 2**20
+MAX_SIBLING_BYTES = 50 * 2**20
+
+
+def exercises_of(notebook: str | None) -> list[Exercise]:
+    """The notebook's exercises in the order their check module defines them."""
+    return [ex for ex in REGISTRY.values() if ex.notebook == notebook]
+
+
+def target_name(ex: Exercise) -> str:
+    return getattr(ex, "grade_target", None) or ex.id.split(".", 1)[1]
+
+
+def find_submissions(paths: list[str | Path]) -> list[Submission]:
+    """Files as given, and the ``*.ipynb`` under each folder (checkpoints skipped)."""
+    found: list[tuple[Path, str]] = []
+    for arg in paths:
+        p = Path(arg)
+        if p.is_dir():
+            nbs = sorted(
+                q for q in p.rglob("*.ipynb") if ".ipynb_checkpoints" not in q.parts and q.is_file()
+            )
+            if not nbs:
+                raise UsageError(f"no .ipynb files under {arg}")
+            found += [(q, q.relative_to(p).as_posix()) for q in nbs]
+        elif p.is_file():
+            found.append((p, p.as_posix()))
+        else:
+            raise UsageError(f"no such file or folder: {arg}")
+    labels = [label for _, label in found]
+    subs, seen = [], set()
+    for path, label in found:
+        if labels.count(label) > 1:  # the same relative name under two folders
+            label = path.as_posix()
+        if path.resolve() in seen:
+            continue
+        seen.add(path.resolve())
+        subs.append(Submission(path, label))
+    return subs
+
+
+def read_notebook(sub: Submission):
+    """Parse the file and set ``sub.notebook`` / ``sub.problem``; return the notebook or None."""
+    import nbformat
+
+    sub.notebook = notebook_number(sub.path)
+    try:
+        size = sub.path.stat().st_size
+        if size > MAX_NOTEBOOK_BYTES:
+            sub.problem = f"the file is too large to grade ({size / 2**20:.0f} MB)."
+            return None
+        text = sub.path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        sub.problem = f"cannot read the file: {type(exc).__name__}: {exc}"
+        return None
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        sub.problem = f"not a notebook: the file is not valid JSON ({exc})."
+        return None
+    if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
+        sub.problem = "not a notebook: the JSON has no list of cells."
+        return None
+    try:
+        with warnings.catch_warnings():  # missing cell ids and the like: not the grader's business
+            warnings.simplefilter("ignore")
+            nb = nbformat.reads(text, as_version=4)
+        cells = [c for c in nb.cells if c.get("cell_type") == "code"]
+        for c in cells:
+            if not isinstance(c.get("source"), str):
+                raise ValueError("a code cell without source text")
+    except Exception as exc:
+        sub.problem = f"not a readable notebook: {type(exc).__name__}: {exc}"
+        return None
+    course = nb.metadata.get("course") if isinstance(nb.metadata, dict) else None
+    meta = course.get("notebook") if isinstance(course, dict) else None
+    if isinstance(meta, (str, int)) and str(meta).isdigit():
+        number = f"{int(meta):02d}"
+        if sub.notebook and sub.notebook != number:
+            sub.notes.append(
+                f"the file name says notebook {sub.notebook}, its metadata says "
+                f"{number}: graded as notebook {number}."
+            )
+        sub.notebook = number
+    return nb
+
+
+def check_gradable(sub: Submission) -> None:
+    if sub.problem is None and sub.notebook is None:
+        sub.problem = (
+            "cannot tell which notebook of the series this is: no metadata.course.notebook "
+            "and the file name does not start with NN_."
+        )
+    elif sub.problem is None and not exercises_of(sub.notebook):
+        sub.problem = (
+            f"notebook {sub.notebook} has no graded exercises (not a notebook of this series?)."
+        )
+
+
+def problem_rows(sub: Submission, status: str, message: str) -> list[Row]:
+    exs = exercises_of(sub.notebook)
+    if not exs:
+        return [Row(sub.label, sub.notebook or "", "", 0.0, 0.0, status, message)]
+    return [
+        Row(sub.label, sub.notebook or "", ex.id, 0.0, ex.points, status, message) for ex in exs
+    ]
+
+
+def code_cells(nb) -> list[tuple[int, Any]]:
+    return [(i, c) for i, c in enumerate(nb.cells) if c.cell_type == "code" and c.source.strip()]
+
+
+def exercise_cell(cells, ex: Exercise) -> int | None:
+    """Position in ``cells`` of the exercise's cell: by metadata, else by its def/class line."""
+    for pos, (_, cell) in enumerate(cells):
+        course = cell.metadata.get("course")
+        if isinstance(course, dict) and course.get("exercise") == ex.id:
+            return pos
+    pattern = re.compile(rf"^\s*(def|class)\s+{re.escape(target_name(ex))}\b", re.MULTILINE)
+    for pos, (_, cell) in enumerate(cells):
+        if pattern.search(cell.source):
+            return pos
+    return None
+
+
+def copy_siblings(src: Path, dest: Path) -> None:
+    """The plain files beside the notebook (data a notebook may read), within a size budget."""
+    budget = MAX_SIBLING_BYTES
+    try:
+        entries = sorted(src.iterdir())
+    except OSError:
+        return
+    for entry in entries:
+        if entry.suffix == ".ipynb" or entry.is_symlink() or not entry.is_file():
+            continue
+        size = entry.stat().st_size
+        if size > budget:
+            continue
+        budget -= size
+        shutil.copyfile(entry, dest / entry.name)

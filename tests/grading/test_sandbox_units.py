@@ -1,0 +1,226 @@
+"""The sandbox's parts that need no kernel: choosing it, what it binds, the plain channels,
+the check of the judge's sources, and spotting the reference inside a learner's object."""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import pickle
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+import torch
+
+import helpers
+from helpers.blocks.attention import causal_mask
+from helpers.blocks.multihead import MultiHeadAttention as ReferenceMHA
+from helpers.checks import REGISTRY
+from helpers.checks.framework import CheckResult
+from helpers.grading import judging, sandbox
+from helpers.grading.grader import KERNEL_SIDE_SOURCE, Row, UsageError, load_results
+from helpers.grading.records import Graded, recv_plain, send_plain
+
+from .builders import ROOT
+from .test_grading_units import graded_as_kernel
+
+# --------------------------------------------------------------------------- choosing the sandbox
+
+
+def test_without_bwrap_auto_warns_and_bwrap_refuses(monkeypatch):
+    monkeypatch.setattr(sandbox.shutil, "which", lambda name: None)
+    kind, warning = sandbox.resolve("auto")
+    assert kind == "none" and warning.startswith("WARNING: submissions run UNCONFINED")
+    assert "apt-get install bubblewrap" in warning
+    with pytest.raises(UsageError, match="--sandbox bwrap: .*not installed"):
+        sandbox.resolve("bwrap")
+    assert sandbox.resolve("none")[0] == "none"
+
+
+def test_the_cli_exits_2_when_the_sandbox_is_required_but_missing(monkeypatch, tmp_path, capsys):
+    from helpers.__main__ import main
+
+    monkeypatch.setattr(sandbox.shutil, "which", lambda name: None)
+    (tmp_path / "00_a.ipynb").write_text("{", encoding="utf-8")
+    code = main(
+        [
+            "grade",
+            str(tmp_path / "00_a.ipynb"),
+            "--out",
+            str(tmp_path / "g.csv"),
+            "--sandbox",
+            "bwrap",
+            "--no-progress",
+        ]
+    )
+    assert code == 2 and "bubblewrap" in capsys.readouterr().err
+
+
+def test_the_sandbox_binds_the_environment_not_the_repository(tmp_path):
+    package = str(Path(helpers.__file__).resolve().parent)
+    roots = sandbox.python_roots()
+    assert package in roots and str(ROOT) not in roots and "/" not in roots
+    assert sandbox.private_path(ROOT / "solutions") and sandbox.private_path(tmp_path)
+    hidden = Path(sys.prefix).resolve() / f"hidden-{uuid.uuid4().hex[:6]}"
+    hidden.mkdir()
+    try:
+        cmd = sandbox.bwrap_command(str(tmp_path), hidden=[str(hidden), str(ROOT / "solutions")])
+    finally:
+        hidden.rmdir()
+    pairs = list(zip(cmd, cmd[1:]))
+    assert ("--tmpfs", str(hidden)) in pairs  # inside a bound folder: covered
+    assert ("--bind", str(tmp_path.resolve())) in pairs and (
+        "--unshare-net",
+        "--unshare-ipc",
+    ) in pairs
+    assert ("--cap-drop", "ALL") in pairs and cmd[-1] == "--"
+    assert not any(a == "--tmpfs" and b == str(ROOT / "solutions") for a, b in pairs)  # not bound
+
+
+def test_cuda_gets_the_nvidia_device_nodes(tmp_path, monkeypatch):
+    monkeypatch.setattr(sandbox.glob, "glob", lambda p: ["/dev/nvidia0", "/dev/nvidiactl"])
+    cmd = sandbox.bwrap_command(str(tmp_path), device="cuda")
+    pairs = list(zip(cmd, cmd[1:], cmd[2:]))
+    assert ("--dev-bind-try", "/dev/nvidia0", "/dev/nvidia0") in pairs
+    assert ("--dev-bind-try", "/dev/nvidiactl", "/dev/nvidiactl") in pairs
+    assert "/dev/nvidia0" not in sandbox.bwrap_command(str(tmp_path))
+
+
+# ------------------------------------------------------------------------- plain channels, sources
+
+
+class Payload:
+    def __reduce__(self):
+        return (os.system, (f"touch {Path.cwd() / 'pwned'}",))
+
+
+def test_the_worker_channel_never_unpickles(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    here, there = mp.Pipe(duplex=False)
+    there.send_bytes(pickle.dumps(Payload()))  # what a process writing into the pipe could send
+    with pytest.raises(ValueError):
+        recv_plain(here)
+    assert not (tmp_path / "pwned").exists()
+    graded = Graded([Row("a.ipynb", "00", "00.relu", 1.0, 1.0, "passed", "ok", "00.relu/x")], ["n"])
+    send_plain(there, ["done", graded.to_plain()])
+    kind, data = recv_plain(here)
+    assert kind == "done" and Graded.from_plain(data) == graded
+
+
+def test_a_changed_judge_file_is_reported(monkeypatch):
+    assert judging.changed_sources() == []
+    path = next(iter(judging.JUDGE_DIGESTS))
+    monkeypatch.setitem(judging.JUDGE_DIGESTS, path, "0" * 64)
+    assert judging.changed_sources() == [path]
+
+
+def test_every_check_module_is_shipped_to_the_kernel():
+    names = {p.stem for p in judging.CHECKS.glob("*.py")} - {"__init__"}
+    assert set(judging.CHECK_SOURCES) == names and {"framework", "runner", "nb02"} <= names
+
+
+def test_the_mistake_code_reaches_the_row(monkeypatch):
+    ex = REGISTRY["00.relu"]
+    result = CheckResult(ex.id, False, 0.0, 1.0, ["you returned |x|"], "failed")
+    result.mistake = "00.relu/abs"  # what the check framework reports once it names mistakes
+    monkeypatch.setattr(judging, "evaluate", lambda ex, pairs: result)
+    assert judging.judge(ex, [], []) == ("failed", 0.0, "you returned |x|", "00.relu/abs")
+    row = Row("a.ipynb", "00", ex.id, 0.0, 1.0, "failed", "you returned |x|", "00.relu/abs")
+    assert row.csv_fields()[6:] == ["00.relu/abs", "you returned |x|"]
+
+
+# --------------------------------------------------------------------------- the reference, wrapped
+
+
+@pytest.fixture(scope="module")
+def watching_side():
+    from helpers.grading.grader import CHECK_SOURCES
+
+    ns = {"__name__": "__course_grader__"}
+    exec(compile(KERNEL_SIDE_SOURCE, "<kernel_side>", "exec"), ns)
+    ns["setup"](
+        CHECK_SOURCES,
+        package=f"__grader_watch_{uuid.uuid4().hex[:6]}__",
+        references=str(judging.BLOCKS),
+    )
+    return ns
+
+
+def reference_run(side, tmp_path, ex_id, candidate) -> dict:
+    from helpers.grading.grader import make_probes, probe_fields, target_name
+
+    ex = REGISTRY[ex_id]
+    probes_path, out = tmp_path / "probes.pt", tmp_path / "out.pt"
+    torch.save([probe_fields(p) for p in make_probes(ex, 5)], probes_path)
+    name = target_name(ex)
+    side["grade"](ex_id, name, str(probes_path), str(out), "cpu", {name: candidate})
+    return load_results(out)
+
+
+def sdpa(q, k, v, mask=None):  # the learner's own, calling another reference block on the way
+    causal_mask(2)
+    scores = q @ k.transpose(-2, -1) / k.shape[-1] ** 0.5
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    weights = scores.softmax(dim=-1)
+    return weights @ v, weights
+
+
+class Subclass(ReferenceMHA):
+    pass
+
+
+class Holder(torch.nn.Module):
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+        self.inner = ReferenceMHA(*args, **kwargs)
+
+    def forward(self, *args, **kwargs):
+        return self.inner(*args, **kwargs)
+
+
+def test_a_thin_wrapper_is_caught(watching_side, tmp_path):
+    from helpers.blocks import attention
+
+    def wrapper(q, k, v, mask=None):
+        return attention.scaled_dot_product_attention(q, k, v, mask)
+
+    data = reference_run(watching_side, tmp_path, "02.scaled_dot_product_attention", wrapper)
+    assert data["reference"] == "helpers.blocks.attention.scaled_dot_product_attention"
+    assert judging.verdict(REGISTRY["02.scaled_dot_product_attention"], [], data, None)[:2] == (
+        "failed",
+        0.0,
+    )
+
+
+@pytest.mark.parametrize("candidate", [Subclass, Holder])
+def test_a_subclass_or_a_holder_of_the_reference_module_is_caught(
+    watching_side, tmp_path, candidate
+):
+    data = reference_run(watching_side, tmp_path, "03.MultiHeadAttention", candidate)
+    assert data["reference"] == "helpers.blocks.multihead.MultiHeadAttention"
+
+
+def test_own_code_using_other_blocks_is_not_flagged(watching_side, tmp_path):
+    data = reference_run(watching_side, tmp_path, "02.scaled_dot_product_attention", sdpa)
+    assert data["status"] == "ran" and data["reference"] == ""
+    assert (
+        graded_as_kernel(watching_side, tmp_path, "02.scaled_dot_product_attention", sdpa)[0]
+        == "passed"
+    )
+
+
+def test_switching_the_hook_off_is_refused(watching_side, tmp_path):
+    def sneaky(x):
+        sys.setprofile(None)
+        return x * (x > 0)
+
+    data = reference_run(watching_side, tmp_path, "00.relu", sneaky)
+    assert data["status"] == "tampered"
+    assert judging.verdict(REGISTRY["00.relu"], [], data, None) == (
+        "error",
+        0.0,
+        "not graded: `relu` replaced the grader's profile hook (sys.setprofile).",
+        "",
+    )
