@@ -1,4 +1,7 @@
-"""Command line: ``python -m helpers {student,export,execute,grade,bench} ...``."""
+"""Command line: ``python -m helpers {student,export,execute,grade,bench,nbgrader,gradescope} ...``.
+
+``python -m helpers grade merge OUT.csv PART.csv ...`` merges the gradebooks of shards.
+"""
 from __future__ import annotations
 
 import argparse
@@ -7,6 +10,11 @@ from pathlib import Path
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:2] == ["grade", "merge"]:  # a folder named merge: pass it as ./merge
+        from .grading.cli import merge_main
+
+        return merge_main(argv[2:])
     parser = argparse.ArgumentParser(prog="python -m helpers", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("student", help="write notebooks/ from solutions/")
@@ -25,6 +33,12 @@ def main(argv: list[str] | None = None) -> int:
     from .grading.cli import add_arguments
 
     add_arguments(p)
+    p = sub.add_parser("nbgrader", help="write an nbgrader course (source/ and nbgrader_config.py)")
+    p.add_argument("course", type=Path, help="the course folder (created if needed)")
+    p.add_argument("numbers", nargs="*", metavar="NN", help="notebooks (default: all graded ones)")
+    p = sub.add_parser("gradescope", help="build a Gradescope autograder zip for one notebook")
+    p.add_argument("number", metavar="NN")
+    p.add_argument("--out", type=Path, default=None, help="default: autograder_NN.zip")
     args = parser.parse_args(argv)
 
     if args.command in ("student", "export"):
@@ -54,11 +68,36 @@ def main(argv: list[str] | None = None) -> int:
         from .grading.cli import run
 
         return run(args)
+    if args.command in ("nbgrader", "gradescope"):
+        return _lms_tools(args)
     if args.command == "bench":
         from .bench import main as bench
 
         return bench(args.paths, args.out, args.timeout, args.strict)
     return 2
+
+
+def _lms_tools(args: argparse.Namespace) -> int:
+    """``nbgrader`` and ``gradescope``: export the series to the instructor's grading tool."""
+    try:
+        if args.command == "nbgrader":
+            from .grading.nbgrader import write_course
+
+            for path in write_course(args.course, args.numbers):
+                print(path)
+            print(f"nbgrader course in {args.course}: cd {args.course} && "
+                  "nbgrader generate_assignment NN_name")
+            return 0
+        from .grading.gradescope import build_bundle
+
+        if not args.number.isdigit():
+            raise ValueError(f"NN is a notebook number, got {args.number!r}")
+        out = args.out or Path(f"autograder_{int(args.number):02d}.zip")
+        print(f"Gradescope autograder -> {build_bundle(args.number, out)}")
+        return 0
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":
