@@ -106,7 +106,8 @@ def histogram(summary: Summary) -> str:
                              squeeze=False)
     for ax, nb in zip(axes[0], nbs):
         top = summary.max_points.get(nb, 0.0) or max(summary.scores[nb] + [1.0])
-        bins = min(20, max(5, int(top * 2) + 1))
+        # whole points: one bar per score; otherwise 20 bins over the range
+        bins = [i - 0.5 for i in range(int(top) + 2)] if top == int(top) and top <= 40 else 20
         ax.hist(summary.scores[nb], bins=bins, range=(0, top), color="#4878a8", edgecolor="white")
         ax.set_title(f"notebook {nb}: {len(summary.scores[nb])} submissions")
         ax.set_xlabel(f"points (of {top:g})")
@@ -135,7 +136,7 @@ STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 70em; color: #222; }
 table { border-collapse: collapse; margin: 0.5em 0 1.5em; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: left; vertical-align: top; }
-th { background: #f0f0f0; } td.n { text-align: right; }
+th { background: #f0f0f0; } td.n { text-align: right; } td.rate { white-space: nowrap; }
 pre { white-space: pre-wrap; margin: 0; font-size: 0.85em; max-width: 50em; }
 .bar { background: #59a14f; height: 0.8em; display: inline-block; }
 """
@@ -157,7 +158,7 @@ def _exercise_table(summary: Summary) -> list[str]:
         pct = 100 * s.pass_rate
         out.append(f"<tr data-exercise='{_e(s.exercise)}' data-passed='{s.counts['passed']}' "
                    f"data-total='{s.total}'><td><b>{_e(s.exercise)}</b> {_e(s.title)}</td>"
-                   f"<td class='n'>{s.max_points:g}</td><td>{pct:.0f} % "
+                   f"<td class='n'>{s.max_points:g}</td><td class='rate'>{pct:.0f} % "
                    f"<span class='bar' style='width:{pct / 20:.2f}em'></span></td>"
                    + "".join(f"<td class='n'>{s.counts[st]}</td>" for st in STATUSES) + "</tr>")
     return out + ["</table>"]
