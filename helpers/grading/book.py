@@ -4,6 +4,7 @@ A gradebook is the CSV ``python -m helpers grade`` writes: ``submission, noteboo
 points, max_points, status, [mistake,] message``. The ``mistake`` column (a code such as
 ``02.scaled_dot_product_attention/no_scale``) may be absent in older gradebooks: read as "".
 """
+
 from __future__ import annotations
 
 import csv
@@ -46,8 +47,9 @@ def read_table(path: str | Path) -> tuple[list[str], list[list[str]]]:
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         raise GradebookError(f"{path}: cannot read ({type(exc).__name__}: {exc})") from None
     if header is None or not set(REQUIRED) <= set(header):
-        raise GradebookError(f"{path} is not a gradebook written by `python -m helpers grade` "
-                             f"(header {header})")
+        raise GradebookError(
+            f"{path} is not a gradebook written by `python -m helpers grade` (header {header})"
+        )
     if any(len(r) != len(header) for r in rows):
         raise GradebookError(f"{path}: a row does not have {len(header)} fields")
     return header, rows
@@ -62,11 +64,18 @@ def read_rows(path: str | Path) -> list[GradeRow]:
             points, max_points = float(fields[col["points"]]), float(fields[col["max_points"]])
         except ValueError:
             raise GradebookError(f"{path}: points that are not numbers in {fields}") from None
-        rows.append(GradeRow(
-            submission=unquote(fields[col["submission"]]), notebook=fields[col["notebook"]],
-            exercise=fields[col["exercise"]], points=points, max_points=max_points,
-            status=fields[col["status"]], message=unquote(fields[col["message"]]),
-            mistake=fields[col["mistake"]] if "mistake" in col else ""))
+        rows.append(
+            GradeRow(
+                submission=unquote(fields[col["submission"]]),
+                notebook=fields[col["notebook"]],
+                exercise=fields[col["exercise"]],
+                points=points,
+                max_points=max_points,
+                status=fields[col["status"]],
+                message=unquote(fields[col["message"]]),
+                mistake=fields[col["mistake"]] if "mistake" in col else "",
+            )
+        )
     return rows
 
 

@@ -18,6 +18,7 @@ results.json (Gradescope's documented autograder format): top-level ``score``,
 exercise with ``name``, ``number``, ``score``, ``max_score``, ``status`` (passed/failed),
 ``output`` (the check's message), ``visibility`` and ``extra_data`` (grader status, mistake).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -45,7 +46,8 @@ apt-get install -y -qq python3 python3-venv python3-pip
 python3 -m venv "$ROOT/venv"
 "$ROOT/venv/bin/python" -m pip install --quiet --upgrade pip
 # a CPU build of torch: Gradescope's machines have no GPU, and the CUDA build is gigabytes
-"$ROOT/venv/bin/python" -m pip install --quiet torch --index-url https://download.pytorch.org/whl/cpu
+"$ROOT/venv/bin/python" -m pip install --quiet torch \\
+    --index-url https://download.pytorch.org/whl/cpu
 "$ROOT/venv/bin/python" -m pip install --quiet -r "$ROOT/source/requirements-autograder.txt"
 """
 
@@ -106,10 +108,12 @@ def build_bundle(notebook: str, out: str | Path) -> Path:
 
 # --------------------------------------------------------------------------- on Gradescope
 
+
 def pick_submission(folder: Path, number: str) -> Path | None:
     """The notebook to grade: one named NN_*, else the only notebook, else the first."""
-    found = sorted(p for p in folder.rglob("*.ipynb")
-                   if ".ipynb_checkpoints" not in p.parts and p.is_file())
+    found = sorted(
+        p for p in folder.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts and p.is_file()
+    )
     named = [p for p in found if p.name.startswith(number)]
     return (named or found or [None])[0]
 
@@ -125,26 +129,54 @@ def results_json(graded, number: str, seconds: float, picked: str) -> dict:
         extra = {"status": r.status}
         if getattr(r, "mistake", ""):
             extra["mistake"] = r.mistake
-        tests.append({
-            "name": f"{r.exercise}: {ex.title}" if ex is not None else (r.exercise or "submission"),
-            "number": str(i), "score": r.points, "max_score": r.max_points,
-            "status": "passed" if r.status == "passed" else "failed",
-            "output": message.strip() or r.status, "visibility": "visible", "extra_data": extra})
+        tests.append(
+            {
+                "name": f"{r.exercise}: {ex.title}"
+                if ex is not None
+                else (r.exercise or "submission"),
+                "number": str(i),
+                "score": r.points,
+                "max_score": r.max_points,
+                "status": "passed" if r.status == "passed" else "failed",
+                "output": message.strip() or r.status,
+                "visibility": "visible",
+                "extra_data": extra,
+            }
+        )
     notes = "".join(f"\n- {n}" for n in graded.notes)
-    return {"score": sum(t["score"] for t in tests), "execution_time": round(seconds),
-            "output": f"Graded {picked} as notebook {number}, on fresh random inputs."
-                      + (f"\nNotes from running the notebook:{notes}" if notes else ""),
-            "visibility": "visible", "stdout_visibility": "hidden", "tests": tests}
+    return {
+        "score": sum(t["score"] for t in tests),
+        "execution_time": round(seconds),
+        "output": f"Graded {picked} as notebook {number}, on fresh random inputs."
+        + (f"\nNotes from running the notebook:{notes}" if notes else ""),
+        "visibility": "visible",
+        "stdout_visibility": "hidden",
+        "tests": tests,
+    }
 
 
 def _no_notebook(number: str) -> dict:
     from .grader import exercises_of
 
-    tests = [{"name": ex.id, "number": str(i), "score": 0.0, "max_score": float(ex.points),
-              "status": "failed", "output": "no notebook (.ipynb) was submitted.",
-              "visibility": "visible"} for i, ex in enumerate(exercises_of(number), 1)]
-    return {"score": 0.0, "output": f"No .ipynb file found: upload your notebook {number}.",
-            "visibility": "visible", "stdout_visibility": "hidden", "tests": tests}
+    tests = [
+        {
+            "name": ex.id,
+            "number": str(i),
+            "score": 0.0,
+            "max_score": float(ex.points),
+            "status": "failed",
+            "output": "no notebook (.ipynb) was submitted.",
+            "visibility": "visible",
+        }
+        for i, ex in enumerate(exercises_of(number), 1)
+    ]
+    return {
+        "score": 0.0,
+        "output": f"No .ipynb file found: upload your notebook {number}.",
+        "visibility": "visible",
+        "stdout_visibility": "hidden",
+        "tests": tests,
+    }
 
 
 def run(root: Path, number: str, seed: int | None = None) -> dict:
@@ -162,11 +194,13 @@ def run(root: Path, number: str, seed: int | None = None) -> dict:
             # the bundle grades notebook NN whatever the upload is called: name the copy NN_...
             work = Path(tmp) / "work"
             shutil.copytree(picked.parent, work, ignore=shutil.ignore_patterns("*.ipynb"))
-            path = work / (picked.name if picked.name.startswith(number)
-                           else f"{number}_{picked.name}")
+            path = work / (
+                picked.name if picked.name.startswith(number) else f"{number}_{picked.name}"
+            )
             shutil.copyfile(picked, path)
-            settings = Settings(seed=seed if seed is not None else secrets.randbelow(2**31),
-                                threads=1)
+            settings = Settings(
+                seed=seed if seed is not None else secrets.randbelow(2**31), threads=1
+            )
             graded = grade_submission(Submission(path, picked.name), settings)
         results = results_json(graded, number, time.monotonic() - started, picked.name)
     (results_dir / "results.json").write_text(json.dumps(results, indent=1), encoding="utf-8")
@@ -174,8 +208,10 @@ def run(root: Path, number: str, seed: int | None = None) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m helpers.grading.gradescope",
-                                description="Inside the autograder: grade and write results.json.")
+    p = argparse.ArgumentParser(
+        prog="python -m helpers.grading.gradescope",
+        description="Inside the autograder: grade and write results.json.",
+    )
     sub = p.add_subparsers(dest="command", required=True)
     r = sub.add_parser("run")
     r.add_argument("--root", type=Path, default=Path("/autograder"))

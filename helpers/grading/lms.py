@@ -16,6 +16,7 @@ have a named group ``student``, and may have ``id`` and ``late``):
 Canvas renames the files, so the notebook number comes from the notebook's own metadata
 (``metadata.course.notebook``, set in every student notebook of the series).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -25,9 +26,9 @@ import shutil
 import sys
 import tempfile
 import zipfile
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Iterator
 
 from .book import GradeRow
 
@@ -68,12 +69,16 @@ def student_of(label: str, pattern: re.Pattern | None = None) -> Student:
         m = p.search(label)
         if m and m.group("student"):
             groups = m.groupdict()
-            return Student(m.group("student").strip(), (groups.get("id") or "").strip(),
-                           bool(groups.get("late")))
+            return Student(
+                m.group("student").strip(),
+                (groups.get("id") or "").strip(),
+                bool(groups.get("late")),
+            )
     return Student(PurePosixPath(label).name.removesuffix(".ipynb"))
 
 
 # --------------------------------------------------------------------------- zips in
+
 
 def _safe_members(archive: zipfile.ZipFile, name: str) -> list[zipfile.ZipInfo]:
     members, total = [], 0
@@ -81,13 +86,19 @@ def _safe_members(archive: zipfile.ZipFile, name: str) -> list[zipfile.ZipInfo]:
         path = PurePosixPath(info.filename.replace("\\", "/"))
         if info.is_dir() or "__MACOSX" in path.parts or path.name.startswith("._"):
             continue
-        if path.is_absolute() or ".." in path.parts or (info.external_attr >> 16) & 0o170000 == 0o120000:
+        if (
+            path.is_absolute()
+            or ".." in path.parts
+            or (info.external_attr >> 16) & 0o170000 == 0o120000
+        ):
             raise ArchiveError(f"{name}: unsafe member {info.filename!r} (absolute, .. or a link)")
         total += info.file_size
         members.append(info)
     if len(members) > MAX_ZIP_MEMBERS or total > MAX_ZIP_BYTES:
-        raise ArchiveError(f"{name}: too large to extract ({len(members)} files, "
-                         f"{total / 2**30:.1f} GiB uncompressed)")
+        raise ArchiveError(
+            f"{name}: too large to extract ({len(members)} files, "
+            f"{total / 2**30:.1f} GiB uncompressed)"
+        )
     return members
 
 
@@ -128,6 +139,7 @@ def expanded(paths: list[str]) -> Iterator[list[str]]:
 
 # --------------------------------------------------------------------------- totals out
 
+
 @dataclass
 class Totals:
     notebooks: list[str]  # the notebook columns, sorted
@@ -142,7 +154,9 @@ def compute_totals(rows: list[GradeRow], pattern: re.Pattern | None = None) -> T
     """Per student and notebook, the points (the best submission when there are several)."""
     per_sub: dict[str, dict] = {}
     for r in rows:
-        entry = per_sub.setdefault(r.submission, {"notebook": r.notebook, "points": 0.0, "max": 0.0})
+        entry = per_sub.setdefault(
+            r.submission, {"notebook": r.notebook, "points": 0.0, "max": 0.0}
+        )
         entry["points"] += r.points
         entry["max"] += r.max_points
     notebooks = sorted({e["notebook"] for e in per_sub.values() if e["notebook"]})
@@ -158,8 +172,9 @@ def compute_totals(rows: list[GradeRow], pattern: re.Pattern | None = None) -> T
             continue
         totals.max_points[nb] = max(totals.max_points[nb], e["max"])
         if nb in scores:
-            totals.duplicates.append(f"{student.name}: notebook {nb} submitted more than once "
-                                     "(the best score is kept)")
+            totals.duplicates.append(
+                f"{student.name}: notebook {nb} submitted more than once (the best score is kept)"
+            )
         scores[nb] = max(scores.get(nb, 0.0), e["points"])
     return totals
 
@@ -173,8 +188,15 @@ def write_totals(path: str | Path, totals: Totals) -> None:
         for student in sorted(totals.students, key=lambda s: (s.name.lower(), s.id)):
             scores = totals.students[student]
             cols = [f"{scores.get(nb, 0.0):g}" for nb in totals.notebooks]
-            w.writerow([_safe(student.name), student.id, *cols,
-                        f"{sum(scores.values()):g}", "yes" if student in totals.late else ""])
+            w.writerow(
+                [
+                    _safe(student.name),
+                    student.id,
+                    *cols,
+                    f"{sum(scores.values()):g}",
+                    "yes" if student in totals.late else "",
+                ]
+            )
 
 
 def _safe(text: str) -> str:
@@ -186,8 +208,10 @@ def totals_summary(totals: Totals, path: str | Path) -> str:
     lines = [f"totals for {len(totals.students)} students -> {path} (points possible: {possible})"]
     lines += [f"warning: {d}" for d in totals.duplicates]
     if totals.unattributed:
-        lines.append(f"warning: {len(totals.unattributed)} submissions of no known notebook are "
-                     f"in no column: {', '.join(totals.unattributed[:5])}")
+        lines.append(
+            f"warning: {len(totals.unattributed)} submissions of no known notebook are "
+            f"in no column: {', '.join(totals.unattributed[:5])}"
+        )
     return "\n".join(lines)
 
 

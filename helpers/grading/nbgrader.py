@@ -14,6 +14,7 @@ nbgrader runs the learner's code and the test in one kernel, so a learner who pa
 ``check`` in an earlier cell can fool this test; ``python -m helpers grade submitted/`` grades
 the same files with the hardened grader (inputs judged outside the learner's kernel).
 """
+
 from __future__ import annotations
 
 import copy
@@ -37,10 +38,22 @@ c.Execute.timeout = 600
 '''
 
 
-def _meta(grade_id: str, *, solution: bool = False, grade: bool = False, locked: bool = False,
-          points: float | None = None) -> dict:
-    meta = {"grade": grade, "grade_id": grade_id, "locked": locked, "schema_version": SCHEMA,
-            "solution": solution, "task": False}
+def _meta(
+    grade_id: str,
+    *,
+    solution: bool = False,
+    grade: bool = False,
+    locked: bool = False,
+    points: float | None = None,
+) -> dict:
+    meta = {
+        "grade": grade,
+        "grade_id": grade_id,
+        "locked": locked,
+        "schema_version": SCHEMA,
+        "solution": solution,
+        "task": False,
+    }
     if points is not None:
         meta["points"] = points
     return meta
@@ -52,17 +65,21 @@ def grade_id(text: str) -> str:
 
 
 def test_source(exercise_id: str, target: str, points: float) -> str:
-    return (f"# Autograded test: {exercise_id} ({points:g} points). It checks `{target}` on fresh\n"
-            "# random inputs, so passing the check above with its fixed seed is not enough.\n"
-            "import secrets as _secrets\n\n"
-            "from helpers import check as _check\n\n"
-            f"_result = _check({exercise_id!r}, {target}, seed=_secrets.randbelow(2**31))\n"
-            f"assert _result.passed, {exercise_id + ': not passed on fresh inputs (see above)'!r}")
+    return (
+        f"# Autograded test: {exercise_id} ({points:g} points). It checks `{target}` on fresh\n"
+        "# random inputs, so passing the check above with its fixed seed is not enough.\n"
+        "import secrets as _secrets\n\n"
+        "from helpers import check as _check\n\n"
+        f"_result = _check({exercise_id!r}, {target}, seed=_secrets.randbelow(2**31))\n"
+        f"assert _result.passed, {exercise_id + ': not passed on fresh inputs (see above)'!r}"
+    )
 
 
 def _test_position(cells: list, exercise_id: str, target: str) -> int:
     """Index of the cell after which the test goes: the check cell, else the exercise cell."""
-    call = re.compile(rf"""\bcheck\(\s*["']{re.escape(exercise_id)}["']\s*,\s*{re.escape(target)}\b""")
+    call = re.compile(
+        rf"""\bcheck\(\s*["']{re.escape(exercise_id)}["']\s*,\s*{re.escape(target)}\b"""
+    )
     for i, cell in enumerate(cells):
         if cell.cell_type == "code" and call.search(cell.source):
             return i
@@ -81,7 +98,9 @@ def nbgrader_notebook(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
         cell.metadata.pop("nbgrader", None)
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None
-            cell.source = "\n".join(ln for ln in cell.source.split("\n") if not NBVAL_LINE.match(ln))
+            cell.source = "\n".join(
+                ln for ln in cell.source.split("\n") if not NBVAL_LINE.match(ln)
+            )
         exercise = cell.metadata.get("course", {}).get("exercise")
         if has_solution(cell.source):
             cell.metadata["nbgrader"] = _meta(grade_id(exercise or f"cell-{i}"), solution=True)
@@ -91,16 +110,18 @@ def nbgrader_notebook(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     tests = [(_test_position(nb.cells, ex.id, target_name(ex)), ex) for ex in exercises_of(number)]
     for after, ex in sorted(tests, key=lambda t: t[0], reverse=True):  # from the end: indices hold
         test = new_code_cell(test_source(ex.id, target_name(ex), ex.points))
-        test.metadata["nbgrader"] = _meta(f"test-{grade_id(ex.id)}", grade=True, locked=True,
-                                          points=float(ex.points))
+        test.metadata["nbgrader"] = _meta(
+            f"test-{grade_id(ex.id)}", grade=True, locked=True, points=float(ex.points)
+        )
         nb.cells.insert(after + 1, test)
     nb.metadata.get("course", {}).pop("student", None)
     nb.metadata.pop("widgets", None)
     return nb
 
 
-def write_course(course: str | Path, numbers: list[str] | None = None,
-                 root: Path = ROOT) -> list[Path]:
+def write_course(
+    course: str | Path, numbers: list[str] | None = None, root: Path = ROOT
+) -> list[Path]:
     """Write the course's ``source/`` (all notebooks with exercises, or those ``numbers``)."""
     from ..checks import EXERCISES
 

@@ -5,6 +5,7 @@ codes) with their counts and the message students saw; the distribution of score
 notebook as a histogram; the submissions that errored or timed out. Plots are matplotlib PNGs
 embedded as base64, styles are inline: the file needs nothing else.
 """
+
 from __future__ import annotations
 
 import base64
@@ -65,8 +66,9 @@ def summarize(rows: list[GradeRow]) -> Summary:
         if not r.exercise:
             continue
         ex = EXERCISES.get(r.exercise)
-        stats = exercises.setdefault(r.exercise, ExerciseStats(
-            r.exercise, ex.title if ex is not None else "", r.max_points))
+        stats = exercises.setdefault(
+            r.exercise, ExerciseStats(r.exercise, ex.title if ex is not None else "", r.max_points)
+        )
         stats.counts[r.status] += 1
         if r.mistake and r.status == "failed":
             stats.mistakes[r.mistake] += 1
@@ -78,12 +80,15 @@ def summarize(rows: list[GradeRow]) -> Summary:
         scores.setdefault(key, []).append(pts)
         max_points[key] = max(max_points.get(key, 0.0), mx)
     ordered = dict(sorted(exercises.items(), key=lambda kv: (order.get(kv[0], len(order)), kv[0])))
-    problems = sorted((r for r in rows if r.status in ("error", "timeout")),
-                      key=lambda r: (r.submission, order.get(r.exercise, -1)))
+    problems = sorted(
+        (r for r in rows if r.status in ("error", "timeout")),
+        key=lambda r: (r.submission, order.get(r.exercise, -1)),
+    )
     return Summary(ordered, dict(sorted(scores.items())), max_points, problems, len(per_sub))
 
 
 # --------------------------------------------------------------------------- figures
+
 
 def _png(fig) -> str:
     import matplotlib.pyplot as plt
@@ -102,8 +107,9 @@ def histogram(summary: Summary) -> str:
     import matplotlib.pyplot as plt
 
     nbs = list(summary.scores)
-    fig, axes = plt.subplots(1, max(1, len(nbs)), figsize=(4.2 * max(1, len(nbs)), 3),
-                             squeeze=False)
+    fig, axes = plt.subplots(
+        1, max(1, len(nbs)), figsize=(4.2 * max(1, len(nbs)), 3), squeeze=False
+    )
     for ax, nb in zip(axes[0], nbs):
         top = summary.max_points.get(nb, 0.0) or max(summary.scores[nb] + [1.0])
         # whole points: one bar per score; otherwise 20 bins over the range
@@ -152,15 +158,21 @@ def _message(text: str) -> str:
 
 
 def _exercise_table(summary: Summary) -> list[str]:
-    out = ["<table id='exercises'><tr><th>exercise</th><th>points</th><th>pass rate</th>"
-           + "".join(f"<th>{s}</th>" for s in STATUSES) + "</tr>"]
+    out = [
+        "<table id='exercises'><tr><th>exercise</th><th>points</th><th>pass rate</th>"
+        + "".join(f"<th>{s}</th>" for s in STATUSES)
+        + "</tr>"
+    ]
     for s in summary.exercises.values():
         pct = 100 * s.pass_rate
-        out.append(f"<tr data-exercise='{_e(s.exercise)}' data-passed='{s.counts['passed']}' "
-                   f"data-total='{s.total}'><td><b>{_e(s.exercise)}</b> {_e(s.title)}</td>"
-                   f"<td class='n'>{s.max_points:g}</td><td class='rate'>{pct:.0f} % "
-                   f"<span class='bar' style='width:{pct / 20:.2f}em'></span></td>"
-                   + "".join(f"<td class='n'>{s.counts[st]}</td>" for st in STATUSES) + "</tr>")
+        out.append(
+            f"<tr data-exercise='{_e(s.exercise)}' data-passed='{s.counts['passed']}' "
+            f"data-total='{s.total}'><td><b>{_e(s.exercise)}</b> {_e(s.title)}</td>"
+            f"<td class='n'>{s.max_points:g}</td><td class='rate'>{pct:.0f} % "
+            f"<span class='bar' style='width:{pct / 20:.2f}em'></span></td>"
+            + "".join(f"<td class='n'>{s.counts[st]}</td>" for st in STATUSES)
+            + "</tr>"
+        )
     return out + ["</table>"]
 
 
@@ -174,11 +186,15 @@ def _mistake_tables(summary: Summary) -> list[str]:
         out.append(f"<h3>{_e(s.exercise)}: {failed} failed, {named} with a named mistake</h3>")
         if not s.mistakes:
             continue
-        out.append("<table class='mistakes'><tr><th>mistake</th><th>count</th>"
-                   "<th>the message students saw</th></tr>")
+        out.append(
+            "<table class='mistakes'><tr><th>mistake</th><th>count</th>"
+            "<th>the message students saw</th></tr>"
+        )
         for code, count, message in s.top_mistakes():
-            out.append(f"<tr data-mistake='{_e(code)}' data-count='{count}'><td><code>{_e(code)}"
-                       f"</code></td><td class='n'>{count}</td><td>{_message(message)}</td></tr>")
+            out.append(
+                f"<tr data-mistake='{_e(code)}' data-count='{count}'><td><code>{_e(code)}"
+                f"</code></td><td class='n'>{count}</td><td>{_message(message)}</td></tr>"
+            )
         out.append("</table>")
     return out or ["<p>No exercise failed.</p>"]
 
@@ -186,27 +202,44 @@ def _mistake_tables(summary: Summary) -> list[str]:
 def _problem_table(summary: Summary) -> list[str]:
     if not summary.problems:
         return ["<p>None.</p>"]
-    out = ["<table id='problems'><tr><th>submission</th><th>exercise</th><th>status</th>"
-           "<th>message</th></tr>"]
+    out = [
+        (
+            "<table id='problems'><tr><th>submission</th><th>exercise</th><th>status</th>"
+            "<th>message</th></tr>"
+        )
+    ]
     for r in summary.problems:
-        out.append(f"<tr data-status='{_e(r.status)}'><td>{_e(r.submission)}</td>"
-                   f"<td>{_e(r.exercise)}</td><td>{_e(r.status)}</td><td>{_message(r.message)}</td></tr>")
+        out.append(
+            f"<tr data-status='{_e(r.status)}'><td>{_e(r.submission)}</td>"
+            f"<td>{_e(r.exercise)}</td><td>{_e(r.status)}</td><td>{_message(r.message)}</td></tr>"
+        )
     return out + ["</table>"]
 
 
 def render(summary: Summary, title: str = "Class report") -> str:
-    parts = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{_e(title)}</title>",
-             f"<style>{STYLE}</style></head><body><h1>{_e(title)}</h1>",
-             f"<p>{summary.submissions} submissions, {len(summary.exercises)} exercises.</p>"]
+    parts = [
+        f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{_e(title)}</title>",
+        f"<style>{STYLE}</style></head><body><h1>{_e(title)}</h1>",
+        f"<p>{summary.submissions} submissions, {len(summary.exercises)} exercises.</p>",
+    ]
     if summary.exercises:
-        parts += ["<h2>Pass rate per exercise</h2>", *_exercise_table(summary),
-                  f"<img alt='pass rate per exercise' src='{pass_rate_chart(summary)}'>"]
+        parts += [
+            "<h2>Pass rate per exercise</h2>",
+            *_exercise_table(summary),
+            f"<img alt='pass rate per exercise' src='{pass_rate_chart(summary)}'>",
+        ]
     if summary.scores:
-        parts += ["<h2>Score distribution</h2>",
-                  f"<img id='histogram' alt='score histogram' src='{histogram(summary)}'>"]
-    parts += ["<h2>Most frequent mistakes</h2>", *_mistake_tables(summary),
-              "<h2>Submissions that errored or timed out</h2>", *_problem_table(summary),
-              "</body></html>"]
+        parts += [
+            "<h2>Score distribution</h2>",
+            f"<img id='histogram' alt='score histogram' src='{histogram(summary)}'>",
+        ]
+    parts += [
+        "<h2>Most frequent mistakes</h2>",
+        *_mistake_tables(summary),
+        "<h2>Submissions that errored or timed out</h2>",
+        *_problem_table(summary),
+        "</body></html>",
+    ]
     return "\n".join(parts) + "\n"
 
 

@@ -5,12 +5,13 @@ relative to the folder given on the command line (what the gradebook's ``submiss
 holds). The partition depends on nothing else, so every machine that sees the same folder
 layout computes the same one, with no coordination: run shard 1/N ... N/N anywhere, then merge.
 """
+
 from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from .book import GradebookError, exercise_order, read_table, unquote, write_table
 
@@ -59,8 +60,10 @@ def merge(out: str | Path, parts: Sequence[str | Path]) -> int:
         col = header.index("submission")
         for sub in {r[col] for r in part_rows}:
             if sub in owner:
-                raise GradebookError(f"submission {unquote(sub)!r} is in both {owner[sub]} and "
-                                     f"{part}: were the shards graded with the same N?")
+                raise GradebookError(
+                    f"submission {unquote(sub)!r} is in both {owner[sub]} and "
+                    f"{part}: were the shards graded with the same N?"
+                )
             owner[sub] = str(part)
         rows += part_rows
     assert header is not None

@@ -4,6 +4,7 @@ Renders the report of the generated 30-submission class (tests/grading/classbook
 what an instructor would see (the embedded plots decode, the top mistake and its count, the
 errored submissions) and saves ``artifacts/report/report.png``.
 """
+
 from __future__ import annotations
 
 import os

@@ -1,5 +1,6 @@
 """The nbgrader course with the real nbgrader: generate_assignment, then autograde a correct and
 a wrong submission of notebook 02; nbgrader's recorded scores must equal our grader's."""
+
 from __future__ import annotations
 
 import os
@@ -21,11 +22,21 @@ NO_SCALE = "scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)"
 
 
 def nbgrader(course: Path, *args: str) -> None:
-    env = dict(os.environ, JUPYTER_CONFIG_DIR=str(course / ".jupyter"),
-               # nbgrader runs `alembic` from PATH to set up its database
-               PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
-    done = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=course, env=env,
-                          capture_output=True, text=True, timeout=300)
+    env = dict(
+        os.environ,
+        JUPYTER_CONFIG_DIR=str(course / ".jupyter"),
+        # nbgrader runs `alembic` from PATH to set up its database
+        PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]),
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "nbgrader", *args],
+        cwd=course,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
 
 
@@ -59,8 +70,13 @@ def test_nbgrader_scores_equal_ours(tmp_path):
             grades = {g.name: g.score for nb in sub.notebooks for g in nb.grades}
             theirs[student] = (sub.score, sub.max_score, grades)
 
-    result = grade_batch([course / "submitted"], tmp_path / "grades.csv", progress=False,
-                         settings=Settings(seed=3, cell_timeout=60), log=lambda m: None)
+    result = grade_batch(
+        [course / "submitted"],
+        tmp_path / "grades.csv",
+        progress=False,
+        settings=Settings(seed=3, cell_timeout=60),
+        log=lambda m: None,
+    )
     ours = {}
     for r in result.rows:
         student = r.submission.split("/")[0]

@@ -1,5 +1,6 @@
 """The instructor's workflow without kernels: shards, student names, zips, totals, merge, report,
 the nbgrader notebook's cell metadata and the Gradescope bundle's contents."""
+
 from __future__ import annotations
 
 import csv
@@ -14,19 +15,35 @@ import pytest
 from helpers.__main__ import main
 from helpers.checks import REGISTRY
 from helpers.grading.book import GradebookError, read_rows
-from helpers.grading.lms import (ArchiveError, Student, compile_pattern, compute_totals, expanded,
-                                 student_of, write_totals)
+from helpers.grading.lms import (
+    ArchiveError,
+    Student,
+    compile_pattern,
+    compute_totals,
+    expanded,
+    student_of,
+    write_totals,
+)
 from helpers.grading.report import summarize, write_report
 from helpers.grading.shard import merge, parse_shard, shard_of
 
 from . import classbook
 from .builders import SOLUTIONS
 
-HEADER = ["submission", "notebook", "exercise", "points", "max_points", "status", "mistake",
-          "message"]
+HEADER = [
+    "submission",
+    "notebook",
+    "exercise",
+    "points",
+    "max_points",
+    "status",
+    "mistake",
+    "message",
+]
 
 
 # --------------------------------------------------------------------------- shards
+
 
 @pytest.mark.parametrize("text,expected", [("1/3", (1, 3)), (" 3 / 3 ", (3, 3)), ("1/1", (1, 1))])
 def test_parse_shard(text, expected):
@@ -46,8 +63,11 @@ def test_shards_partition_evenly_and_stably():
     assert all(600 < n < 900 for n in Counter(shards).values())  # about 750 each
     # sha256 of the label: the same on every machine and every run (no salted hash())
     assert [shard_of(lb, 4) for lb in labels] == shards
-    assert shard_of("alice/02_x.ipynb", 7) == 1 + int.from_bytes(
-        __import__("hashlib").sha256(b"alice/02_x.ipynb").digest()[:8], "big") % 7
+    assert (
+        shard_of("alice/02_x.ipynb", 7)
+        == 1
+        + int.from_bytes(__import__("hashlib").sha256(b"alice/02_x.ipynb").digest()[:8], "big") % 7
+    )
 
 
 def _book(path: Path, rows: list[list[str]], header=HEADER) -> Path:
@@ -57,17 +77,29 @@ def _book(path: Path, rows: list[list[str]], header=HEADER) -> Path:
 
 
 def test_merge_sorts_like_one_run_and_refuses_overlaps(tmp_path):
-    a = _book(tmp_path / "a.csv", [["b.ipynb", "02", "02.padding_mask", "1", "1", "passed", "", "ok"],
-                                   ["b.ipynb", "02", "02.causal_mask", "0", "1", "failed", "", "x"]])
+    a = _book(
+        tmp_path / "a.csv",
+        [
+            ["b.ipynb", "02", "02.padding_mask", "1", "1", "passed", "", "ok"],
+            ["b.ipynb", "02", "02.causal_mask", "0", "1", "failed", "", "x"],
+        ],
+    )
     b = _book(tmp_path / "b.csv", [["a.ipynb", "00", "00.relu", "1", "1", "passed", "", "ok"]])
     assert merge(tmp_path / "m.csv", [a, b]) == 3
     got = [(r.submission, r.exercise) for r in read_rows(tmp_path / "m.csv")]
     # registry order puts 02.causal_mask before 02.padding_mask
-    assert got == [("a.ipynb", "00.relu"), ("b.ipynb", "02.causal_mask"), ("b.ipynb", "02.padding_mask")]
+    assert got == [
+        ("a.ipynb", "00.relu"),
+        ("b.ipynb", "02.causal_mask"),
+        ("b.ipynb", "02.padding_mask"),
+    ]
     with pytest.raises(GradebookError, match="b.ipynb"):
         merge(tmp_path / "m2.csv", [a, b, a])
-    old = _book(tmp_path / "old.csv", [["c.ipynb", "00", "00.relu", "1", "1", "passed", "ok"]],
-                header=HEADER[:6] + ["message"])
+    old = _book(
+        tmp_path / "old.csv",
+        [["c.ipynb", "00", "00.relu", "1", "1", "passed", "ok"]],
+        header=HEADER[:6] + ["message"],
+    )
     with pytest.raises(GradebookError, match="columns"):
         merge(tmp_path / "m3.csv", [a, old])
     assert read_rows(old)[0].mistake == ""  # a gradebook without the mistake column reads fine
@@ -80,18 +112,34 @@ def test_merge_command_exit_status(tmp_path, capsys):
 
 # --------------------------------------------------------------------------- students
 
-@pytest.mark.parametrize("label,student", [
-    ("smithjohn_12345_67890_02_scaled_dot_product_attention.ipynb", Student("smithjohn", "12345")),
-    ("smithjohn_LATE_12345_67890_02_scaled_dot_product_attention-1.ipynb",
-     Student("smithjohn", "12345", late=True)),
-    ("Ann Lee_345678_assignsubmission_file_/02_scaled_dot_product_attention.ipynb",
-     Student("Ann Lee", "345678")),
-    ("Ann Lee_345678_assignsubmission_file_02_scaled_dot_product_attention.ipynb",
-     Student("Ann Lee", "345678")),
-    ("alice/02_scaled_dot_product_attention.ipynb", Student("alice")),
-    ("alice/02_scaled_dot_product_attention/02_scaled_dot_product_attention.ipynb", Student("alice")),
-    ("02_scaled_dot_product_attention.ipynb", Student("02_scaled_dot_product_attention")),
-])
+
+@pytest.mark.parametrize(
+    "label,student",
+    [
+        (
+            "smithjohn_12345_67890_02_scaled_dot_product_attention.ipynb",
+            Student("smithjohn", "12345"),
+        ),
+        (
+            "smithjohn_LATE_12345_67890_02_scaled_dot_product_attention-1.ipynb",
+            Student("smithjohn", "12345", late=True),
+        ),
+        (
+            "Ann Lee_345678_assignsubmission_file_/02_scaled_dot_product_attention.ipynb",
+            Student("Ann Lee", "345678"),
+        ),
+        (
+            "Ann Lee_345678_assignsubmission_file_02_scaled_dot_product_attention.ipynb",
+            Student("Ann Lee", "345678"),
+        ),
+        ("alice/02_scaled_dot_product_attention.ipynb", Student("alice")),
+        (
+            "alice/02_scaled_dot_product_attention/02_scaled_dot_product_attention.ipynb",
+            Student("alice"),
+        ),
+        ("02_scaled_dot_product_attention.ipynb", Student("02_scaled_dot_product_attention")),
+    ],
+)
 def test_student_of_lms_names(label, student):
     assert student_of(label) == student
 
@@ -109,9 +157,27 @@ def test_totals_one_row_per_student(tmp_path):
     canvas = "smithjohn_12345_67890_"
     rows = [
         [f"{canvas}00_welcome.ipynb", "00", "00.relu", "1", "1", "passed", "", ""],
-        [f"{canvas}02_sdpa.ipynb", "02", "02.scaled_dot_product_attention", "0", "3", "failed", "", ""],
+        [
+            f"{canvas}02_sdpa.ipynb",
+            "02",
+            "02.scaled_dot_product_attention",
+            "0",
+            "3",
+            "failed",
+            "",
+            "",
+        ],
         [f"{canvas}02_sdpa.ipynb", "02", "02.causal_mask", "1", "1", "passed", "", ""],
-        ["doejane_LATE_23456_78901_02_sdpa.ipynb", "02", "02.causal_mask", "1", "1", "passed", "", ""],
+        [
+            "doejane_LATE_23456_78901_02_sdpa.ipynb",
+            "02",
+            "02.causal_mask",
+            "1",
+            "1",
+            "passed",
+            "",
+            "",
+        ],
         ["doejane_23456_78902_02_sdpa-1.ipynb", "02", "02.causal_mask", "0", "1", "failed", "", ""],
         ["stray.ipynb", "", "", "0", "0", "error", "", "not a notebook"],
     ]
@@ -120,15 +186,28 @@ def test_totals_one_row_per_student(tmp_path):
     with open(tmp_path / "t.csv", newline="", encoding="utf-8") as f:
         got = list(csv.DictReader(f))
     assert [r["student"] for r in got] == ["doejane", "smithjohn", "stray"]
-    assert got[0] == {"student": "doejane", "id": "23456", "00": "0", "02": "1", "total": "1",
-                      "late": "yes"}  # the better of two submissions of 02
-    assert got[1] == {"student": "smithjohn", "id": "12345", "00": "1", "02": "1", "total": "2",
-                      "late": ""}
+    assert got[0] == {
+        "student": "doejane",
+        "id": "23456",
+        "00": "0",
+        "02": "1",
+        "total": "1",
+        "late": "yes",
+    }  # the better of two submissions of 02
+    assert got[1] == {
+        "student": "smithjohn",
+        "id": "12345",
+        "00": "1",
+        "02": "1",
+        "total": "2",
+        "late": "",
+    }
     assert totals.unattributed == ["stray.ipynb"] and len(totals.duplicates) == 1
     assert totals.max_points == {"00": 1.0, "02": 4.0}
 
 
 # --------------------------------------------------------------------------- zips
+
 
 def test_zip_expands_and_refuses_unsafe_members(tmp_path):
     good = tmp_path / "canvas.zip"
@@ -143,13 +222,13 @@ def test_zip_expands_and_refuses_unsafe_members(tmp_path):
     bad = tmp_path / "evil.zip"
     with zipfile.ZipFile(bad, "w") as z:
         z.writestr("../escape.ipynb", "{}")
-    with pytest.raises(ArchiveError, match="unsafe"):
-        with expanded([str(bad)]):
-            pass
+    with pytest.raises(ArchiveError, match="unsafe"), expanded([str(bad)]):
+        pass
     assert not (tmp_path / "escape.ipynb").exists()
 
 
 # --------------------------------------------------------------------------- report
+
 
 def test_report_counts_of_a_generated_class(tmp_path):
     book = classbook.write(tmp_path / "grades.csv")
@@ -172,7 +251,10 @@ def test_report_counts_of_a_generated_class(tmp_path):
     assert [(c, n) for c, n, _ in top] == [(classbook.NO_SCALE[0], 8), (classbook.WRONG_AXIS[0], 4)]
     assert top[0][2] == classbook.NO_SCALE[1]
     assert "divide q @ kᵀ by sqrt(d_k)" in page
-    assert page.count("<tr data-status='error'>") == 2 and page.count("<tr data-status='timeout'>") == 1
+    assert (
+        page.count("<tr data-status='error'>") == 2
+        and page.count("<tr data-status='timeout'>") == 1
+    )
     assert sorted(summary.scores["02"]) == classbook.expected_scores()
     # self-contained: every image is embedded, nothing is fetched
     srcs = re.findall(r"""src=['"]([^'"]*)""", page)
@@ -188,6 +270,7 @@ def test_report_of_an_empty_or_all_passed_class(tmp_path):
 
 # --------------------------------------------------------------------------- exports
 
+
 def test_nbgrader_notebook_metadata(tmp_path):
     from helpers.grading.nbgrader import write_course
 
@@ -196,10 +279,13 @@ def test_nbgrader_notebook_metadata(tmp_path):
     assert (tmp_path / "nbgrader_config.py").is_file()
     nb = nbformat.read(str(path), as_version=4)
     meta = [c.metadata.get("nbgrader") for c in nb.cells]
-    tests = [(m["grade_id"], m["points"], c.source) for c, m in zip(nb.cells, meta) if m and m["grade"]]
+    tests = [
+        (m["grade_id"], m["points"], c.source) for c, m in zip(nb.cells, meta) if m and m["grade"]
+    ]
     exercises = [ex for ex in REGISTRY.values() if ex.notebook == "02"]
     assert [(g, p) for g, p, _ in tests] == [
-        (f"test-{ex.id.replace('.', '-')}", float(ex.points)) for ex in exercises]
+        (f"test-{ex.id.replace('.', '-')}", float(ex.points)) for ex in exercises
+    ]
     for (_, _, source), ex in zip(tests, exercises):
         assert f"_check({ex.id!r}, {ex.id.split('.')[1]}, seed=_secrets.randbelow" in source
         assert "assert _result.passed" in source
@@ -223,9 +309,16 @@ def test_gradescope_bundle_contents(tmp_path):
         run = z.read("run_autograder").decode()
         reqs = z.read("requirements-autograder.txt").decode().split()
         mode = z.getinfo("run_autograder").external_attr >> 16
-    assert {"setup.sh", "run_autograder", "helpers/__init__.py", "helpers/grading/grader.py",
-            "helpers/checks/nb02.py"} <= names
+    assert {
+        "setup.sh",
+        "run_autograder",
+        "helpers/__init__.py",
+        "helpers/grading/grader.py",
+        "helpers/checks/nb02.py",
+    } <= names
     assert not any("__pycache__" in n for n in names)
     assert mode & 0o111 and "--notebook 02" in run and "AUTOGRADER_ROOT:-/autograder" in run
-    assert "torch>=2.3" in reqs and not any(r.startswith(("pytest", "nbgrader", "-e")) for r in reqs)
+    assert "torch>=2.3" in reqs and not any(
+        r.startswith(("pytest", "nbgrader", "-e")) for r in reqs
+    )
     assert main(["gradescope", "99", "--out", str(tmp_path / "x.zip")]) == 2
