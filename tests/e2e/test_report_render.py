@@ -7,18 +7,13 @@ errored submissions) and saves ``artifacts/report/report.png``.
 
 from __future__ import annotations
 
-import os
 import shutil
 
 import pytest
 
-from .conftest import REPO, missing_requirement
+from .conftest import REPO, skip_without_browser
 
-_missing = missing_requirement()
-if _missing:
-    if os.environ.get("E2E_REQUIRED") == "1":
-        raise RuntimeError(f"E2E_REQUIRED=1 but the browser test cannot run: {_missing}")
-    pytest.skip(f"report browser test skipped: {_missing}", allow_module_level=True)
+skip_without_browser("report browser test")
 
 pytestmark = pytest.mark.slow
 

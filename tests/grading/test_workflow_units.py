@@ -29,18 +29,7 @@ from helpers.grading.shard import merge, parse_shard, shard_of
 
 from . import classbook
 from .builders import SOLUTIONS
-
-HEADER = [
-    "submission",
-    "notebook",
-    "exercise",
-    "points",
-    "max_points",
-    "status",
-    "mistake",
-    "message",
-]
-
+from .classbook import COLUMNS as HEADER
 
 # --------------------------------------------------------------------------- shards
 
