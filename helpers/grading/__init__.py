@@ -7,6 +7,13 @@
 - ``kernel_side.py``: the code sent (as text) to the learner's kernel to run the probes;
 - ``feedback.py``: one Markdown file per submission;
 - ``cli.py``: the command's arguments and summary.
+
+The instructor's workflow around it (issue 13), on submission lists and finished gradebooks:
+
+- ``lms.py``: ``.zip`` downloads, Canvas/Moodle student names, ``--totals``;
+- ``report.py``: ``--report``, the class report (HTML, plots embedded);
+- ``shard.py``: ``--shard K/N`` and ``grade merge``; ``book.py``: gradebooks read back;
+- ``nbgrader.py``: ``python -m helpers nbgrader``; ``gradescope.py``: ``python -m helpers gradescope``.
 """
 __all__ = ["grade_batch", "grade_submission", "Settings", "UsageError", "summary_table"]
 

@@ -4,12 +4,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.description = ("Grade submitted notebooks: each runs in a fresh kernel in a temporary folder, "
                      "the grader calls the learner's objects on fresh inputs and judges the "
-                     "outputs in its own process. Exit status 0 whatever the scores.")
+                     "outputs in its own process. Exit status 0 whatever the scores. "
+                     "`python -m helpers grade merge OUT.csv PART.csv ...` merges shards.")
     p.add_argument("submissions", nargs="+", metavar="SUBMISSION",
                    help=".ipynb files, or folders searched for them")
     p.add_argument("--out", default="grades.csv", help="the CSV gradebook (default: grades.csv)")
@@ -68,6 +70,20 @@ def write_outputs(gradebook: str, totals: str | None, report: str | None,
         print(f"class report ({summary.submissions} submissions) -> {report}", file=sys.stderr)
 
 
+def shard_filter(text: str) -> Callable[[list], list]:
+    """``--shard K/N`` as the grader's ``select`` hook (ValueError for a bad K/N)."""
+    from .shard import parse_shard, select
+
+    k, n = parse_shard(text)
+
+    def pick(subs: list) -> list:
+        mine = select(subs, k, n)
+        print(f"shard {k}/{n}: {len(mine)} of {len(subs)} submissions", file=sys.stderr)
+        return mine
+
+    return pick
+
+
 def merge_main(argv: list[str]) -> int:
     """``python -m helpers grade merge OUT.csv PART.csv ...``."""
     p = argparse.ArgumentParser(prog="python -m helpers grade merge",
@@ -111,12 +127,11 @@ def run(args: argparse.Namespace) -> int:
     if args.memory < 0:
         return bad("--memory must be 0 (no limit) or positive")
     from .lms import ArchiveError, compile_pattern, expanded
-    from .shard import parse_shard, select
 
     try:
         if args.student_pattern:
             compile_pattern(args.student_pattern)
-        shard = parse_shard(args.shard) if args.shard else None
+        pick = shard_filter(args.shard) if args.shard else None
     except ValueError as exc:
         return bad(str(exc))
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
@@ -124,7 +139,6 @@ def run(args: argparse.Namespace) -> int:
     settings = Settings(cell_timeout=args.timeout, total_timeout=args.notebook_timeout,
                         memory_bytes=int(args.memory * 2**30), threads=threads, seed=seed,
                         device=args.device, preload=not args.no_preload)
-    pick = (lambda subs: select(subs, *shard)) if shard else None
     try:
         with expanded(args.submissions) as paths:  # each .zip becomes a temporary folder
             result = grade_batch(paths, args.out, feedback=args.feedback, jobs=args.jobs,
