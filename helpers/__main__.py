@@ -1,4 +1,7 @@
-"""Command line: ``python -m helpers {student,export,execute,bench,grade} ...``."""
+"""Command line: ``python -m helpers <command> ...`` (``python -m helpers -h`` lists them).
+
+``python -m helpers grade merge OUT.csv PART.csv ...`` merges the gradebooks of shards.
+"""
 
 from __future__ import annotations
 
@@ -19,10 +22,17 @@ COMMANDS = {
     ),
     "bench": ("helpers.notebooks.bench", "time solved notebooks in fresh kernels, write bench/"),
     "grade": ("helpers.grading.cli", "grade submitted notebooks into a CSV gradebook"),
+    "nbgrader": ("helpers.grading.nbgrader", "write an nbgrader course (source/, config)"),
+    "gradescope": ("helpers.grading.gradescope", "build a Gradescope autograder zip"),
 }
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:2] == ["grade", "merge"]:  # a folder named merge: pass it as ./merge
+        from .grading.cli import merge_main
+
+        return merge_main(argv[2:])
     parser = argparse.ArgumentParser(prog="python -m helpers", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     for name, (module, help_text) in COMMANDS.items():

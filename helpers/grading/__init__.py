@@ -4,6 +4,13 @@ One responsibility per module (``grader.py`` lists them and gathers the public n
 ``submissions``, ``sandbox``, ``zygote``, ``kernel`` and ``limits``, ``run``, ``kernel_side``,
 ``judging``, ``gradebook``, ``feedback``, ``batch``; ``cli.py``: the command's arguments and
 summary.
+
+The instructor's workflow around it (issue 13), on submission lists and finished gradebooks:
+
+- ``lms.py``: ``.zip`` downloads, Canvas/Moodle student names, ``--totals``;
+- ``report.py``: ``--report``, the class report (HTML, plots embedded);
+- ``shard.py``: ``--shard K/N`` and ``grade merge``; ``book.py``: gradebooks read back;
+- ``nbgrader.py``: ``python -m helpers nbgrader``; ``gradescope.py``: ``python -m helpers gradescope``.
 """
 __all__ = ["Settings", "UsageError", "grade_batch", "grade_submission", "summary_table"]
 

@@ -133,13 +133,15 @@ class _Slots:
         shutil.rmtree(self.root, ignore_errors=True)
 
 
-def _prepare(paths, out: Path, jobs: int, settings: Settings, resume: bool, log):
+def _prepare(paths, out: Path, jobs: int, settings: Settings, resume: bool, log, select=None):
     """Check the arguments, find the submissions, keep rows for --resume, pick the sandbox."""
     if not out.parent.is_dir():
         raise UsageError(f"the folder of --out does not exist: {out.parent}")
     if jobs < 1:
         raise UsageError("--jobs must be at least 1")
     subs = find_submissions(paths)
+    if select is not None:  # e.g. one shard of the batch (shard.py)
+        subs = select(subs)
     kept = []
     if resume and out.exists():
         kept = read_gradebook(out)
@@ -307,10 +309,12 @@ def grade_batch(
     resume: bool = False,
     progress: bool = True,
     log: Callable[[str], None] = print,
+    select: Callable[[list[Submission]], list[Submission]] | None = None,
 ) -> BatchResult:
-    """Grade every submission under ``paths`` into the CSV ``out`` (see the module docstring)."""
+    """Grade every submission under ``paths`` into the CSV ``out`` (see the module docstring);
+    ``select`` picks which of the submissions found to grade (``--shard``)."""
     settings, out = settings or Settings(), Path(out)
-    subs, kept, kind, warning = _prepare(paths, out, jobs, settings, resume, log)
+    subs, kept, kind, warning = _prepare(paths, out, jobs, settings, resume, log, select)
     fb_dir = Path(feedback) if feedback else None
     if fb_dir:
         fb_dir.mkdir(parents=True, exist_ok=True)

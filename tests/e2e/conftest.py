@@ -48,6 +48,15 @@ def missing_requirement() -> str | None:
     return None
 
 
+def skip_without_browser(what: str) -> None:
+    """Skip the calling test module when the browser cannot run (an error with E2E_REQUIRED=1)."""
+    missing = missing_requirement()
+    if missing:
+        if os.environ.get("E2E_REQUIRED") == "1":
+            raise RuntimeError(f"E2E_REQUIRED=1 but the {what} cannot run: {missing}")
+        pytest.skip(f"{what} skipped: {missing}", allow_module_level=True)
+
+
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))

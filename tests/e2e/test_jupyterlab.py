@@ -13,19 +13,14 @@ CI) a missing browser is an error instead.
 
 from __future__ import annotations
 
-import os
 import re
 
 import nbformat
 import pytest
 
-from .conftest import REPO, missing_requirement
+from .conftest import REPO, skip_without_browser
 
-_missing = missing_requirement()
-if _missing:
-    if os.environ.get("E2E_REQUIRED") == "1":
-        raise RuntimeError(f"E2E_REQUIRED=1 but the browser test cannot run: {_missing}")
-    pytest.skip(f"JupyterLab browser test skipped: {_missing}", allow_module_level=True)
+skip_without_browser("JupyterLab browser test")
 
 pytestmark = pytest.mark.slow
 

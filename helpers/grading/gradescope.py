@@ -1,0 +1,247 @@
+"""A Gradescope autograder: ``python -m helpers gradescope NN --out autograder_NN.zip``.
+
+The zip holds what Gradescope's "Zipped Folder Upload" expects at its root:
+
+- ``setup.sh``: run once when Gradescope builds the image (it has internet): a virtual
+  environment in ``/autograder/venv`` with a CPU build of torch and the series' dependencies;
+- ``run_autograder``: grades the student's ``/autograder/submission/*.ipynb`` with this
+  package's grader (fresh kernel, secret random inputs, judged outside the learner's kernel)
+  and writes ``/autograder/results/results.json``;
+- ``helpers/`` (this package's source, put on ``PYTHONPATH``) and ``requirements-autograder.txt``.
+
+Both scripts take the root from ``$AUTOGRADER_ROOT`` (default ``/autograder``), and
+``run_autograder`` the interpreter from ``$AUTOGRADER_PYTHON`` (default: the venv's, else
+``python3``), so the bundle can be tried on any machine.
+
+results.json (Gradescope's documented autograder format): top-level ``score``,
+``execution_time``, ``output``, ``visibility``, ``stdout_visibility`` and ``tests``; one test per
+exercise with ``name``, ``number``, ``score``, ``max_score``, ``status`` (passed/failed),
+``output`` (the check's message), ``visibility`` and ``extra_data`` (grader status, mistake).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import secrets
+import shutil
+import sys
+import tempfile
+import time
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "helpers"
+# packages the tests and the lab need but grading does not
+DEV_ONLY = {"jupyterlab", "nbval", "pytest", "pytest-xdist", "playwright", "nbgrader"}
+
+SETUP_SH = """\
+#!/usr/bin/env bash
+# Gradescope runs this once, as root, when it builds the autograder image.
+set -euo pipefail
+ROOT="${AUTOGRADER_ROOT:-/autograder}"
+apt-get update -qq
+apt-get install -y -qq python3 python3-venv python3-pip
+python3 -m venv "$ROOT/venv"
+"$ROOT/venv/bin/python" -m pip install --quiet --upgrade pip
+# a CPU build of torch: Gradescope's machines have no GPU, and the CUDA build is gigabytes
+"$ROOT/venv/bin/python" -m pip install --quiet torch \\
+    --index-url https://download.pytorch.org/whl/cpu
+"$ROOT/venv/bin/python" -m pip install --quiet -r "$ROOT/source/requirements-autograder.txt"
+"""
+
+RUN_AUTOGRADER = """\
+#!/usr/bin/env bash
+# Gradescope runs this for each submission: grade notebook {notebook}, write results.json.
+set -u
+ROOT="${{AUTOGRADER_ROOT:-/autograder}}"
+PYTHON="${{AUTOGRADER_PYTHON:-}}"
+if [ -z "$PYTHON" ]; then
+    if [ -x "$ROOT/venv/bin/python" ]; then PYTHON="$ROOT/venv/bin/python"; else PYTHON=python3; fi
+fi
+export PYTHONPATH="$ROOT/source${{PYTHONPATH:+:$PYTHONPATH}}"
+export OMP_NUM_THREADS="${{OMP_NUM_THREADS:-1}}"
+mkdir -p "$ROOT/results"
+cd "$ROOT/source"
+exec "$PYTHON" -m helpers.grading.gradescope run --root "$ROOT" --notebook {notebook}
+"""
+
+
+def autograder_requirements(requirements: Path = ROOT / "requirements.txt") -> str:
+    """requirements.txt less the editable install and the dev-only packages."""
+    keep = []
+    for line in requirements.read_text(encoding="utf-8").splitlines():
+        spec = line.split("#", 1)[0].strip()
+        name = spec.split(";")[0]
+        for sep in "<>=!~[ ":
+            name = name.split(sep)[0]
+        if spec and not spec.startswith("-") and name.lower() not in DEV_ONLY:
+            keep.append(spec)
+    return "\n".join(keep) + "\n"
+
+
+def _add(archive: zipfile.ZipFile, name: str, data: str | bytes, mode: int = 0o644) -> None:
+    info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))  # reproducible bytes
+    info.external_attr = (0o100000 | mode) << 16
+    info.compress_type = zipfile.ZIP_DEFLATED
+    archive.writestr(info, data)
+
+
+def build_bundle(notebook: str, out: str | Path) -> Path:
+    """Write the autograder zip for notebook ``notebook`` (e.g. "02")."""
+    from .grader import exercises_of
+
+    number = f"{int(notebook):02d}"
+    if not exercises_of(number):
+        raise ValueError(f"notebook {number} has no graded exercises")
+    out = Path(out)
+    with zipfile.ZipFile(out, "w") as archive:
+        _add(archive, "setup.sh", SETUP_SH, 0o755)
+        _add(archive, "run_autograder", RUN_AUTOGRADER.format(notebook=number), 0o755)
+        _add(archive, "requirements-autograder.txt", autograder_requirements())
+        for path in sorted(PACKAGE.rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
+                _add(archive, path.relative_to(ROOT).as_posix(), path.read_bytes())
+    return out
+
+
+# --------------------------------------------------------------------------- on Gradescope
+
+
+def pick_submission(folder: Path, number: str) -> Path | None:
+    """The notebook to grade: one named NN_*, else the only notebook, else the first."""
+    found = sorted(
+        p for p in folder.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts and p.is_file()
+    )
+    named = [p for p in found if p.name.startswith(number)]
+    return (named or found or [None])[0]
+
+
+def results_json(graded, number: str, seconds: float, picked: str) -> dict:
+    """Gradescope's results.json from the grader's rows and full messages."""
+    from ..checks import EXERCISES
+
+    tests = []
+    for i, r in enumerate(graded.rows, 1):
+        ex = EXERCISES.get(r.exercise)
+        message = graded.messages.get(r.exercise, r.message) if r.exercise else r.message
+        extra = {"status": r.status}
+        if getattr(r, "mistake", ""):
+            extra["mistake"] = r.mistake
+        tests.append(
+            {
+                "name": f"{r.exercise}: {ex.title}"
+                if ex is not None
+                else (r.exercise or "submission"),
+                "number": str(i),
+                "score": r.points,
+                "max_score": r.max_points,
+                "status": "passed" if r.status == "passed" else "failed",
+                "output": message.strip() or r.status,
+                "visibility": "visible",
+                "extra_data": extra,
+            }
+        )
+    notes = "".join(f"\n- {n}" for n in graded.notes)
+    return {
+        "score": sum(t["score"] for t in tests),
+        "execution_time": round(seconds),
+        "output": f"Graded {picked} as notebook {number}, on fresh random inputs."
+        + (f"\nNotes from running the notebook:{notes}" if notes else ""),
+        "visibility": "visible",
+        "stdout_visibility": "hidden",
+        "tests": tests,
+    }
+
+
+def _no_notebook(number: str) -> dict:
+    from .grader import exercises_of
+
+    tests = [
+        {
+            "name": ex.id,
+            "number": str(i),
+            "score": 0.0,
+            "max_score": float(ex.points),
+            "status": "failed",
+            "output": "no notebook (.ipynb) was submitted.",
+            "visibility": "visible",
+        }
+        for i, ex in enumerate(exercises_of(number), 1)
+    ]
+    return {
+        "score": 0.0,
+        "output": f"No .ipynb file found: upload your notebook {number}.",
+        "visibility": "visible",
+        "stdout_visibility": "hidden",
+        "tests": tests,
+    }
+
+
+def grade_upload(root: Path, number: str, seed: int | None = None) -> dict:
+    """Grade ``root/submission`` and write ``root/results/results.json``; returns the results."""
+    from .grader import Settings, Submission, grade_submission
+
+    started = time.monotonic()
+    results_dir = root / "results"
+    results_dir.mkdir(parents=True, exist_ok=True)
+    picked = pick_submission(root / "submission", number)
+    if picked is None:
+        results = _no_notebook(number)
+    else:
+        with tempfile.TemporaryDirectory(prefix="gradescope-") as tmp:
+            # the bundle grades notebook NN whatever the upload is called: name the copy NN_...
+            work = Path(tmp) / "work"
+            shutil.copytree(picked.parent, work, ignore=shutil.ignore_patterns("*.ipynb"))
+            path = work / (
+                picked.name if picked.name.startswith(number) else f"{number}_{picked.name}"
+            )
+            shutil.copyfile(picked, path)
+            settings = Settings(
+                seed=seed if seed is not None else secrets.randbelow(2**31), threads=1
+            )
+            graded = grade_submission(Submission(path, picked.name), settings)
+        results = results_json(graded, number, time.monotonic() - started, picked.name)
+    (results_dir / "results.json").write_text(json.dumps(results, indent=1), encoding="utf-8")
+    return results
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """``python -m helpers gradescope NN --out autograder_NN.zip``."""
+    p.add_argument("number", metavar="NN")
+    p.add_argument("--out", type=Path, default=None, help="default: autograder_NN.zip")
+
+
+def run(args: argparse.Namespace) -> int:
+    if not args.number.isdigit():
+        print(f"error: NN is a notebook number, got {args.number!r}", file=sys.stderr)
+        return 2
+    out = args.out or Path(f"autograder_{int(args.number):02d}.zip")
+    try:
+        print(f"Gradescope autograder -> {build_bundle(args.number, out)}")
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Inside the autograder (``run_autograder``): grade the upload into results.json."""
+    p = argparse.ArgumentParser(
+        prog="python -m helpers.grading.gradescope",
+        description="Inside the autograder: grade and write results.json.",
+    )
+    sub = p.add_subparsers(dest="command", required=True)
+    r = sub.add_parser("run")
+    r.add_argument("--root", type=Path, default=Path("/autograder"))
+    r.add_argument("--notebook", required=True)
+    r.add_argument("--seed", type=int, default=None)
+    args = p.parse_args(argv)
+    results = grade_upload(args.root, f"{int(args.notebook):02d}", args.seed)
+    print(f"score {results['score']:g}: {args.root / 'results' / 'results.json'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,221 @@
+"""LMS in and out: grade a downloaded ``.zip`` directly, tell students apart, write totals.
+
+Who a submission belongs to is read from its label (its path inside the zip or folder), with
+the first of these patterns that matches (``--student-pattern REGEX`` replaces them; it must
+have a named group ``student``, and may have ``id`` and ``late``):
+
+- Canvas ("Download submissions"): ``lastnamefirstname_12345_67890_02_name.ipynb`` and, for a
+  late submission, ``lastnamefirstname_LATE_12345_67890_02_name.ipynb`` (name, Canvas user id,
+  submission id, then the file name the student uploaded);
+- Moodle (assignment "Download all submissions"): a folder per student
+  ``First Last_123456_assignsubmission_file_/02_name.ipynb`` or, without folders,
+  ``First Last_123456_assignsubmission_file_02_name.ipynb`` (123456: Moodle's participant id);
+- a folder per student: ``alice/02_name.ipynb`` (also nbgrader's ``submitted/alice/...``);
+- otherwise each file is its own student, named by its file name.
+
+Canvas renames the files, so the notebook number comes from the notebook's own metadata
+(``metadata.course.notebook``, set in every student notebook of the series).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import re
+import shutil
+import sys
+import tempfile
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from .book import GradeRow
+
+CANVAS = r"^(?:.*/)?(?P<student>[^/_]+)(?P<late>_LATE)?_(?P<id>\d+)_\d+_[^/]+$"
+MOODLE = r"(?:^|/)(?P<student>[^/]+?)_(?P<id>\d+)_assignsubmission_[a-z]+_"
+FOLDER = r"^(?P<student>[^/]+)/"
+PATTERNS = (CANVAS, MOODLE, FOLDER)
+MAX_ZIP_BYTES = 8 * 2**30  # uncompressed, all members together
+MAX_ZIP_MEMBERS = 200_000
+
+
+class ArchiveError(ValueError):
+    """A zip that cannot be extracted safely; the message names it."""
+
+
+def compile_pattern(text: str) -> re.Pattern:
+    """A ``--student-pattern``: ValueError unless it compiles and has a group ``student``."""
+    try:
+        pattern = re.compile(text)
+    except re.error as exc:
+        raise ValueError(f"--student-pattern is not a valid regular expression: {exc}") from None
+    if "student" not in pattern.groupindex:
+        raise ValueError("--student-pattern needs a named group (?P<student>...)")
+    return pattern
+
+
+@dataclass(frozen=True)
+class Student:
+    name: str
+    id: str = ""
+    late: bool = False
+
+
+def student_of(label: str, pattern: re.Pattern | None = None) -> Student:
+    """Who submitted ``label`` (see the module docstring for the patterns tried)."""
+    patterns = [pattern] if pattern is not None else [re.compile(p) for p in PATTERNS]
+    for p in patterns:
+        m = p.search(label)
+        if m and m.group("student"):
+            groups = m.groupdict()
+            return Student(
+                m.group("student").strip(),
+                (groups.get("id") or "").strip(),
+                bool(groups.get("late")),
+            )
+    return Student(PurePosixPath(label).name.removesuffix(".ipynb"))
+
+
+# --------------------------------------------------------------------------- zips in
+
+
+def _safe_members(archive: zipfile.ZipFile, name: str) -> list[zipfile.ZipInfo]:
+    members, total = [], 0
+    for info in archive.infolist():
+        path = PurePosixPath(info.filename.replace("\\", "/"))
+        if info.is_dir() or "__MACOSX" in path.parts or path.name.startswith("._"):
+            continue
+        if (
+            path.is_absolute()
+            or ".." in path.parts
+            or (info.external_attr >> 16) & 0o170000 == 0o120000
+        ):
+            raise ArchiveError(f"{name}: unsafe member {info.filename!r} (absolute, .. or a link)")
+        total += info.file_size
+        members.append(info)
+    if len(members) > MAX_ZIP_MEMBERS or total > MAX_ZIP_BYTES:
+        raise ArchiveError(
+            f"{name}: too large to extract ({len(members)} files, "
+            f"{total / 2**30:.1f} GiB uncompressed)"
+        )
+    return members
+
+
+def extract_zip(path: Path, dest: Path) -> Path:
+    """Extract ``path`` into a new folder under ``dest``; labels are then paths inside the zip."""
+    folder = dest / path.stem
+    n = 1
+    while folder.exists():  # two zips with the same name
+        n += 1
+        folder = dest / f"{path.stem}-{n}"
+    folder.mkdir(parents=True)
+    try:
+        with zipfile.ZipFile(path) as archive:
+            for info in _safe_members(archive, str(path)):
+                target = folder / PurePosixPath(info.filename.replace("\\", "/"))
+                target.parent.mkdir(parents=True, exist_ok=True)
+                with archive.open(info) as src, open(target, "wb") as out:
+                    shutil.copyfileobj(src, out)
+    except zipfile.BadZipFile as exc:
+        raise ArchiveError(f"{path}: not a zip file ({exc})") from None
+    return folder
+
+
+@contextlib.contextmanager
+def expanded(paths: list[str]) -> Iterator[list[str]]:
+    """The paths, with each ``.zip`` replaced by a temporary folder holding its contents."""
+    zips = [p for p in paths if p.lower().endswith(".zip") and Path(p).is_file()]
+    if not zips:
+        yield list(paths)
+        return
+    tmp = Path(tempfile.mkdtemp(prefix="grade-zips-"))
+    try:
+        out = [str(extract_zip(Path(p), tmp)) if p in zips else p for p in paths]
+        yield out
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+# --------------------------------------------------------------------------- totals out
+
+
+@dataclass
+class Totals:
+    notebooks: list[str]  # the notebook columns, sorted
+    max_points: dict[str, float]  # notebook -> points possible
+    students: dict[Student, dict[str, float]] = field(default_factory=dict)
+    late: set[Student] = field(default_factory=set)
+    duplicates: list[str] = field(default_factory=list)  # "student: notebook NN twice"
+    unattributed: list[str] = field(default_factory=list)  # labels of unknown notebooks
+
+
+def compute_totals(rows: list[GradeRow], pattern: re.Pattern | None = None) -> Totals:
+    """Per student and notebook, the points (the best submission when there are several)."""
+    per_sub: dict[str, dict] = {}
+    for r in rows:
+        entry = per_sub.setdefault(
+            r.submission, {"notebook": r.notebook, "points": 0.0, "max": 0.0}
+        )
+        entry["points"] += r.points
+        entry["max"] += r.max_points
+    notebooks = sorted({e["notebook"] for e in per_sub.values() if e["notebook"]})
+    totals = Totals(notebooks, {nb: 0.0 for nb in notebooks})
+    for label, e in sorted(per_sub.items()):
+        student = student_of(label, pattern)
+        scores = totals.students.setdefault(Student(student.name, student.id), {})
+        if student.late:
+            totals.late.add(Student(student.name, student.id))
+        nb = e["notebook"]
+        if not nb:
+            totals.unattributed.append(label)
+            continue
+        totals.max_points[nb] = max(totals.max_points[nb], e["max"])
+        if nb in scores:
+            totals.duplicates.append(
+                f"{student.name}: notebook {nb} submitted more than once (the best score is kept)"
+            )
+        scores[nb] = max(scores.get(nb, 0.0), e["points"])
+    return totals
+
+
+def write_totals(path: str | Path, totals: Totals) -> None:
+    """One row per student: name, id, a column per notebook, the total, and the late flag."""
+    head = ["student", "id", *totals.notebooks, "total", "late"]
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(head)
+        for student in sorted(totals.students, key=lambda s: (s.name.lower(), s.id)):
+            scores = totals.students[student]
+            cols = [f"{scores.get(nb, 0.0):g}" for nb in totals.notebooks]
+            w.writerow(
+                [
+                    _safe(student.name),
+                    student.id,
+                    *cols,
+                    f"{sum(scores.values()):g}",
+                    "yes" if student in totals.late else "",
+                ]
+            )
+
+
+def _safe(text: str) -> str:
+    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
+
+
+def totals_summary(totals: Totals, path: str | Path) -> str:
+    possible = ", ".join(f"{nb}: {totals.max_points[nb]:g}" for nb in totals.notebooks)
+    lines = [f"totals for {len(totals.students)} students -> {path} (points possible: {possible})"]
+    lines += [f"warning: {d}" for d in totals.duplicates]
+    if totals.unattributed:
+        lines.append(
+            f"warning: {len(totals.unattributed)} submissions of no known notebook are "
+            f"in no column: {', '.join(totals.unattributed[:5])}"
+        )
+    return "\n".join(lines)
+
+
+def print_totals(rows: list[GradeRow], path: str | Path, pattern: re.Pattern | None) -> None:
+    totals = compute_totals(rows, pattern)
+    write_totals(path, totals)
+    print(totals_summary(totals, path), file=sys.stderr)

@@ -1,0 +1,249 @@
+"""The class report: ``--report report.html``, one self-contained page an instructor reads offline.
+
+Per exercise the pass rate and the most frequent named mistakes (the gradebook's ``mistake``
+codes) with their counts and the message students saw; the distribution of scores per
+notebook as a histogram; the submissions that errored or timed out. Plots are matplotlib PNGs
+embedded as base64, styles are inline: the file needs nothing else.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .book import GradeRow
+
+STATUSES = ("passed", "failed", "error", "timeout", "missing")
+TOP_MISTAKES = 5
+
+
+@dataclass
+class ExerciseStats:
+    exercise: str
+    title: str
+    max_points: float
+    counts: Counter = field(default_factory=Counter)  # status -> rows
+    mistakes: Counter = field(default_factory=Counter)  # mistake code -> rows
+    examples: dict[str, Counter] = field(default_factory=dict)  # code -> message -> rows
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+    @property
+    def pass_rate(self) -> float:
+        return self.counts["passed"] / self.total if self.total else 0.0
+
+    def top_mistakes(self, n: int = TOP_MISTAKES) -> list[tuple[str, int, str]]:
+        """(code, count, the message most often shown with it), most frequent first."""
+        ranked = sorted(self.mistakes.items(), key=lambda kv: (-kv[1], kv[0]))[:n]
+        return [(code, count, self.examples[code].most_common(1)[0][0]) for code, count in ranked]
+
+
+@dataclass
+class Summary:
+    exercises: dict[str, ExerciseStats]
+    scores: dict[str, list[float]]  # notebook -> each submission's points
+    max_points: dict[str, float]  # notebook -> points possible
+    problems: list[GradeRow]  # rows with status error or timeout
+    submissions: int
+
+
+def summarize(rows: list[GradeRow]) -> Summary:
+    from ..checks import EXERCISES
+    from .book import exercise_order
+
+    order = exercise_order()
+    exercises: dict[str, ExerciseStats] = {}
+    per_sub: dict[str, tuple[str, float, float]] = {}
+    for r in rows:
+        nb, pts, mx = per_sub.get(r.submission, (r.notebook, 0.0, 0.0))
+        per_sub[r.submission] = (nb or r.notebook, pts + r.points, mx + r.max_points)
+        if not r.exercise:
+            continue
+        ex = EXERCISES.get(r.exercise)
+        stats = exercises.setdefault(
+            r.exercise, ExerciseStats(r.exercise, ex.title if ex is not None else "", r.max_points)
+        )
+        stats.counts[r.status] += 1
+        if r.mistake and r.status == "failed":
+            stats.mistakes[r.mistake] += 1
+            stats.examples.setdefault(r.mistake, Counter())[r.message] += 1
+    scores: dict[str, list[float]] = {}
+    max_points: dict[str, float] = {}
+    for nb, pts, mx in per_sub.values():
+        key = nb or "?"
+        scores.setdefault(key, []).append(pts)
+        max_points[key] = max(max_points.get(key, 0.0), mx)
+    ordered = dict(sorted(exercises.items(), key=lambda kv: (order.get(kv[0], len(order)), kv[0])))
+    problems = sorted(
+        (r for r in rows if r.status in ("error", "timeout")),
+        key=lambda r: (r.submission, order.get(r.exercise, -1)),
+    )
+    return Summary(ordered, dict(sorted(scores.items())), max_points, problems, len(per_sub))
+
+
+# --------------------------------------------------------------------------- figures
+
+
+def _png(fig) -> str:
+    import matplotlib.pyplot as plt
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
+    plt.close(fig)
+    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def histogram(summary: Summary) -> str:
+    """One panel per notebook: how many submissions got each score."""
+    import matplotlib
+
+    matplotlib.use("Agg")  # no display needed; the report may be made on a headless node
+    import matplotlib.pyplot as plt
+
+    nbs = list(summary.scores)
+    fig, axes = plt.subplots(
+        1, max(1, len(nbs)), figsize=(4.2 * max(1, len(nbs)), 3), squeeze=False
+    )
+    for ax, nb in zip(axes[0], nbs):
+        top = summary.max_points.get(nb, 0.0) or max(summary.scores[nb] + [1.0])
+        # whole points: one bar per score; otherwise 20 bins over the range
+        bins = [i - 0.5 for i in range(int(top) + 2)] if top == int(top) and top <= 40 else 20
+        ax.hist(summary.scores[nb], bins=bins, range=(0, top), color="#4878a8", edgecolor="white")
+        ax.set_title(f"notebook {nb}: {len(summary.scores[nb])} submissions")
+        ax.set_xlabel(f"points (of {top:g})")
+        ax.set_ylabel("submissions")
+    return _png(fig)
+
+
+def pass_rate_chart(summary: Summary) -> str:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    stats = list(summary.exercises.values())
+    fig, ax = plt.subplots(figsize=(7, 0.35 * len(stats) + 0.8))
+    ax.barh([s.exercise for s in stats], [100 * s.pass_rate for s in stats], color="#59a14f")
+    ax.invert_yaxis()
+    ax.set_xlim(0, 100)
+    ax.set_xlabel("passed (% of submissions)")
+    return _png(fig)
+
+
+# --------------------------------------------------------------------------- HTML
+
+STYLE = """
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 70em; color: #222; }
+table { border-collapse: collapse; margin: 0.5em 0 1.5em; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: left; vertical-align: top; }
+th { background: #f0f0f0; } td.n { text-align: right; } td.rate { white-space: nowrap; }
+pre { white-space: pre-wrap; margin: 0; font-size: 0.85em; max-width: 50em; }
+.bar { background: #59a14f; height: 0.8em; display: inline-block; }
+"""
+
+
+def _e(text: object) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def _message(text: str) -> str:
+    # the gradebook joins a message's lines with " | " (one CSV line per row): split them again
+    return f"<pre>{_e(text.replace(' | ', chr(10)))}</pre>"
+
+
+def _exercise_table(summary: Summary) -> list[str]:
+    out = [
+        "<table id='exercises'><tr><th>exercise</th><th>points</th><th>pass rate</th>"
+        + "".join(f"<th>{s}</th>" for s in STATUSES)
+        + "</tr>"
+    ]
+    for s in summary.exercises.values():
+        pct = 100 * s.pass_rate
+        out.append(
+            f"<tr data-exercise='{_e(s.exercise)}' data-passed='{s.counts['passed']}' "
+            f"data-total='{s.total}'><td><b>{_e(s.exercise)}</b> {_e(s.title)}</td>"
+            f"<td class='n'>{s.max_points:g}</td><td class='rate'>{pct:.0f} % "
+            f"<span class='bar' style='width:{pct / 20:.2f}em'></span></td>"
+            + "".join(f"<td class='n'>{s.counts[st]}</td>" for st in STATUSES)
+            + "</tr>"
+        )
+    return out + ["</table>"]
+
+
+def _mistake_tables(summary: Summary) -> list[str]:
+    out = []
+    for s in summary.exercises.values():
+        failed = s.counts["failed"]
+        if not failed:
+            continue
+        named = sum(s.mistakes.values())
+        out.append(f"<h3>{_e(s.exercise)}: {failed} failed, {named} with a named mistake</h3>")
+        if not s.mistakes:
+            continue
+        out.append(
+            "<table class='mistakes'><tr><th>mistake</th><th>count</th>"
+            "<th>the message students saw</th></tr>"
+        )
+        for code, count, message in s.top_mistakes():
+            out.append(
+                f"<tr data-mistake='{_e(code)}' data-count='{count}'><td><code>{_e(code)}"
+                f"</code></td><td class='n'>{count}</td><td>{_message(message)}</td></tr>"
+            )
+        out.append("</table>")
+    return out or ["<p>No exercise failed.</p>"]
+
+
+def _problem_table(summary: Summary) -> list[str]:
+    if not summary.problems:
+        return ["<p>None.</p>"]
+    out = [
+        (
+            "<table id='problems'><tr><th>submission</th><th>exercise</th><th>status</th>"
+            "<th>message</th></tr>"
+        )
+    ]
+    for r in summary.problems:
+        out.append(
+            f"<tr data-status='{_e(r.status)}'><td>{_e(r.submission)}</td>"
+            f"<td>{_e(r.exercise)}</td><td>{_e(r.status)}</td><td>{_message(r.message)}</td></tr>"
+        )
+    return out + ["</table>"]
+
+
+def render(summary: Summary, title: str = "Class report") -> str:
+    parts = [
+        f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{_e(title)}</title>",
+        f"<style>{STYLE}</style></head><body><h1>{_e(title)}</h1>",
+        f"<p>{summary.submissions} submissions, {len(summary.exercises)} exercises.</p>",
+    ]
+    if summary.exercises:
+        parts += [
+            "<h2>Pass rate per exercise</h2>",
+            *_exercise_table(summary),
+            f"<img alt='pass rate per exercise' src='{pass_rate_chart(summary)}'>",
+        ]
+    if summary.scores:
+        parts += [
+            "<h2>Score distribution</h2>",
+            f"<img id='histogram' alt='score histogram' src='{histogram(summary)}'>",
+        ]
+    parts += [
+        "<h2>Most frequent mistakes</h2>",
+        *_mistake_tables(summary),
+        "<h2>Submissions that errored or timed out</h2>",
+        *_problem_table(summary),
+        "</body></html>",
+    ]
+    return "\n".join(parts) + "\n"
+
+
+def write_report(path: str | Path, rows: list[GradeRow], title: str = "Class report") -> Summary:
+    summary = summarize(rows)
+    Path(path).write_text(render(summary, title), encoding="utf-8")
+    return summary

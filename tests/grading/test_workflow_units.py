@@ -1,0 +1,313 @@
+"""The instructor's workflow without kernels: shards, student names, zips, totals, merge, report,
+the nbgrader notebook's cell metadata and the Gradescope bundle's contents."""
+
+from __future__ import annotations
+
+import csv
+import re
+import zipfile
+from collections import Counter
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from helpers.__main__ import main
+from helpers.checks import REGISTRY
+from helpers.grading.book import GradebookError, read_rows
+from helpers.grading.lms import (
+    ArchiveError,
+    Student,
+    compile_pattern,
+    compute_totals,
+    expanded,
+    student_of,
+    write_totals,
+)
+from helpers.grading.report import summarize, write_report
+from helpers.grading.shard import merge, parse_shard, shard_of
+
+from . import classbook
+from .builders import SOLUTIONS
+from .classbook import COLUMNS as HEADER
+
+# --------------------------------------------------------------------------- shards
+
+
+@pytest.mark.parametrize("text,expected", [("1/3", (1, 3)), (" 3 / 3 ", (3, 3)), ("1/1", (1, 1))])
+def test_parse_shard(text, expected):
+    assert parse_shard(text) == expected
+
+
+@pytest.mark.parametrize("text", ["0/3", "4/3", "3", "a/b", "1/0", ""])
+def test_parse_shard_rejects(text):
+    with pytest.raises(ValueError):
+        parse_shard(text)
+
+
+def test_shards_partition_evenly_and_stably():
+    labels = [f"s{i}/02_x.ipynb" for i in range(3000)]
+    shards = [shard_of(lb, 4) for lb in labels]
+    assert set(shards) == {1, 2, 3, 4}
+    assert all(600 < n < 900 for n in Counter(shards).values())  # about 750 each
+    # sha256 of the label: the same on every machine and every run (no salted hash())
+    assert [shard_of(lb, 4) for lb in labels] == shards
+    assert (
+        shard_of("alice/02_x.ipynb", 7)
+        == 1
+        + int.from_bytes(__import__("hashlib").sha256(b"alice/02_x.ipynb").digest()[:8], "big") % 7
+    )
+
+
+def _book(path: Path, rows: list[list[str]], header=HEADER) -> Path:
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        csv.writer(f).writerows([header, *rows])
+    return path
+
+
+def test_merge_sorts_like_one_run_and_refuses_overlaps(tmp_path):
+    a = _book(
+        tmp_path / "a.csv",
+        [
+            ["b.ipynb", "02", "02.padding_mask", "1", "1", "passed", "", "ok"],
+            ["b.ipynb", "02", "02.causal_mask", "0", "1", "failed", "", "x"],
+        ],
+    )
+    b = _book(tmp_path / "b.csv", [["a.ipynb", "00", "00.relu", "1", "1", "passed", "", "ok"]])
+    assert merge(tmp_path / "m.csv", [a, b]) == 3
+    got = [(r.submission, r.exercise) for r in read_rows(tmp_path / "m.csv")]
+    # registry order puts 02.causal_mask before 02.padding_mask
+    assert got == [
+        ("a.ipynb", "00.relu"),
+        ("b.ipynb", "02.causal_mask"),
+        ("b.ipynb", "02.padding_mask"),
+    ]
+    with pytest.raises(GradebookError, match="b.ipynb"):
+        merge(tmp_path / "m2.csv", [a, b, a])
+    old = _book(
+        tmp_path / "old.csv",
+        [["c.ipynb", "00", "00.relu", "1", "1", "passed", "ok"]],
+        header=HEADER[:6] + ["message"],
+    )
+    with pytest.raises(GradebookError, match="columns"):
+        merge(tmp_path / "m3.csv", [a, old])
+    assert read_rows(old)[0].mistake == ""  # a gradebook without the mistake column reads fine
+
+
+def test_merge_command_exit_status(tmp_path, capsys):
+    assert main(["grade", "merge", str(tmp_path / "m.csv"), str(tmp_path / "missing.csv")]) == 2
+    assert "cannot read" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- students
+
+
+@pytest.mark.parametrize(
+    "label,student",
+    [
+        (
+            "smithjohn_12345_67890_02_scaled_dot_product_attention.ipynb",
+            Student("smithjohn", "12345"),
+        ),
+        (
+            "smithjohn_LATE_12345_67890_02_scaled_dot_product_attention-1.ipynb",
+            Student("smithjohn", "12345", late=True),
+        ),
+        (
+            "Ann Lee_345678_assignsubmission_file_/02_scaled_dot_product_attention.ipynb",
+            Student("Ann Lee", "345678"),
+        ),
+        (
+            "Ann Lee_345678_assignsubmission_file_02_scaled_dot_product_attention.ipynb",
+            Student("Ann Lee", "345678"),
+        ),
+        ("alice/02_scaled_dot_product_attention.ipynb", Student("alice")),
+        (
+            "alice/02_scaled_dot_product_attention/02_scaled_dot_product_attention.ipynb",
+            Student("alice"),
+        ),
+        ("02_scaled_dot_product_attention.ipynb", Student("02_scaled_dot_product_attention")),
+    ],
+)
+def test_student_of_lms_names(label, student):
+    assert student_of(label) == student
+
+
+def test_student_pattern_overrides():
+    pattern = compile_pattern(r"^(?P<student>[a-z]+)-hw")
+    assert student_of("bob-hw2/02_x.ipynb", pattern) == Student("bob")
+    with pytest.raises(ValueError, match="student"):
+        compile_pattern(r"(?P<name>\w+)")
+    with pytest.raises(ValueError, match="regular expression"):
+        compile_pattern(r"(?P<student>")
+
+
+def test_totals_one_row_per_student(tmp_path):
+    canvas = "smithjohn_12345_67890_"
+    rows = [
+        [f"{canvas}00_welcome.ipynb", "00", "00.relu", "1", "1", "passed", "", ""],
+        [
+            f"{canvas}02_sdpa.ipynb",
+            "02",
+            "02.scaled_dot_product_attention",
+            "0",
+            "3",
+            "failed",
+            "",
+            "",
+        ],
+        [f"{canvas}02_sdpa.ipynb", "02", "02.causal_mask", "1", "1", "passed", "", ""],
+        [
+            "doejane_LATE_23456_78901_02_sdpa.ipynb",
+            "02",
+            "02.causal_mask",
+            "1",
+            "1",
+            "passed",
+            "",
+            "",
+        ],
+        ["doejane_23456_78902_02_sdpa-1.ipynb", "02", "02.causal_mask", "0", "1", "failed", "", ""],
+        ["stray.ipynb", "", "", "0", "0", "error", "", "not a notebook"],
+    ]
+    totals = compute_totals(read_rows(_book(tmp_path / "g.csv", rows)))
+    write_totals(tmp_path / "t.csv", totals)
+    with open(tmp_path / "t.csv", newline="", encoding="utf-8") as f:
+        got = list(csv.DictReader(f))
+    assert [r["student"] for r in got] == ["doejane", "smithjohn", "stray"]
+    assert got[0] == {
+        "student": "doejane",
+        "id": "23456",
+        "00": "0",
+        "02": "1",
+        "total": "1",
+        "late": "yes",
+    }  # the better of two submissions of 02
+    assert got[1] == {
+        "student": "smithjohn",
+        "id": "12345",
+        "00": "1",
+        "02": "1",
+        "total": "2",
+        "late": "",
+    }
+    assert totals.unattributed == ["stray.ipynb"] and len(totals.duplicates) == 1
+    assert totals.max_points == {"00": 1.0, "02": 4.0}
+
+
+# --------------------------------------------------------------------------- zips
+
+
+def test_zip_expands_and_refuses_unsafe_members(tmp_path):
+    good = tmp_path / "canvas.zip"
+    with zipfile.ZipFile(good, "w") as z:
+        z.writestr("a_1_2_02_x.ipynb", "{}")
+        z.writestr("__MACOSX/._a_1_2_02_x.ipynb", "junk")
+    with expanded([str(good), "other"]) as paths:
+        folder = Path(paths[0])
+        assert paths[1] == "other"
+        assert [p.name for p in folder.rglob("*") if p.is_file()] == ["a_1_2_02_x.ipynb"]
+    assert not folder.exists()
+    bad = tmp_path / "evil.zip"
+    with zipfile.ZipFile(bad, "w") as z:
+        z.writestr("../escape.ipynb", "{}")
+    with pytest.raises(ArchiveError, match="unsafe"), expanded([str(bad)]):
+        pass
+    assert not (tmp_path / "escape.ipynb").exists()
+
+
+# --------------------------------------------------------------------------- report
+
+
+def test_report_counts_of_a_generated_class(tmp_path):
+    book = classbook.write(tmp_path / "grades.csv")
+    out = tmp_path / "report.html"
+    summary = write_report(out, read_rows(book))
+    page = out.read_text(encoding="utf-8")
+    assert summary.submissions == classbook.N_SUBMISSIONS
+    for exercise, outcomes in classbook.SPEC.items():
+        passed = sum(n for n, status, _ in outcomes if status == "passed")
+        assert f"data-exercise='{exercise}' data-passed='{passed}' data-total='30'" in page
+        named = Counter()
+        for n, status, what in outcomes:
+            if isinstance(what, tuple):
+                named[what[0]] += n
+        assert dict(summary.exercises[exercise].mistakes) == dict(named)
+        for code, n in named.items():
+            assert f"data-mistake='{code}' data-count='{n}'" in page
+    # the most frequent mistake first, with the message students saw
+    top = summary.exercises[classbook.SDPA].top_mistakes()
+    assert [(c, n) for c, n, _ in top] == [(classbook.NO_SCALE[0], 8), (classbook.WRONG_AXIS[0], 4)]
+    assert top[0][2] == classbook.NO_SCALE[1]
+    assert "divide q @ kᵀ by sqrt(d_k)" in page
+    assert (
+        page.count("<tr data-status='error'>") == 2
+        and page.count("<tr data-status='timeout'>") == 1
+    )
+    assert sorted(summary.scores["02"]) == classbook.expected_scores()
+    # self-contained: every image is embedded, nothing is fetched
+    srcs = re.findall(r"""src=['"]([^'"]*)""", page)
+    assert len(srcs) == 2 and all(s.startswith("data:image/png;base64,") for s in srcs)
+    assert "http://" not in page and "https://" not in page and "<link" not in page
+
+
+def test_report_of_an_empty_or_all_passed_class(tmp_path):
+    book = _book(tmp_path / "g.csv", [["a.ipynb", "00", "00.relu", "1", "1", "passed", "", "ok"]])
+    summary = summarize(read_rows(book))
+    assert summary.exercises["00.relu"].pass_rate == 1.0 and not summary.problems
+
+
+# --------------------------------------------------------------------------- exports
+
+
+def test_nbgrader_notebook_metadata(tmp_path):
+    from helpers.grading.nbgrader import write_course
+
+    [path] = write_course(tmp_path, ["2"])
+    assert path == tmp_path / "source" / "02_scaled_dot_product_attention" / path.name
+    assert (tmp_path / "nbgrader_config.py").is_file()
+    nb = nbformat.read(str(path), as_version=4)
+    meta = [c.metadata.get("nbgrader") for c in nb.cells]
+    tests = [
+        (m["grade_id"], m["points"], c.source) for c, m in zip(nb.cells, meta) if m and m["grade"]
+    ]
+    exercises = [ex for ex in REGISTRY.values() if ex.notebook == "02"]
+    assert [(g, p) for g, p, _ in tests] == [
+        (f"test-{ex.id.replace('.', '-')}", float(ex.points)) for ex in exercises
+    ]
+    for (_, _, source), ex in zip(tests, exercises):
+        assert f"_check({ex.id!r}, {ex.id.split('.')[1]}, seed=_secrets.randbelow" in source
+        assert "assert _result.passed" in source
+    for cell, m in zip(nb.cells, meta):
+        if "### BEGIN SOLUTION" in cell.source:
+            assert m["solution"] and not m["locked"]
+        elif cell.cell_type == "markdown":
+            assert m["locked"] and not m["solution"]
+        if cell.cell_type == "code":
+            assert not cell.outputs
+    solution = nbformat.read(str(next(SOLUTIONS.glob("02_*.ipynb"))), as_version=4)
+    assert len(nb.cells) == len(solution.cells) + len(exercises)
+    assert main(["nbgrader", str(tmp_path), "99"]) == 2
+
+
+def test_gradescope_bundle_contents(tmp_path):
+    out = tmp_path / "ag.zip"
+    assert main(["gradescope", "02", "--out", str(out)]) == 0
+    with zipfile.ZipFile(out) as z:
+        names = set(z.namelist())
+        run = z.read("run_autograder").decode()
+        reqs = z.read("requirements-autograder.txt").decode().split()
+        mode = z.getinfo("run_autograder").external_attr >> 16
+    assert {
+        "setup.sh",
+        "run_autograder",
+        "helpers/__init__.py",
+        "helpers/grading/grader.py",
+        "helpers/checks/nb02.py",
+    } <= names
+    assert not any("__pycache__" in n for n in names)
+    assert mode & 0o111 and "--notebook 02" in run and "AUTOGRADER_ROOT:-/autograder" in run
+    assert "torch>=2.3" in reqs and not any(
+        r.startswith(("pytest", "nbgrader", "-e")) for r in reqs
+    )
+    assert main(["gradescope", "99", "--out", str(tmp_path / "x.zip")]) == 2
