@@ -10,8 +10,10 @@ The instructor's workflow around it (issue 13), on submission lists and finished
 - ``lms.py``: ``.zip`` downloads, Canvas/Moodle student names, ``--totals``;
 - ``report.py``: ``--report``, the class report (HTML, plots embedded);
 - ``shard.py``: ``--shard K/N`` and ``grade merge``; ``book.py``: gradebooks read back;
-- ``nbgrader.py``: ``python -m helpers nbgrader``; ``gradescope.py``: ``python -m helpers gradescope``.
+- ``nbgrader.py``: ``python -m helpers nbgrader``;
+  ``gradescope.py``: ``python -m helpers gradescope``.
 """
+
 __all__ = ["Settings", "UsageError", "grade_batch", "grade_submission", "summary_table"]
 
 

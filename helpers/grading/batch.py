@@ -252,7 +252,7 @@ class _Batch:
                     self.collect()
                     self.enforce_deadlines()
         finally:
-            for conn, state in list(self.running.items()):
+            for state in list(self.running.values()):
                 for pid in state["kernels"]:
                     _kill_group(pid)
                 state["proc"].kill()

@@ -1,4 +1,5 @@
 """Per-submission feedback: a Markdown file with each exercise's verdict and the check's message."""
+
 from __future__ import annotations
 
 MARKS = {"passed": "✅", "failed": "❌", "error": "⚠️", "timeout": "⏱", "missing": "➖"}
@@ -18,8 +19,10 @@ def feedback_markdown(sub, graded) -> str:
         lines += ["| exercise | status | points |", "| --- | --- | --- |"]
         for r in rows:
             if r.exercise:
-                lines.append(f"| {r.exercise} | {MARKS.get(r.status, '')} {r.status} | "
-                             f"{r.points:g} / {r.max_points:g} |")
+                lines.append(
+                    f"| {r.exercise} | {MARKS.get(r.status, '')} {r.status} | "
+                    f"{r.points:g} / {r.max_points:g} |"
+                )
         lines.append("")
     for r in rows:
         ex = EXERCISES.get(r.exercise)
@@ -33,7 +36,9 @@ def feedback_markdown(sub, graded) -> str:
         lines += ["## Notes from running the notebook", ""]
         lines += [f"- {note}" for note in graded.notes]
         lines.append("")
-    lines.append("Inputs for grading were made by the grader with a secret seed; your own check "
-                 "calls in the notebook do not count. Run your notebook top to bottom in a fresh "
-                 "kernel (Kernel → Restart & Run All) to reproduce errors.")
+    lines.append(
+        "Inputs for grading were made by the grader with a secret seed; your own check "
+        "calls in the notebook do not count. Run your notebook top to bottom in a fresh "
+        "kernel (Kernel → Restart & Run All) to reproduce errors."
+    )
     return "\n".join(lines) + "\n"

@@ -87,7 +87,7 @@ def summary_table(result: BatchResult) -> str:
     """Per notebook: submissions, mean score, and the rows by status."""
     by_nb: dict[str, dict[str, Any]] = {}
     for r in result.rows:
-        d = by_nb.setdefault(r.notebook or "?", {"subs": {}, **{s: 0 for s in STATUSES}})
+        d = by_nb.setdefault(r.notebook or "?", {"subs": {}, **dict.fromkeys(STATUSES, 0)})
         pts, mx = d["subs"].get(r.submission, (0.0, 0.0))
         d["subs"][r.submission] = (pts + r.points, mx + r.max_points)
         if r.status in STATUSES:

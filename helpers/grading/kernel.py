@@ -17,6 +17,8 @@ import sys
 import time
 from dataclasses import dataclass
 
+import helpers
+
 from . import limits
 
 # Sets the limits, then becomes the kernel. argv: limits.py memory_bytes file_bytes sandboxed -- cmd
@@ -88,6 +90,9 @@ def kernel_env(home: str, threads: int) -> dict[str, str]:
         PYDEVD_DISABLE_FILE_VALIDATION="1",
         OMP_NUM_THREADS=str(threads),
         MKL_NUM_THREADS=str(threads),
+        # the kernel imports the helpers this grader runs (and the sandbox shows), also where
+        # they come from PYTHONPATH rather than the environment (Gradescope's bundle)
+        PYTHONPATH=os.path.dirname(os.path.dirname(os.path.realpath(helpers.__file__))),
     )
     return env
 
@@ -127,9 +132,9 @@ class Kernel:
         env = kernel_env(workdir, threads)
         tag = os.urandom(4).hex()
         where = (
-            dict(transport="ipc", ip=os.path.join(private, f"k{tag}"))
+            {"transport": "ipc", "ip": os.path.join(private, f"k{tag}")}
             if ipc or sandbox
-            else dict(transport="tcp", ip="127.0.0.1")
+            else {"transport": "tcp", "ip": "127.0.0.1"}
         )
         cf, _ = write_connection_file(
             os.path.join(private, f"kernel-{tag}.json"), key=os.urandom(16).hex().encode(), **where

@@ -160,7 +160,7 @@ def compute_totals(rows: list[GradeRow], pattern: re.Pattern | None = None) -> T
         entry["points"] += r.points
         entry["max"] += r.max_points
     notebooks = sorted({e["notebook"] for e in per_sub.values() if e["notebook"]})
-    totals = Totals(notebooks, {nb: 0.0 for nb in notebooks})
+    totals = Totals(notebooks, dict.fromkeys(notebooks, 0.0))
     for label, e in sorted(per_sub.items()):
         student = student_of(label, pattern)
         scores = totals.students.setdefault(Student(student.name, student.id), {})

@@ -85,13 +85,13 @@ class KernelRun:
         self.close()
         self.starts += 1
         s, slot = self.settings, self.slot
-        limits = dict(
-            memory_bytes=s.memory_bytes,
-            file_bytes=s.file_bytes,
-            threads=s.threads,
-            output_cap=s.output_cap,
-            private=str(self.private),
-        )
+        limits = {
+            "memory_bytes": s.memory_bytes,
+            "file_bytes": s.file_bytes,
+            "threads": s.threads,
+            "output_cap": s.output_cap,
+            "private": str(self.private),
+        }
         if slot.zygote is not None:
             try:
                 self.kernel = Kernel(

@@ -233,9 +233,10 @@ def bwrap_command(
         "--new-session",
     ]
     args += ["--as-pid-1"] if as_pid_1 else []
-    args += _read_only(roots)
+    # /tmp first: a Python environment or helpers under /tmp (a Gradescope bundle) is bound on it
+    args += ["--tmpfs", "/tmp", *_read_only(roots)]
     args += ["--proc", "/proc", "--dev", "/dev", *_devices(device)]
-    args += ["--tmpfs", "/tmp", *_hide(list(hidden), roots, folder)]
+    args += _hide(list(hidden), roots, folder)
     args += ["--bind", folder, folder, "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm"]
     args += ["--remount-ro", "/tmp", "--remount-ro", "/dev", "--remount-ro", "/", "--chdir", folder]
     return args + ["--"]

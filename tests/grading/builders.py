@@ -1,4 +1,5 @@
 """Make submissions from the solved notebooks: correct, partly wrong, hostile and broken."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -49,7 +50,11 @@ def delete_exercise(nb, exercise_id: str):
 
 def plain_notebook(*sources: str, notebook: str | None = None):
     nb = new_notebook(cells=[new_code_cell(s) for s in sources])
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
     if notebook is not None:
         nb.metadata["course"] = {"notebook": notebook}
     return nb

@@ -5,6 +5,7 @@ Submissions are made from the solved notebooks at test time: correct, partly wro
 broken (invalid JSON, unknown notebooks, deleted and renamed exercises, an endless loop, a dead
 kernel, megabytes of output, too much memory). Each test asserts that submission's exact rows.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -20,27 +21,45 @@ from helpers.__main__ import main
 from helpers.checks import REGISTRY
 from helpers.grading.grader import exercises_of, make_probes
 
-from .builders import (NOTEBOOKS, after_check, delete_exercise, exercise_index, insert, load,
-                       plain_notebook, set_exercise, write)
+from .builders import (
+    NOTEBOOKS,
+    after_check,
+    delete_exercise,
+    exercise_index,
+    insert,
+    load,
+    plain_notebook,
+    set_exercise,
+    write,
+)
 
 pytestmark = pytest.mark.slow
 
 CELL_TIMEOUT = 20
 MARK = uuid.uuid4().hex[:8]
-NOT_IMPLEMENTED = "not implemented yet: fill in the TODO above, run that cell, then run this check again."
+NOT_IMPLEMENTED = (
+    "not implemented yet: fill in the TODO above, run that cell, then run this check again."
+)
 SEED = 11
 
 
 def passed(ex_id: str) -> tuple:
     ex = REGISTRY[ex_id]
-    return (ex_id, f"{ex.points:g}", f"{ex.points:g}", "passed", f"passed {len(make_probes(ex, SEED))} cases")
+    return (
+        ex_id,
+        f"{ex.points:g}",
+        f"{ex.points:g}",
+        "passed",
+        f"passed {len(make_probes(ex, SEED))} cases",
+    )
 
 
 RELU_PASSED = [passed("00.relu")]
 NB01_PASSED = [passed("01.softmax"), passed("01.dot_product_attention")]
 
-PATCHES = '''
-import helpers, helpers.checks, helpers.checks.runner, helpers.checks.framework, torch, torch.testing
+PATCHES = """
+import helpers, helpers.checks, helpers.checks.runner, helpers.checks.framework
+import torch, torch.testing
 from helpers.checks.framework import CheckResult
 
 def fake_check(exercise_id, candidate, **kwargs):
@@ -58,9 +77,9 @@ torch.equal = lambda *a, **k: True
 torch.isclose = lambda a, b, *args, **k: torch.ones_like(a, dtype=torch.bool)
 torch.testing.assert_close = lambda *a, **k: None
 result = check("00.relu", relu)
-'''
+"""
 
-FORGED_RESULTS = '''
+FORGED_RESULTS = """
 import pickle, torch
 
 class Evil:
@@ -72,18 +91,19 @@ def fake_save(obj, f, *args, **kwargs):
         pickle.dump(Evil(), fh)
 
 torch.save = fake_save
-'''
+"""
 
-ESCAPE = f'''
+ESCAPE = f"""
 import os, pathlib
 pathlib.Path(os.path.expanduser("~/escape_home_{MARK}.txt")).write_text("x")
 pathlib.Path("escape_cwd_{MARK}.txt").write_text("x")
 pathlib.Path(os.environ.get("TMPDIR", "/tmp"), "escape_tmp_{MARK}.txt").write_text("x")
-'''
+"""
 
 
 def build(folder: Path) -> dict[str, list[tuple]]:
-    """Write the submissions; return {label: expected rows (exercise, points, max, status, message)}."""
+    """Write the submissions; return {label: expected rows}, each row
+    (exercise, points, max, status, message)."""
     expected: dict[str, list[tuple]] = {}
 
     def add(label, nb, rows, notebook=None):
@@ -94,65 +114,168 @@ def build(folder: Path) -> dict[str, list[tuple]]:
     add("00_correct.ipynb", load("00"), RELU_PASSED)
     add("alice/01_dot_product_attention.ipynb", load("01"), NB01_PASSED)
 
-    nb = set_exercise(load("01"), "01.softmax", "def softmax(x, dim=-1):\n"
-                      "    e = x.exp()\n    return e / e.sum(dim=dim, keepdim=True)")
-    add("01_partly_wrong.ipynb", nb, [
-        ("01.softmax", "0", "2", "failed", "case x = [1000, 1001, 999] (large logits): the output "
-         "has NaN or inf: exp(1000) overflows. Subtract the max along `dim` (keepdim=True) before "
-         "exponentiating; softmax does not change."),
-        NB01_PASSED[1]])
+    nb = set_exercise(
+        load("01"),
+        "01.softmax",
+        "def softmax(x, dim=-1):\n    e = x.exp()\n    return e / e.sum(dim=dim, keepdim=True)",
+    )
+    add(
+        "01_partly_wrong.ipynb",
+        nb,
+        [
+            (
+                "01.softmax",
+                "0",
+                "2",
+                "failed",
+                "case x = [1000, 1001, 999] (large logits): the output "
+                "has NaN or inf: exp(1000) overflows. Subtract the max along `dim` "
+                "(keepdim=True) before exponentiating; softmax does not change.",
+            ),
+            NB01_PASSED[1],
+        ],
+    )
 
     nb = set_exercise(load("00"), "00.relu", "def relu(x):\n    return x.abs()")
     insert(nb, after_check(nb, "00.relu"), PATCHES)
-    add("00_wrong_and_patched.ipynb", nb, [
-        ("00.relu", "0", "1", "failed", "case x = [-2, -0.5, 0, 1.5]: you returned |x|: negative "
-         "inputs must become 0, not positive.")])
+    add(
+        "00_wrong_and_patched.ipynb",
+        nb,
+        [
+            (
+                "00.relu",
+                "0",
+                "1",
+                "failed",
+                "case x = [-2, -0.5, 0, 1.5]: you returned |x|: negative "
+                "inputs must become 0, not positive.",
+            )
+        ],
+    )
 
-    nb = set_exercise(load("00"), "00.relu", "class AlwaysEqual:\n"
-                      "    def __eq__(self, other):\n        return True\n\n"
-                      "def relu(x):\n    return AlwaysEqual()")
-    add("00_always_equal.ipynb", nb, [
-        ("00.relu", "0", "1", "failed", "case x = [-2, -0.5, 0, 1.5]: the output should be a "
-         "torch.Tensor, got __main__.AlwaysEqual.")])
+    nb = set_exercise(
+        load("00"),
+        "00.relu",
+        "class AlwaysEqual:\n"
+        "    def __eq__(self, other):\n        return True\n\n"
+        "def relu(x):\n    return AlwaysEqual()",
+    )
+    add(
+        "00_always_equal.ipynb",
+        nb,
+        [
+            (
+                "00.relu",
+                "0",
+                "1",
+                "failed",
+                "case x = [-2, -0.5, 0, 1.5]: the output should be a "
+                "torch.Tensor, got __main__.AlwaysEqual.",
+            )
+        ],
+    )
 
-    nb = set_exercise(load("00"), "00.relu", "class Sneaky(torch.Tensor):\n    pass\n\n"
-                      "def relu(x):\n    return torch.where(x > 0, x, 0 * x).as_subclass(Sneaky)")
-    add("00_tensor_subclass.ipynb", nb, [
-        ("00.relu", "0", "1", "failed", "case x = [-2, -0.5, 0, 1.5]: the output should be a "
-         "torch.Tensor, got a tensor subclass (Sneaky).")])
+    nb = set_exercise(
+        load("00"),
+        "00.relu",
+        "class Sneaky(torch.Tensor):\n    pass\n\n"
+        "def relu(x):\n    return torch.where(x > 0, x, 0 * x).as_subclass(Sneaky)",
+    )
+    add(
+        "00_tensor_subclass.ipynb",
+        nb,
+        [
+            (
+                "00.relu",
+                "0",
+                "1",
+                "failed",
+                "case x = [-2, -0.5, 0, 1.5]: the output should be a "
+                "torch.Tensor, got a tensor subclass (Sneaky).",
+            )
+        ],
+    )
 
     nb = load("00")
     nb.cells[exercise_index(nb, "00.relu")].source = "def my_relu(x):\n    return x * (x > 0)"
     nb.cells[exercise_index(nb, "00.relu") + 1].source = 'result = check("00.relu", my_relu)'
-    add("00_renamed.ipynb", nb, [
-        ("00.relu", "0", "1", "missing", "`relu` is not defined in the notebook (is its exercise "
-         "cell deleted, or the function renamed?).")])
+    add(
+        "00_renamed.ipynb",
+        nb,
+        [
+            (
+                "00.relu",
+                "0",
+                "1",
+                "missing",
+                "`relu` is not defined in the notebook (is its exercise "
+                "cell deleted, or the function renamed?).",
+            )
+        ],
+    )
 
-    add("01_cell_deleted.ipynb", delete_exercise(load("01"), "01.dot_product_attention"), [
-        NB01_PASSED[0],
-        ("01.dot_product_attention", "0", "2", "missing", "`dot_product_attention` is not defined in "
-         "the notebook (is its exercise cell deleted, or the function renamed?).")])
+    add(
+        "01_cell_deleted.ipynb",
+        delete_exercise(load("01"), "01.dot_product_attention"),
+        [
+            NB01_PASSED[0],
+            (
+                "01.dot_product_attention",
+                "0",
+                "2",
+                "missing",
+                "`dot_product_attention` is not defined in "
+                "the notebook (is its exercise cell deleted, or the function renamed?).",
+            ),
+        ],
+    )
 
     nb = load("01")
     n = insert(nb, after_check(nb, "01.softmax"), "while True:\n    pass")
-    add("01_endless_loop.ipynb", nb, [
-        NB01_PASSED[0],
-        ("01.dot_product_attention", "0", "2", "timeout", f"not graded: cell {n} ran over the time "
-         f"limit of {CELL_TIMEOUT} s per cell before `dot_product_attention` was defined.")])
+    add(
+        "01_endless_loop.ipynb",
+        nb,
+        [
+            NB01_PASSED[0],
+            (
+                "01.dot_product_attention",
+                "0",
+                "2",
+                "timeout",
+                f"not graded: cell {n} ran over the time "
+                f"limit of {CELL_TIMEOUT} s per cell before `dot_product_attention` was defined.",
+            ),
+        ],
+    )
 
     nb = load("01")
     n = insert(nb, after_check(nb, "01.softmax"), "import os\nos._exit(1)")
-    add("01_kills_kernel.ipynb", nb, [
-        NB01_PASSED[0],
-        ("01.dot_product_attention", "0", "2", "error", f"not graded: the kernel died in cell {n} "
-         "(os._exit, a crash, or out of memory) before `dot_product_attention` was defined.")])
+    add(
+        "01_kills_kernel.ipynb",
+        nb,
+        [
+            NB01_PASSED[0],
+            (
+                "01.dot_product_attention",
+                "0",
+                "2",
+                "error",
+                f"not graded: the kernel died in cell {n} "
+                "(os._exit, a crash, or out of memory) before `dot_product_attention` was defined.",
+            ),
+        ],
+    )
 
     nb = load("00")
     insert(nb, 4, 'for i in range(100):\n    print("spam " * 10_000)')
     add("00_prints_megabytes.ipynb", nb, RELU_PASSED)
 
     nb = load("00")
-    insert(nb, 4, "def eat():\n    hog = []\n    while True:\n        hog.append(bytearray(2**28))\n\neat()")
+    insert(
+        nb,
+        4,
+        "def eat():\n    hog = []\n    while True:\n        hog.append(bytearray(2**28))\n\neat()",
+    )
     add("00_eats_memory.ipynb", nb, RELU_PASSED)
 
     nb = load("00")  # 10 GB in one tensor: refused by the memory limit, in this submission only
@@ -165,39 +288,120 @@ def build(folder: Path) -> dict[str, list[tuple]]:
 
     nb = load("00")
     insert(nb, after_check(nb, "00.relu"), FORGED_RESULTS)
-    add("00_forged_results.ipynb", nb, [
-        ("00.relu", "0", "1", "error", "not graded: the results file is not plain data (UnpicklingError).")])
+    add(
+        "00_forged_results.ipynb",
+        nb,
+        [
+            (
+                "00.relu",
+                "0",
+                "1",
+                "error",
+                "not graded: the results file is not plain data (UnpicklingError).",
+            )
+        ],
+    )
 
     nb = set_exercise(load("00"), "00.relu", "import os\n\ndef relu(x):\n    os._exit(1)")
     del nb.cells[exercise_index(nb, "00.relu") + 1]  # its check cell, which would end the run
-    add("00_dies_when_called.ipynb", nb, [
-        ("00.relu", "0", "1", "error", "the kernel died while running `relu` on the grader's inputs.")])
+    add(
+        "00_dies_when_called.ipynb",
+        nb,
+        [
+            (
+                "00.relu",
+                "0",
+                "1",
+                "error",
+                "the kernel died while running `relu` on the grader's inputs.",
+            )
+        ],
+    )
 
-    nb = set_exercise(load("02"), "02.causal_mask", "from helpers.blocks.attention import causal_mask")
-    copied = ("02.causal_mask", "0", "1", "failed", "`causal_mask` is the course's reference version "
-              "from helpers.blocks.attention: write your own in the exercise cell.")
-    add("02_imports_the_reference.ipynb", nb, [
-        copied if ex.id == "02.causal_mask" else passed(ex.id) for ex in exercises_of("02")])
+    nb = set_exercise(
+        load("02"), "02.causal_mask", "from helpers.blocks.attention import causal_mask"
+    )
+    copied = (
+        "02.causal_mask",
+        "0",
+        "1",
+        "failed",
+        "`causal_mask` is the course's reference version "
+        "from helpers.blocks.attention: write your own in the exercise cell.",
+    )
+    add(
+        "02_imports_the_reference.ipynb",
+        nb,
+        [copied if ex.id == "02.causal_mask" else passed(ex.id) for ex in exercises_of("02")],
+    )
 
     add("00_actually_01.ipynb", load("01"), NB01_PASSED, notebook="01")
-    add("01_untouched_student.ipynb", load("01", NOTEBOOKS), [
-        ("01.softmax", "0", "2", "missing", NOT_IMPLEMENTED),
-        ("01.dot_product_attention", "0", "2", "missing", NOT_IMPLEMENTED)])
+    add(
+        "01_untouched_student.ipynb",
+        load("01", NOTEBOOKS),
+        [
+            ("01.softmax", "0", "2", "missing", NOT_IMPLEMENTED),
+            ("01.dot_product_attention", "0", "2", "missing", NOT_IMPLEMENTED),
+        ],
+    )
 
     nb = set_exercise(load("00"), "00.relu", "def relu(x):\n    return x +* 1")
     n = exercise_index(nb, "00.relu") + 1
-    add("00_syntax_error.ipynb", nb, [
-        ("00.relu", "0", "1", "error", f"`relu` is not defined: its cell (cell {n}) raised SyntaxError: "
-         "invalid syntax")])  # followed by IPython's file name: compared as a prefix
+    add(
+        "00_syntax_error.ipynb",
+        nb,
+        [
+            (
+                "00.relu",
+                "0",
+                "1",
+                "error",
+                f"`relu` is not defined: its cell (cell {n}) raised SyntaxError: invalid syntax",
+            )
+        ],
+    )  # followed by IPython's file name: compared as a prefix
 
-    add("homework.ipynb", plain_notebook("x = 1"), notebook="", rows=[
-        ("", "0", "0", "error", "cannot tell which notebook of the series this is: no "
-         "metadata.course.notebook and the file name does not start with NN_.")])
-    add("42_future.ipynb", plain_notebook("x = 1", notebook="42"), [
-        ("", "0", "0", "error", "notebook 42 has no graded exercises (not a notebook of this series?).")])
+    add(
+        "homework.ipynb",
+        plain_notebook("x = 1"),
+        notebook="",
+        rows=[
+            (
+                "",
+                "0",
+                "0",
+                "error",
+                "cannot tell which notebook of the series this is: no "
+                "metadata.course.notebook and the file name does not start with NN_.",
+            )
+        ],
+    )
+    add(
+        "42_future.ipynb",
+        plain_notebook("x = 1", notebook="42"),
+        [
+            (
+                "",
+                "0",
+                "0",
+                "error",
+                "notebook 42 has no graded exercises (not a notebook of this series?).",
+            )
+        ],
+    )
     (folder / "99_broken.ipynb").write_text('{"cells": [', encoding="utf-8")
-    expected["99_broken.ipynb"] = [("99", "", "0", "0", "error", "", "not a notebook: the file is not valid JSON "
-                                    "(Expecting value: line 1 column 12 (char 11)).")]
+    expected["99_broken.ipynb"] = [
+        (
+            "99",
+            "",
+            "0",
+            "0",
+            "error",
+            "",
+            "not a notebook: the file is not valid JSON "
+            "(Expecting value: line 1 column 12 (char 11)).",
+        )
+    ]
     return expected
 
 
@@ -208,18 +412,51 @@ def graded(tmp_path_factory):
     expected = build(subs)
     notes = root / "notes.txt"
     notes.write_text("not a notebook\n", encoding="utf-8")
-    expected[notes.as_posix()] = [("", "", "0", "0", "error", "", "not a notebook: the file is not valid "
-                                   "JSON (Expecting value: line 1 column 1 (char 0)).")]
+    expected[notes.as_posix()] = [
+        (
+            "",
+            "",
+            "0",
+            "0",
+            "error",
+            "",
+            "not a notebook: the file is not valid "
+            "JSON (Expecting value: line 1 column 1 (char 0)).",
+        )
+    ]
     out, feedback = root / "grades.csv", root / "feedback"
     stdout = io.StringIO()
     with contextlib.redirect_stdout(stdout):
-        code = main(["grade", str(subs), str(notes), "--out", str(out), "--feedback", str(feedback),
-                     "--jobs", "2", "--timeout", str(CELL_TIMEOUT), "--seed", str(SEED), "--memory", "3",
-                     "--no-progress"])
+        code = main(
+            [
+                "grade",
+                str(subs),
+                str(notes),
+                "--out",
+                str(out),
+                "--feedback",
+                str(feedback),
+                "--jobs",
+                "2",
+                "--timeout",
+                str(CELL_TIMEOUT),
+                "--seed",
+                str(SEED),
+                "--memory",
+                "3",
+                "--no-progress",
+            ]
+        )
     with open(out, newline="", encoding="utf-8") as f:
         rows = list(csv.reader(f))
-    return {"code": code, "rows": rows, "expected": expected, "stdout": stdout.getvalue(),
-            "feedback": feedback, "subs": subs}
+    return {
+        "code": code,
+        "rows": rows,
+        "expected": expected,
+        "stdout": stdout.getvalue(),
+        "feedback": feedback,
+        "subs": subs,
+    }
 
 
 def rows_of(graded, label):
@@ -228,19 +465,43 @@ def rows_of(graded, label):
 
 def test_exit_status_header_and_every_submission(graded):
     assert graded["code"] == 0
-    assert graded["rows"][0] == ["submission", "notebook", "exercise", "points", "max_points",
-                                 "status", "mistake", "message"]
+    assert graded["rows"][0] == [
+        "submission",
+        "notebook",
+        "exercise",
+        "points",
+        "max_points",
+        "status",
+        "mistake",
+        "message",
+    ]
     assert {r[0] for r in graded["rows"][1:]} == set(graded["expected"])
 
 
-LABELS = ["00_correct.ipynb", "alice/01_dot_product_attention.ipynb", "01_partly_wrong.ipynb",
-          "00_wrong_and_patched.ipynb", "00_always_equal.ipynb", "00_tensor_subclass.ipynb",
-          "00_renamed.ipynb", "01_cell_deleted.ipynb", "01_endless_loop.ipynb",
-          "01_kills_kernel.ipynb", "00_prints_megabytes.ipynb", "00_eats_memory.ipynb",
-          "00_allocates_10gb.ipynb",
-          "00_writes_files.ipynb", "00_forged_results.ipynb", "00_actually_01.ipynb",
-          "01_untouched_student.ipynb", "homework.ipynb", "42_future.ipynb", "99_broken.ipynb",
-          "00_dies_when_called.ipynb", "02_imports_the_reference.ipynb"]
+LABELS = [
+    "00_correct.ipynb",
+    "alice/01_dot_product_attention.ipynb",
+    "01_partly_wrong.ipynb",
+    "00_wrong_and_patched.ipynb",
+    "00_always_equal.ipynb",
+    "00_tensor_subclass.ipynb",
+    "00_renamed.ipynb",
+    "01_cell_deleted.ipynb",
+    "01_endless_loop.ipynb",
+    "01_kills_kernel.ipynb",
+    "00_prints_megabytes.ipynb",
+    "00_eats_memory.ipynb",
+    "00_allocates_10gb.ipynb",
+    "00_writes_files.ipynb",
+    "00_forged_results.ipynb",
+    "00_actually_01.ipynb",
+    "01_untouched_student.ipynb",
+    "homework.ipynb",
+    "42_future.ipynb",
+    "99_broken.ipynb",
+    "00_dies_when_called.ipynb",
+    "02_imports_the_reference.ipynb",
+]
 
 
 @pytest.mark.parametrize("label", LABELS)
@@ -300,13 +561,32 @@ def test_without_preload_each_kernel_is_a_new_process(tmp_path):
     write(nb, tmp_path / "00_wrong_and_patched.ipynb")
     out = tmp_path / "g.csv"
     with contextlib.redirect_stdout(io.StringIO()):
-        code = main(["grade", str(tmp_path / "00_wrong_and_patched.ipynb"), "--out", str(out),
-                     "--no-preload", "--seed", str(SEED), "--memory", "3", "--no-progress"])
+        code = main(
+            [
+                "grade",
+                str(tmp_path / "00_wrong_and_patched.ipynb"),
+                "--out",
+                str(out),
+                "--no-preload",
+                "--seed",
+                str(SEED),
+                "--memory",
+                "3",
+                "--no-progress",
+            ]
+        )
     with open(out, newline="", encoding="utf-8") as f:
         rows = list(csv.reader(f))
     assert code == 0
-    assert rows[1][2:] == ["00.relu", "0", "1", "failed", "", "case x = [-2, -0.5, 0, 1.5]: you returned "
-                           "|x|: negative inputs must become 0, not positive."]
+    assert rows[1][2:] == [
+        "00.relu",
+        "0",
+        "1",
+        "failed",
+        "",
+        "case x = [-2, -0.5, 0, 1.5]: you returned "
+        "|x|: negative inputs must become 0, not positive.",
+    ]
 
 
 def test_whole_notebook_time_limit(tmp_path):
@@ -315,8 +595,13 @@ def test_whole_notebook_time_limit(tmp_path):
     nb = load("00")
     insert(nb, exercise_index(nb, "00.relu"), "import time\ntime.sleep(60)")
     path = write(nb, tmp_path / "00_slow.ipynb")
-    graded = grade_submission(Submission(path, "00_slow.ipynb"),
-                              Settings(cell_timeout=30, total_timeout=6, seed=SEED))
+    graded = grade_submission(
+        Submission(path, "00_slow.ipynb"), Settings(cell_timeout=30, total_timeout=6, seed=SEED)
+    )
     assert [(r.exercise, r.status, r.message) for r in graded.rows] == [
-        ("00.relu", "timeout", "not graded: the notebook ran over its time limit of 6 s before "
-                               "`relu` was defined.")]
+        (
+            "00.relu",
+            "timeout",
+            "not graded: the notebook ran over its time limit of 6 s before `relu` was defined.",
+        )
+    ]

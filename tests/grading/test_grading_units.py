@@ -1,4 +1,5 @@
 """The grader's parts that need no kernel: results loading, judging, submissions, the batch."""
+
 from __future__ import annotations
 
 import contextlib
@@ -17,14 +18,26 @@ from helpers.checks.framework import Unsupported
 from helpers.checks.runner import run_probe
 from helpers.grading import grader
 from helpers.grading import run as run_module
-from helpers.grading.grader import (CHECK_SOURCES, KERNEL_SIDE_SOURCE, Graded, ResultError, Row,
-                                    Settings, Submission, UsageError, find_submissions, judge,
-                                    load_results, make_probes, read_notebook)
+from helpers.grading.grader import (
+    CHECK_SOURCES,
+    KERNEL_SIDE_SOURCE,
+    Graded,
+    ResultError,
+    Row,
+    Settings,
+    Submission,
+    UsageError,
+    find_submissions,
+    judge,
+    load_results,
+    make_probes,
+    read_notebook,
+)
 
 from .builders import load, plain_notebook, write
 
-
 # --------------------------------------------------------------------------- results from a kernel
+
 
 def save(tmp_path, obj):
     path = tmp_path / f"{uuid.uuid4().hex}.pt"
@@ -54,17 +67,23 @@ class Sub(torch.Tensor):
     pass
 
 
-@pytest.mark.parametrize("make, words", [
-    (lambda p: p.write_bytes(pickle.dumps(Evil())), "not plain data"),
-    (lambda p: torch.save(results(torch.ones(2).as_subclass(Sub)), p), "not plain data"),
-    (lambda p: torch.save(results(torch.eye(2).to_sparse()), p), "not a plain dense CPU tensor"),
-    (lambda p: torch.save(results({1: torch.ones(1)}), p), "keys that are not strings"),
-    (lambda p: torch.save({"status": "ran", "outcomes": [{"value": 1}]}, p), "layout"),
-    (lambda p: torch.save([1, 2], p), "layout"),
-    (lambda p: torch.save(results(None, error=3), p), "layout"),
-    (lambda p: p.write_bytes(b"garbage"), "not plain data"),
-    (lambda p: None, "wrote no results"),
-])
+@pytest.mark.parametrize(
+    "make, words",
+    [
+        (lambda p: p.write_bytes(pickle.dumps(Evil())), "not plain data"),
+        (lambda p: torch.save(results(torch.ones(2).as_subclass(Sub)), p), "not plain data"),
+        (
+            lambda p: torch.save(results(torch.eye(2).to_sparse()), p),
+            "not a plain dense CPU tensor",
+        ),
+        (lambda p: torch.save(results({1: torch.ones(1)}), p), "keys that are not strings"),
+        (lambda p: torch.save({"status": "ran", "outcomes": [{"value": 1}]}, p), "layout"),
+        (lambda p: torch.save([1, 2], p), "layout"),
+        (lambda p: torch.save(results(None, error=3), p), "layout"),
+        (lambda p: p.write_bytes(b"garbage"), "not plain data"),
+        (lambda p: None, "wrote no results"),
+    ],
+)
 def test_results_that_are_not_plain_data_are_refused(tmp_path, make, words):
     path = tmp_path / "results.pt"
     make(path)
@@ -80,7 +99,8 @@ def test_deep_nesting_is_refused(tmp_path):
         load_results(save(tmp_path, results(value)))
 
 
-# --------------------------------------------------------------------------- the kernel side, in-process
+# ------------------------------------------------------------------ the kernel side, in-process
+
 
 @pytest.fixture(scope="module")
 def kernel_side():
@@ -105,7 +125,9 @@ def graded_as_kernel(kernel_side, tmp_path, ex_id, candidate, seed=5):
 
 def inline(ex_id, candidate, seed=5):
     ex = REGISTRY[ex_id]
-    r = evaluate(ex, ((p, run_probe(ex, p, candidate, torch.device("cpu"))) for p in make_probes(ex, seed)))
+    r = evaluate(
+        ex, ((p, run_probe(ex, p, candidate, torch.device("cpu"))) for p in make_probes(ex, seed))
+    )
     return r.status, r.points, "\n".join(r.messages)
 
 
@@ -122,19 +144,31 @@ def stub(*args, **kwargs):
     raise NotImplementedError
 
 
-@pytest.mark.parametrize("ex_id, candidate", [
-    ("00.relu", lambda x: x * (x > 0)),
-    ("00.relu", lambda x: x.abs()),
-    ("00.relu", lambda x: x.numpy()),
-    ("00.relu", torch.relu),
-    ("00.relu", stub),
-    ("01.softmax", softmax),
-    ("01.softmax", lambda x, dim=-1: softmax(x, 0)),
-    ("01.softmax", lambda x, dim=-1: softmax(x, dim) + 1e-3),  # a numeric difference, seed-dependent
-    ("01.softmax", raises),
-    ("01.dot_product_attention", lambda x: (lambda w: (w @ x, w))(softmax(x @ x.transpose(-2, -1)))),
-    ("01.dot_product_attention", lambda x: (lambda w: (x, w))(softmax(x @ x.transpose(-2, -1), -2))),
-])
+@pytest.mark.parametrize(
+    "ex_id, candidate",
+    [
+        ("00.relu", lambda x: x * (x > 0)),
+        ("00.relu", lambda x: x.abs()),
+        ("00.relu", lambda x: x.numpy()),
+        ("00.relu", torch.relu),
+        ("00.relu", stub),
+        ("01.softmax", softmax),
+        ("01.softmax", lambda x, dim=-1: softmax(x, 0)),
+        (
+            "01.softmax",
+            lambda x, dim=-1: softmax(x, dim) + 1e-3,
+        ),  # a numeric difference, seed-dependent
+        ("01.softmax", raises),
+        (
+            "01.dot_product_attention",
+            lambda x: (lambda w: (w @ x, w))(softmax(x @ x.transpose(-2, -1))),
+        ),
+        (
+            "01.dot_product_attention",
+            lambda x: (lambda w: (x, w))(softmax(x @ x.transpose(-2, -1), -2)),
+        ),
+    ],
+)
 def test_the_grader_judges_like_the_inline_check(kernel_side, tmp_path, ex_id, candidate):
     assert graded_as_kernel(kernel_side, tmp_path, ex_id, candidate) == inline(ex_id, candidate)
 
@@ -169,10 +203,13 @@ def test_grading_probes_are_not_the_public_ones():
         secret = make_probes(ex, seed)
         random_cases = [(a, b) for a, b in zip(public, secret) if "random" in a.name]
         assert random_cases and all(not torch.equal(a.args[0], b.args[0]) for a, b in random_cases)
-    assert all(torch.equal(a.args[0], b.args[0]) for a, b in zip(make_probes(ex, 3), make_probes(ex, 3)))
+    assert all(
+        torch.equal(a.args[0], b.args[0]) for a, b in zip(make_probes(ex, 3), make_probes(ex, 3))
+    )
 
 
 # --------------------------------------------------------------------------- submissions
+
 
 def test_find_submissions(tmp_path):
     write(load("00"), tmp_path / "a" / "00_welcome.ipynb")
@@ -200,6 +237,7 @@ def test_metadata_says_which_notebook(tmp_path):
 
 
 # --------------------------------------------------------------------------- the batch (no kernels)
+
 
 def run_cli(*args):
     out, err = io.StringIO(), io.StringIO()
@@ -238,8 +276,10 @@ def test_resume_keeps_graded_rows_and_says_so(tmp_path):
     rows = read_csv(out)
     assert rows[0] == grader.COLUMNS
     assert rows[1] == ["00_a.ipynb", "00", "00.relu", "1", "1", "passed", "", "kept from before"]
-    assert [r[:6] for r in rows[2:]] == [["01_b.ipynb", "01", "01.softmax", "0", "2", "error"],
-                                         ["01_b.ipynb", "01", "01.dot_product_attention", "0", "2", "error"]]
+    assert [r[:6] for r in rows[2:]] == [
+        ["01_b.ipynb", "01", "01.softmax", "0", "2", "error"],
+        ["01_b.ipynb", "01", "01.dot_product_attention", "0", "2", "error"],
+    ]
     code, _, err = run_cli(subs, "--out", out)
     assert code == 0 and "overwriting" in err and len(read_csv(out)) == 4
 
@@ -256,10 +296,27 @@ def test_a_crashing_worker_costs_only_its_submission(tmp_path, monkeypatch):
     code, stdout, _ = run_cli(tmp_path / "subs", "--out", out, "--jobs", "2")
     assert code == 0
     assert read_csv(out)[1:] == [
-        ["00_a.ipynb", "00", "00.relu", "0", "1", "error", "",
-         "the grader failed on this submission: the worker process ended without a result"],
-        ["00_b.ipynb", "00", "00.relu", "0", "1", "error", "",
-         "not a notebook: the JSON has no list of cells."]]
+        [
+            "00_a.ipynb",
+            "00",
+            "00.relu",
+            "0",
+            "1",
+            "error",
+            "",
+            "the grader failed on this submission: the worker process ended without a result",
+        ],
+        [
+            "00_b.ipynb",
+            "00",
+            "00.relu",
+            "0",
+            "1",
+            "error",
+            "",
+            "not a notebook: the JSON has no list of cells.",
+        ],
+    ]
 
 
 def test_rows_are_on_disk_before_the_batch_ends(tmp_path, monkeypatch):
@@ -280,10 +337,18 @@ def test_rows_are_on_disk_before_the_batch_ends(tmp_path, monkeypatch):
     monkeypatch.setattr("helpers.grading.feedback.feedback_markdown", feedback)
     out = tmp_path / "g.csv"
     with pytest.raises(RuntimeError):
-        grader.grade_batch([tmp_path / "subs"], out, feedback=tmp_path / "fb", progress=False,
-                           settings=Settings(seed=1), log=lambda m: None)
-    assert read_csv(out)[1:] == [["00_a.ipynb", "00", "00.relu", "1", "1", "passed", "", "ok"],
-                                 ["00_b.ipynb", "00", "00.relu", "1", "1", "passed", "", "ok"]]
+        grader.grade_batch(
+            [tmp_path / "subs"],
+            out,
+            feedback=tmp_path / "fb",
+            progress=False,
+            settings=Settings(seed=1),
+            log=lambda m: None,
+        )
+    assert read_csv(out)[1:] == [
+        ["00_a.ipynb", "00", "00.relu", "1", "1", "passed", "", "ok"],
+        ["00_b.ipynb", "00", "00.relu", "1", "1", "passed", "", "ok"],
+    ]
 
 
 def reference_blocks():

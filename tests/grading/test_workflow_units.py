@@ -229,7 +229,7 @@ def test_report_counts_of_a_generated_class(tmp_path):
         passed = sum(n for n, status, _ in outcomes if status == "passed")
         assert f"data-exercise='{exercise}' data-passed='{passed}' data-total='30'" in page
         named = Counter()
-        for n, status, what in outcomes:
+        for n, _status, what in outcomes:
             if isinstance(what, tuple):
                 named[what[0]] += n
         assert dict(summary.exercises[exercise].mistakes) == dict(named)
