@@ -13,6 +13,13 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from .dropout64 import (
+    BLOCK_MISPLACEMENTS,
+    P,
+    decoder_drop64,
+    reference_in_train_mode,
+    run_train_mode,
+)
 from .framework import (
     Exercise,
     Fail,
@@ -33,6 +40,7 @@ from .modules import (
     to_torch_names,
 )
 from .references import PROJECTIONS, attn64, ffn64, layer_norm64
+from .runner import describe_exception, to_device
 
 # --------------------------------------------------------------------------- the decoder block
 
@@ -82,19 +90,23 @@ def decoder64(
     skip_norm: str = "",
     no_residual: str = "",
     no_cross: bool = False,
+    reuse_norm1: bool = False,
+    post_sum_of_norm: bool = False,
 ) -> torch.Tensor:
     """The decoder block in float64, with switches for the known mistakes.
 
     cross_on_self: cross-attention's keys and values are the decoder stream, not memory.
     norm_memory: memory also goes through norm2 (pre-LN). skip_norm: "norm1", "norm2" or "norm3"
     left out. no_residual: "self", "cross" or "ffn" sublayer without its residual. no_cross: the
-    cross-attention sublayer left out.
+    cross-attention sublayer left out. reuse_norm1: norm1 for every sublayer. post_sum_of_norm:
+    post-LN written x + norm(sublayer(x)).
     """
     x, memory = x.double(), memory.double()
 
     def norm(name, h):
         if name == skip_norm:
             return h
+        name = "norm1" if reuse_norm1 else name
         return layer_norm64(h, state[f"{name}.weight"], state[f"{name}.bias"], 1e-5)
 
     def self_attn(h):
@@ -120,9 +132,123 @@ def decoder64(
         keep = 0.0 if no_residual == key else 1.0
         if norm_first:
             x = keep * x + sub(norm(name, x))
+        elif post_sum_of_norm:
+            x = keep * x + norm(name, sub(x))
         else:
             x = norm(name, keep * x + sub(x))
     return x
+
+
+SUBLAYERS = (("self", "self-attention"), ("cross", "cross-attention"), ("ffn", "feed-forward"))
+
+
+def decoder_mistakes(v, pre: bool, tgt_mask, memory_mask) -> list[tuple]:
+    """(variant, message, slug) of the known mistakes; ``v(**switches)`` makes a variant."""
+    mistakes = [
+        (
+            v(cross_on_self=True),
+            "cross-attention attends to the decoder itself: its keys and values must be memory "
+            "(the encoder's output), cross_attn(h, memory, memory, mask=memory_mask).",
+            "cross_attention_on_itself",
+        ),
+        (
+            v(no_cross=True),
+            "memory is not used: the block has three sublayers, self-attention, "
+            "cross-attention over memory, feed-forward.",
+            "no_cross_attention",
+        ),
+        (
+            v(norm_first=not pre),
+            "norm_first is ignored: "
+            + (
+                "pre-LN is x = x + sublayer(norm(x))."
+                if pre
+                else "post-LN is x = norm(x + sublayer(x))."
+            ),
+            "norm_first_ignored",
+        ),
+        (
+            v(reuse_norm1=True),
+            "norm1 is used for every sublayer: each sublayer has its own LayerNorm, norm1 for "
+            "self-attention, norm2 for cross-attention, norm3 for the feed-forward.",
+            "norm1_reused",
+        ),
+    ]
+    if pre:
+        mistakes.append(
+            (
+                v(norm_memory=True),
+                "memory goes through norm2: only the decoder's stream is normalized, "
+                "cross_attn(norm2(x), memory, memory); memory is already normalized by the "
+                "encoder.",
+                "memory_normalized",
+            )
+        )
+    else:
+        mistakes.append(
+            (
+                v(post_sum_of_norm=True),
+                "post-LN is written x + norm(sublayer(x)): the norm comes after the residual "
+                "sum, x = norm(x + sublayer(x)).",
+                "post_ln_sum_of_norm",
+            )
+        )
+    for i, (key, sub) in enumerate(SUBLAYERS, start=1):
+        name = f"norm{i}"
+        mistakes.append(
+            (
+                v(skip_norm=name),
+                f"{name} is missing: it belongs to the {sub} sublayer"
+                + (f", x = x + {sub}({name}(x))." if pre else f", x = {name}(x + {sub}(x))."),
+                f"no_{name}",
+            )
+        )
+        mistakes.append(
+            (
+                v(no_residual=key),
+                f"the residual around {sub} is missing: add the sublayer's output to its input.",
+                f"no_{key}_residual",
+            )
+        )
+    if tgt_mask is not None:
+        mistakes += [
+            (
+                v(tgt_mask=None),
+                "tgt_mask is ignored: pass it to self-attention, self_attn(h, mask=tgt_mask) "
+                "(without it the decoder sees the future).",
+                "tgt_mask_ignored",
+            ),
+            (
+                v(tgt_mask=~tgt_mask),
+                "tgt_mask is inverted: True means may attend (nn.TransformerDecoderLayer's "
+                "masks use True = blocked).",
+                "tgt_mask_inverted",
+            ),
+        ]
+    if memory_mask is not None:
+        mistakes += [
+            (
+                v(memory_mask=None),
+                "memory_mask is ignored: pass it to cross-attention, "
+                "cross_attn(h, memory, memory, mask=memory_mask).",
+                "memory_mask_ignored",
+            ),
+            (
+                v(memory_mask=~memory_mask),
+                "memory_mask is inverted: True means may attend.",
+                "memory_mask_inverted",
+            ),
+        ]
+    if tgt_mask is not None and memory_mask is not None:
+        mistakes.append(
+            (
+                v(tgt_mask=None, memory_mask=None),
+                "both masks are ignored: tgt_mask goes to self-attention, memory_mask to "
+                "cross-attention.",
+                "masks_ignored",
+            )
+        )
+    return mistakes
 
 
 class TransformerDecoderBlockCheck(Exercise):
@@ -148,15 +274,17 @@ class TransformerDecoderBlockCheck(Exercise):
                 )
             return keep[:, None, None, :]  # (B, 1, 1, S)
 
-        def case(name, init, T, S, B=2, **masks):
+        def case(name, init, T, S, B=2, train=False, **masks):
             d = init["d_model"]
             return Probe(
                 name,
-                runner="module",
+                runner="block",
                 init=init,
                 state=block_state(gen, d, init["d_ff"], norm_scale=(0.4, 0.3), parts=DECODER_PARTS),
                 args=(randn(B, T, d, generator=gen), randn(B, S, d, generator=gen)),
                 kwargs=masks,
+                info={"train": train},
+                cpu_only=train,  # the dropout masks are drawn on the CPU on both sides
             )
 
         yield Probe(
@@ -219,11 +347,48 @@ class TransformerDecoderBlockCheck(Exercise):
             B=1,
             tgt_mask=causal5,
         )
+        for norm_first, form in ((True, "pre-LN"), (False, "post-LN")):
+            yield case(
+                f"training mode, dropout={P}, {form}, causal tgt_mask and memory padding "
+                "(dropout where nn.TransformerDecoderLayer has it; same seed on both sides)",
+                {**small, "norm_first": norm_first, "dropout": P},
+                5,
+                7,
+                train=True,
+                tgt_mask=causal5,
+                memory_mask=mem_padding(2, 7),
+            )
+
+    def run_block(self, probe, candidate, device):
+        """The "module" runner, and in training mode ("train" in info) seeded on the CPU. A
+        broadcasting error in a residual sum comes back as data, so the judge can name it."""
+        module = candidate(**probe.init)
+        if not isinstance(module, nn.Module):
+            return module
+        module.load_state_dict(probe.state)
+        args, kwargs = to_device(probe.args, device), to_device(probe.kwargs, device)
+        try:
+            if probe.info.get("train"):
+                return run_train_mode(module, args, kwargs)
+            with torch.no_grad():
+                return module.to(device).eval()(*args, **kwargs)
+        except RuntimeError as exc:
+            if "must match the size of tensor" not in str(exc):
+                raise
+            return {"broadcast_error": describe_exception(exc)}
 
     def judge(self, probe, out):
         if probe.runner == "module_info":
             return judge_module_info(probe, out, "TransformerDecoderBlock", self.judge_info)
         x, memory = probe.args
+        if isinstance(out, dict) and "broadcast_error" in out:
+            raise Fail(
+                f"{out['broadcast_error']}\n   x {fmt_shape(x.shape)} and memory "
+                f"{fmt_shape(memory.shape)} have different lengths: in cross-attention the "
+                "queries come from the decoder, cross_attn(query=h, key=memory, value=memory), "
+                "so that its output has x's shape.",
+                "queries_from_memory",
+            )
         tgt_mask, memory_mask = probe.kwargs.get("tgt_mask"), probe.kwargs.get("memory_mask")
         init, st = probe.init, probe.state
         H, norm_first = init["num_heads"], init.get("norm_first", True)
@@ -232,14 +397,16 @@ class TransformerDecoderBlockCheck(Exercise):
             raise Fail(
                 f"the output has memory's shape {fmt_shape(memory.shape)}: in cross-attention "
                 "the queries come from the decoder (x), the keys and values from memory, "
-                "cross_attn(query=h, key=memory, value=memory)."
+                "cross_attn(query=h, key=memory, value=memory).",
+                "queries_from_memory",
             )
         expect_like(got, x.shape, x.dtype)
         if torch.isnan(got).any() and tgt_mask is not None and bool(tgt_mask.all(-1).any()):
             raise Fail(
                 "the output contains NaN: tgt_mask is inverted, so a query whose keys are all "
                 "allowed gets none. True means may attend (nn.TransformerDecoderLayer's masks "
-                "use True = blocked)."
+                "use True = blocked).",
+                "tgt_mask_inverted",
             )
         expect_finite(
             got,
@@ -247,6 +414,8 @@ class TransformerDecoderBlockCheck(Exercise):
             "True = may attend; pass tgt_mask to self-attention and memory_mask "
             "to cross-attention.",
         )
+        if probe.info.get("train"):
+            return self.judge_train(probe, got)
         with torch.no_grad():
             ref = torch_decoder_layer(init, st)(
                 x.double(),
@@ -255,101 +424,39 @@ class TransformerDecoderBlockCheck(Exercise):
             )
 
         def v(**kw):
-            args = {
-                "norm_first": norm_first,
-                "tgt_mask": tgt_mask,
-                "memory_mask": memory_mask,
-                **kw,
-            }
-            return lambda: decoder64(st, x, memory, H, **args)
+            args = {"norm_first": norm_first, "tgt_mask": tgt_mask, "memory_mask": memory_mask}
+            return lambda: decoder64(st, x, memory, H, **{**args, **kw})
 
-        pre = norm_first
-        mistakes = [
-            (
-                v(cross_on_self=True),
-                "cross-attention attends to the decoder itself: its keys and "
-                "values must be memory (the encoder's output), "
-                "cross_attn(h, memory, memory, mask=memory_mask).",
-            ),
-            (
-                v(no_cross=True),
-                "memory is not used: the block has three sublayers, self-attention, "
-                "cross-attention over memory, feed-forward.",
-            ),
-            (
-                v(norm_first=not norm_first),
-                "norm_first is ignored: "
-                + (
-                    "pre-LN is x = x + sublayer(norm(x))."
-                    if pre
-                    else "post-LN is x = norm(x + sublayer(x))."
-                ),
-            ),
-        ]
-        if pre:
-            mistakes.append(
-                (
-                    v(norm_memory=True),
-                    "memory goes through norm2: only the decoder's "
-                    "stream is normalized, cross_attn(norm2(x), memory, "
-                    "memory); memory is already normalized by the encoder.",
-                )
-            )
-        for name, sub in (
-            ("norm1", "self-attention"),
-            ("norm2", "cross-attention"),
-            ("norm3", "feed-forward"),
-        ):
-            mistakes.append(
-                (
-                    v(skip_norm=name),
-                    f"{name} is missing: it belongs to the {sub} sublayer"
-                    + (f", x = x + {sub}({name}(x))." if pre else f", x = {name}(x + {sub}(x))."),
-                )
-            )
-        for key, sub in (
-            ("self", "self-attention"),
-            ("cross", "cross-attention"),
-            ("ffn", "feed-forward"),
-        ):
-            mistakes.append(
-                (
-                    v(no_residual=key),
-                    f"the residual around {sub} is missing: add the "
-                    "sublayer's output to its input.",
-                )
-            )
-        if tgt_mask is not None:
-            mistakes += [
-                (
-                    v(tgt_mask=None),
-                    "tgt_mask is ignored: pass it to self-attention, "
-                    "self_attn(h, mask=tgt_mask) (without it the decoder sees the future).",
-                ),
-                (
-                    v(tgt_mask=~tgt_mask),
-                    "tgt_mask is inverted: True means may attend "
-                    "(nn.TransformerDecoderLayer's masks use True = blocked).",
-                ),
-            ]
-        if memory_mask is not None:
-            mistakes += [
-                (
-                    v(memory_mask=None),
-                    "memory_mask is ignored: pass it to cross-attention, "
-                    "cross_attn(h, memory, memory, mask=memory_mask).",
-                ),
-                (v(memory_mask=~memory_mask), "memory_mask is inverted: True means may attend."),
-            ]
-        if tgt_mask is not None and memory_mask is not None:
-            mistakes.append(
-                (
-                    v(tgt_mask=None, memory_mask=None),
-                    "both masks are ignored: tgt_mask "
-                    "goes to self-attention, memory_mask to cross-attention.",
-                )
-            )
+        mistakes = decoder_mistakes(v, norm_first, tgt_mask, memory_mask)
         expect_close(got, ref, atol=1e-4, mistakes=mistakes)
+
+    def judge_train(self, probe, got):
+        """Training mode: the masks of nn.TransformerDecoderLayer's dropouts, in its order."""
+        x, memory = probe.args
+        init, st, p = probe.init, probe.state, probe.init["dropout"]
+        masks = {k: probe.kwargs.get(k) for k in ("tgt_mask", "memory_mask")}
+
+        def ref(skip=(), moved=()):
+            def fn(drops):
+                return decoder_drop64(
+                    st, x, memory, init["num_heads"], init["norm_first"], drops, **masks
+                )
+
+            return reference_in_train_mode(fn, p, skip, moved)
+
+        mistakes = [
+            (lambda s=s, m=m: ref(s, m), msg, slug) for s, m, msg, slug in BLOCK_MISPLACEMENTS
+        ]
+        for key, sub in SUBLAYERS:
+            mistakes.append(
+                (
+                    lambda key=key: ref({f"res.{key}"}),
+                    f"no dropout on the {sub} sublayer's output: apply self.dropout to each "
+                    "sublayer's output before the residual sum.",
+                    f"no_{key}_dropout",
+                )
+            )
+        expect_close(got, ref(), "the output in training mode", atol=1e-4, mistakes=mistakes)
 
     def judge_info(self, probe, info):
         d, d_ff = probe.init["d_model"], probe.init["d_ff"]

@@ -292,7 +292,6 @@ DB_WRONG = [
         "queries_from_memory",
         dec(queries_from_memory=True),
         "memory",
-        xfail="raw RuntimeError; queries taken from memory are not named",
     ),
     wrong(DB, "memory_normalized", dec(norm_memory=True), "memory"),
     wrong(
@@ -300,21 +299,18 @@ DB_WRONG = [
         "no_ffn_dropout",
         dec(ffn_dropout=False),
         "dropout",
-        xfail="passes: dropout not checked in training mode",
     ),
     wrong(
         DB,
         "norm1_reused",
         dec(reuse_norm1=True),
         "norm1",
-        xfail="generic 'does not match'; norm1 reused for later sublayers is not named",
     ),
     wrong(
         DB,
         "post_ln_as_x_plus_ln_f",
         dec(post_ln_form="sum_of_norm"),
         "post",
-        xfail="generic 'does not match'; post-LN written as x + LN(f(x)) is not named",
     ),
 ]
 DB_OK = [right(DB, "F.dropout_loop", DBFunctionalDropout)]
