@@ -156,6 +156,55 @@ def decoder_drop64(
     return sublayer(x, lambda h: ffn_drop64(ff, h, drops), norm("norm3"), norm_first, drops, "ffn")
 
 
+def blocks_drop64(
+    st: dict,
+    x,
+    prefix: str,
+    num_layers: int,
+    num_heads: int,
+    drops: Drops,
+    *,
+    mask=None,
+    norm_first: bool = True,
+) -> torch.Tensor:
+    """A stack of encoder blocks (weights under ``prefix`` + "0.", ...) and the final ``norm``,
+    on an input that has had its embedding dropout; misplacements "between_blocks" (an extra
+    dropout after each block) and "after_final_norm"."""
+    for i in range(num_layers):
+        x = encoder_block_drop64(
+            substate(st, f"{prefix}{i}."), x, num_heads, mask, norm_first, drops
+        )
+        x = drops("extra", x) if "between_blocks" in drops.moved else x
+    x = norm64(st, "norm", x)
+    return drops("extra", x) if "after_final_norm" in drops.moved else x
+
+
+# the misplacements of a model built from encoder blocks (06, 09): (skip, moved, message, slug)
+STACK_MISPLACEMENTS = [
+    (
+        {"attn", "ffn", "res"},
+        (),
+        "the blocks are built without dropout: pass `dropout` to every block, "
+        "TransformerEncoderBlock(d_model, num_heads, d_ff, dropout, ...).",
+        "blocks_without_dropout",
+    ),
+    (
+        (),
+        {"between_blocks"},
+        "an extra dropout is applied to each block's output: the blocks apply their own "
+        "dropout, x = block(x) is all the loop needs.",
+        "extra_dropout_between_blocks",
+    ),
+    (
+        (),
+        {"after_final_norm"},
+        "an extra dropout is applied after the final norm: dropout belongs inside the blocks "
+        "(and on the embedding), not on the normalized output.",
+        "dropout_after_final_norm",
+    ),
+]
+
+
 # the misplacements every block-level check replays: (skip, moved, message, slug)
 BLOCK_MISPLACEMENTS = [
     (

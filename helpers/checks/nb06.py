@@ -15,6 +15,13 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .dropout64 import (
+    STACK_MISPLACEMENTS,
+    P,
+    blocks_drop64,
+    reference_in_train_mode,
+    run_train_mode,
+)
 from .framework import (
     Exercise,
     Fail,
@@ -91,8 +98,9 @@ def encoder64(
 ):
     """The encoder in float64, with switches for the known mistakes.
 
-    scale: "sqrt" (right), "none", "inv" (divided by sqrt(d_model)). pe_scaled: the table added
-    before the scaling. layer_order: which layer's weights run at each depth (one block repeated).
+    scale: "sqrt" (right), "none", "inv" (divided by sqrt(d_model)), "d_model" (times d_model).
+    pe_scaled: the table added before the scaling. layer_order: which layer's weights run at
+    each depth (one block repeated).
     maps: return the per-layer (B, H, T, T) weights; maps_on: "input" (right), "raw" (pre-LN
     weights taken on the un-normalized input), "embedding" (every layer fed the embedding).
     """
@@ -100,7 +108,7 @@ def encoder64(
     T = tokens.shape[1]
     x = state["embedding.weight"].double()[tokens]  # (B, T, d_model)
     table = state["pos_encoding.pe"].double()[:T] if pe else 0.0
-    factor = {"sqrt": math.sqrt(d), "none": 1.0, "inv": 1 / math.sqrt(d)}[scale]
+    factor = {"sqrt": math.sqrt(d), "none": 1.0, "inv": 1 / math.sqrt(d), "d_model": d}[scale]
     x = (x + table) * factor if pe_scaled else x * factor + table
     layers = torch_layers(init, state, norm_first)
     order = layer_order or range(len(layers))
@@ -142,6 +150,31 @@ def load_encoder(candidate, probe: Probe, device: torch.device) -> nn.Module:
             state[key] = value.reshape(own[key].shape)
     module.load_state_dict(state)
     return module.to(device).eval()
+
+
+ENCODER_MISPLACEMENTS = [
+    (
+        {"all"},
+        (),
+        "in training mode no dropout is applied: pass `dropout` to PositionalEncoding and to "
+        "every TransformerEncoderBlock (model.train() must change the output).",
+        "no_dropout",
+    ),
+    (
+        {"pos"},
+        (),
+        "the positional encoding applies no dropout: "
+        "self.pos_encoding = PositionalEncoding(d_model, max_len, dropout).",
+        "no_positional_dropout",
+    ),
+    (
+        (),
+        {"embedding"},
+        "an extra dropout is applied to the scaled embedding: PositionalEncoding already "
+        "applies dropout after adding the positions, so the embedding needs none of its own.",
+        "extra_embedding_dropout",
+    ),
+]
 
 
 class TransformerEncoderCheck(Exercise):
@@ -230,12 +263,28 @@ class TransformerEncoderCheck(Exercise):
             state=encoder_state(gen, three),
             args=(randint(gen, 0, 7, 1, 6),),
         )
+        for norm_first, form in ((True, "pre-LN, padding mask"), (False, "post-LN")):
+            tokens = randint(gen, 1, 11, 2, 6)
+            tokens[1, 4:] = 0
+            yield Probe(
+                f"training mode, dropout={P}, {form}, tokens (2, 6) (dropout in the positional "
+                "encoding and the blocks; same seed on both sides)",
+                runner="encoder",
+                init={**base, "dropout": P, "norm_first": norm_first},
+                state=encoder_state(gen, base),
+                args=(tokens,),
+                kwargs={"mask": (tokens != 0)[:, None, None, :]} if norm_first else {},
+                info={"train": True},
+                cpu_only=True,  # the dropout masks are drawn on the CPU on both sides
+            )
 
     # the runners (they execute the learner's code; they return plain data)
     def run_encoder(self, probe, candidate, device):
         module = load_encoder(candidate, probe, device)
         if not isinstance(module, nn.Module):
             return module
+        if probe.info.get("train"):
+            return run_train_mode(module, probe.args, probe.kwargs)  # cpu_only: on the CPU
         with torch.no_grad():
             return module(*to_device(probe.args, device), **to_device(probe.kwargs, device))
 
@@ -265,6 +314,8 @@ class TransformerEncoderCheck(Exercise):
             hint="With a mask, NaN comes from a row with no key allowed: pass the "
             "mask (True = may attend) to every block unchanged.",
         )
+        if probe.info.get("train"):
+            return self.judge_train(probe, got)
         ref = encoder64(init, st, tokens, mask, norm_first=norm_first)
 
         def v(**kw):
@@ -275,22 +326,36 @@ class TransformerEncoderCheck(Exercise):
                 v(scale="none"),
                 "the embedding is not scaled: multiply it by sqrt(d_model) before "
                 "adding the positional encoding.",
+                "embedding_not_scaled",
             ),
-            (v(scale="inv"), "the embedding is divided by sqrt(d_model): multiply by it."),
+            (
+                v(scale="d_model"),
+                "the embedding is multiplied by d_model: multiply it by sqrt(d_model), "
+                "math.sqrt(self.d_model).",
+                "embedding_scaled_by_d_model",
+            ),
+            (
+                v(scale="inv"),
+                "the embedding is divided by sqrt(d_model): multiply by it.",
+                "embedding_divided",
+            ),
             (
                 v(pe_scaled=True),
                 "the positional encoding is scaled too: scale the embedding by "
                 "sqrt(d_model) first, then add the positions, "
                 "pos_encoding(embedding(tokens) * sqrt(d_model)).",
+                "positions_scaled",
             ),
             (
                 v(pe=False),
                 "no positional information: pass the scaled embedding through self.pos_encoding.",
+                "no_positional_encoding",
             ),
             (
                 v(final_norm=False),
                 "the final norm is missing: return self.norm(x) after the last "
                 "block (pre-LN blocks leave the residual stream unnormalized).",
+                "no_final_norm",
             ),
         ]
         if init["num_layers"] > 1:
@@ -301,12 +366,18 @@ class TransformerEncoderCheck(Exercise):
                     "every depth runs the same block: build num_layers "
                     "separate blocks, nn.ModuleList([Block(...) for _ in "
                     "range(num_layers)]), not [block] * num_layers.",
+                    "one_block_repeated",
                 ),
-                (v(layer_order=[0]), "only the first block runs: loop over all of self.layers."),
+                (
+                    v(layer_order=[0]),
+                    "only the first block runs: loop over all of self.layers.",
+                    "only_first_block",
+                ),
                 (
                     v(layer_order=[L - 1]),
                     "only the last block's output is used: feed each block's "
                     "output to the next one, x = layer(x, mask).",
+                    "only_last_block",
                 ),
             ]
         if mask is not None:
@@ -314,12 +385,14 @@ class TransformerEncoderCheck(Exercise):
                 (
                     lambda: encoder64(init, st, tokens, None, norm_first=norm_first),
                     "the mask is ignored: pass it to every block, x = layer(x, mask).",
+                    "mask_ignored",
                 )
             )
             mistakes.append(
                 (
                     lambda: encoder64(init, st, tokens, ~mask, norm_first=norm_first),
                     "the mask is inverted: True means may attend.",
+                    "mask_inverted",
                 )
             )
         if not norm_first:
@@ -328,9 +401,33 @@ class TransformerEncoderCheck(Exercise):
                     v(norm_first=True),
                     "norm_first is ignored: pass it to every block, "
                     "TransformerEncoderBlock(..., norm_first=norm_first).",
+                    "norm_first_ignored",
                 )
             )
         expect_close(got, ref, atol=1e-4, mistakes=mistakes)
+
+    def judge_train(self, probe, got):
+        """Training mode: dropout in PositionalEncoding and in every block, nowhere else."""
+        init, st, (tokens,) = probe.init, probe.state, probe.args
+        mask = probe.kwargs.get("mask")
+
+        def ref(skip=(), moved=()):
+            def fn(drops):
+                e = st["embedding.weight"].double()[tokens] * math.sqrt(init["d_model"])
+                e = drops("emb", e) if "embedding" in drops.moved else e
+                x = drops("pos", e + st["pos_encoding.pe"].double()[: tokens.shape[1]])
+                L, H = init["num_layers"], init["num_heads"]
+                return blocks_drop64(
+                    st, x, "layers.", L, H, drops, mask=mask, norm_first=init["norm_first"]
+                )
+
+            return reference_in_train_mode(fn, init["dropout"], skip, moved)
+
+        mistakes = [
+            (lambda s=s, m=m: ref(s, m), msg, slug)
+            for s, m, msg, slug in ENCODER_MISPLACEMENTS + STACK_MISPLACEMENTS
+        ]
+        expect_close(got, ref(), "the output in training mode", atol=1e-4, mistakes=mistakes)
 
     def judge_maps(self, probe, out):
         init, st = probe.init, probe.state
@@ -359,7 +456,8 @@ class TransformerEncoderCheck(Exercise):
             if tuple(got.shape) == (B, T, T):
                 raise Fail(
                     f"{what} has shape {tuple(got.shape)}: keep the heads, (B, H, T, T) "
-                    "(MultiHeadAttention returns them per head; do not average)."
+                    "(MultiHeadAttention returns them per head; do not average).",
+                    "maps_averaged",
                 )
             expect_like(got, (B, H, T, T), torch.float32, what)
             expect_finite(got, what)
@@ -373,11 +471,13 @@ class TransformerEncoderCheck(Exercise):
                         raw[i],
                         f"{what} is taken on the un-normalized input: a pre-LN block attends "
                         "over norm1(x), so call layer.self_attn(layer.norm1(x)).",
+                        "maps_without_norm1",
                     ),
                     (
                         emb[i],
                         f"{what} is computed on the embedding: run each block, x = layer(x), "
                         "before taking the next layer's map.",
+                        "maps_on_embedding",
                     ),
                 ],
             )
@@ -388,12 +488,14 @@ class TransformerEncoderCheck(Exercise):
         if not any(k.startswith("layers.") for k in params):
             raise Fail(
                 "TransformerEncoder has no parameters under `layers`: keep the blocks in an "
-                "nn.ModuleList (a plain Python list hides them from PyTorch)."
+                "nn.ModuleList (a plain Python list hides them from PyTorch).",
+                "layers_in_plain_list",
             )
         if "embedding.weight" not in params:
             raise Fail(
                 "TransformerEncoder has no `embedding`: self.embedding = "
-                "nn.Embedding(vocab_size, d_model)."
+                "nn.Embedding(vocab_size, d_model).",
+                "no_embedding",
             )
         L = init["num_layers"]
         if (
@@ -404,13 +506,15 @@ class TransformerEncoderCheck(Exercise):
             raise Fail(
                 f"only layers.0 has parameters: the list holds the same block {L} times "
                 "([block] * num_layers shares one set of weights). Build a new block per layer: "
-                "nn.ModuleList([TransformerEncoderBlock(...) for _ in range(num_layers)])."
+                "nn.ModuleList([TransformerEncoderBlock(...) for _ in range(num_layers)]).",
+                "one_block_repeated",
             )
         children = info["children"]
         if children.get("pos_encoding") is None:
             raise Fail(
                 "TransformerEncoder has no `pos_encoding`: self.pos_encoding = "
-                "PositionalEncoding(d_model, max_len, dropout)."
+                "PositionalEncoding(d_model, max_len, dropout).",
+                "no_pos_encoding",
             )
         expect_names(
             info,

@@ -74,6 +74,10 @@ def reference_loop(spec: dict, batches: list, variant: str = "right") -> tuple[f
     return value, [p.detach().clone() for p in model.parameters()]
 
 
+class LossArgsSwapped(Exception):
+    """Raised by the check's loss_fn when it is called with the targets first."""
+
+
 class TrainOneEpochCheck(Exercise):
     id = "06.train_one_epoch"
     title = "one epoch of training"
@@ -140,12 +144,16 @@ class TrainOneEpochCheck(Exercise):
         def loss_fn(outputs, targets):
             calls.append(1)
             train_mode.append(model.training)
+            if isinstance(outputs, torch.Tensor) and not outputs.is_floating_point():
+                raise LossArgsSwapped  # the class ids came first: loss_fn(targets, outputs)
             return F.cross_entropy(outputs, targets)
 
         try:
             value = candidate(
                 model, iter(data) if probe.kwargs.get("generator") else data, opt, loss_fn
             )
+        except LossArgsSwapped:
+            return {"value": None, "args_swapped": True}
         except RuntimeError as exc:
             if "modified by an inplace operation" not in str(exc):
                 raise
@@ -164,16 +172,24 @@ class TrainOneEpochCheck(Exercise):
         n = len(batches)
         if not isinstance(out, dict) or "value" not in out:
             raise Fail("unexpected result from the training loop.")
+        if out.get("args_swapped"):
+            raise Fail(
+                "loss_fn got the targets (class ids) as its first argument: the model's output "
+                "comes first, loss = loss_fn(model(inputs), targets), as in F.cross_entropy.",
+                "loss_fn_args_swapped",
+            )
         if out.get("inplace_error"):
             raise Fail(
                 "optimizer.step() runs before loss.backward(): the step changes weights that "
                 "the backward pass still needs (PyTorch's 'modified by an inplace operation' "
-                "error). Order: zero_grad, forward, backward, step."
+                "error). Order: zero_grad, forward, backward, step.",
+                "step_before_backward",
             )
         if out["loss_calls"] != n:
             raise Fail(
                 f"loss_fn was called {out['loss_calls']} times for {n} batches: compute the "
-                "loss once per batch, loss = loss_fn(model(inputs), targets)."
+                "loss once per batch, loss = loss_fn(model(inputs), targets).",
+                "loss_calls_per_batch",
             )
         value = out["value"]
         ref_value, ref_params = reference_loop(spec, batches)
@@ -183,12 +199,14 @@ class TrainOneEpochCheck(Exercise):
                 "no_zero_grad",
                 "the gradients are never reset: call optimizer.zero_grad() for every "
                 "batch (loss.backward() adds to .grad, so they pile up).",
+                "no_zero_grad",
             ),
             (
                 "no_step",
                 "the parameters did not change: call optimizer.step() after loss.backward(). "
                 "A step before backward, or a zero_grad between backward and step, finds "
                 "no gradient to use. Order: zero_grad, forward, backward, step.",
+                "no_step",
             ),
         ]
 
@@ -198,30 +216,37 @@ class TrainOneEpochCheck(Exercise):
             )
 
         if not same(ref_params):
-            for variant, message in wrong_loops:
+            for variant, message, code in wrong_loops:
                 _, var_params = reference_loop(spec, batches, variant)
                 if same(var_params):
-                    raise Fail(message)
+                    raise Fail(message, code)
             raise Fail(
                 "the parameters after the epoch differ from one optimizer step per batch "
-                "(zero_grad, loss = loss_fn(model(inputs), targets), backward, step)."
+                "(zero_grad, loss = loss_fn(model(inputs), targets), backward, step).",
+                "wrong_update",
             )
         if not out.get("train_mode", True):
             raise Fail(
                 "the model was in eval mode during training: call model.train() at the start "
-                "(dropout and similar layers behave differently in eval mode)."
+                "(dropout and similar layers behave differently in eval mode).",
+                "eval_mode",
             )
         if isinstance(value, torch.Tensor):
             raise Fail(
                 "the returned loss is a tensor: return a Python float, add up loss.item() "
-                "(a sum of loss tensors also keeps every batch's graph alive)."
+                "(a sum of loss tensors also keeps every batch's graph alive).",
+                "returns_tensor",
             )
         if value is None:
             raise Fail(
-                "train_one_epoch returned None: return the mean loss (did you forget `return`?)."
+                "train_one_epoch returned None: return the mean loss (did you forget `return`?).",
+                "returns_none",
             )
         if not isinstance(value, (int, float)):
-            raise Fail(f"the returned value should be a float, got {type(value).__name__}.")
+            raise Fail(
+                f"the returned value should be a float, got {type(value).__name__}.",
+                "returns_not_a_float",
+            )
         if math.isclose(value, ref_value, rel_tol=1e-6, abs_tol=1e-9):
             return
         for variant, message in [
@@ -240,10 +265,11 @@ class TrainOneEpochCheck(Exercise):
         ]:
             v, _ = reference_loop(spec, batches, variant)
             if n > 1 and math.isclose(value, v, rel_tol=1e-6, abs_tol=1e-9):
-                raise Fail(message)
+                raise Fail(message, f"returns_{variant}_loss")
         raise Fail(
             f"the returned value {value:.6g} is not the mean loss over the batches "
-            f"({ref_value:.6g}): average each batch's loss.item(), taken before its step."
+            f"({ref_value:.6g}): average each batch's loss.item(), taken before its step.",
+            "not_the_mean_loss",
         )
 
 

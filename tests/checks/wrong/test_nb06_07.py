@@ -103,7 +103,6 @@ ENC_WRONG = [
         "embedding_scaled_by_d_model",
         enc(scale="d_model"),
         "sqrt",
-        xfail="generic 'does not match'; scaling by d_model instead of sqrt(d_model) is not named",
     ),
     wrong(ENC, "no_final_norm", enc(final_norm=False), "norm"),
     wrong(ENC, "mask_not_passed", enc(pass_mask=False), "mask"),
@@ -170,8 +169,6 @@ TOE_WRONG = [
         "loss_fn_args_swapped",
         loop("args_swapped"),
         "loss_fn",
-        xfail="reported as 'not implemented yet' (torch raises NotImplementedError for Long "
-        "input), not as swapped loss_fn arguments",
     ),
 ]
 TOE_OK = [right(TOE, "enumerate", loop_enumerate)]
