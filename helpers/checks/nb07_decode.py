@@ -31,9 +31,12 @@ class ScriptedSeq2Seq(nn.Module):
     otherwise. Each position's logits differ, so reading the wrong position shows.
     """
 
-    def __init__(self, script: torch.Tensor, vocab_size: int, bos_id: int, wrong_id: int):
+    def __init__(
+        self, script: torch.Tensor, src: torch.Tensor, vocab_size: int, bos_id: int, wrong_id: int
+    ):
         super().__init__()
-        self.register_buffer("script", script.clone())
+        self.register_buffer("script", script.clone())  # (B, L): row b's tokens
+        self.register_buffer("src", src.clone())  # (B, S): the source row that selects script b
         self.vocab_size, self.bos_id, self.wrong_id = vocab_size, bos_id, wrong_id
         self.scale = nn.Parameter(torch.ones(()))  # a parameter, so model.parameters() has a device
 
@@ -43,11 +46,17 @@ class ScriptedSeq2Seq(nn.Module):
             raise ValueError(f"src has {src.shape[0]} rows but tgt has {B}")
         if T > self.script.shape[1]:
             raise ValueError(f"the decoder input is longer ({T}) than the model can take")
+        # which rows of the batch these are (a decoder may run on one row at a time, src[b:b+1])
+        same = (src[:, None, :] == self.src[None, :, :]).all(-1)  # (B, B_all)
+        if not bool(same.any(-1).all()):
+            raise ValueError("src holds a row that is not one of the batch's source rows")
+        script = self.script[same.long().argmax(-1)]  # (B, L)
         bos = torch.full((B, 1), self.bos_id, dtype=torch.long, device=tgt.device)
-        expected = torch.cat([bos, self.script[:, : T - 1]], dim=1)  # (B, T)
+        expected = torch.cat([bos, script[:, : T - 1]], dim=1)  # (B, T)
         ok = (tgt == expected).long().cumprod(dim=1).bool()  # the prefix up to t is right
-        nxt = torch.where(ok, self.script[:, :T], torch.full_like(tgt, self.wrong_id))
-        logits = F.one_hot(nxt, self.vocab_size).float() * 4.0 - 2.0  # (B, T, vocab_size)
+        nxt = torch.where(ok, script[:, :T], torch.full_like(tgt, self.wrong_id))
+        # a margin of 1 only: the best token has probability ~0.25, so sampling shows
+        logits = F.one_hot(nxt, self.vocab_size).float()  # (B, T, vocab_size)
         # a small position-dependent tilt, so that each position's row is different
         tilt = torch.arange(self.vocab_size, device=tgt.device).float() * 0.01
         return self.scale * (
@@ -56,7 +65,9 @@ class ScriptedSeq2Seq(nn.Module):
 
 
 def scripted_model(spec: dict) -> ScriptedSeq2Seq:
-    return ScriptedSeq2Seq(spec["script"], spec["vocab_size"], spec["bos_id"], spec["wrong_id"])
+    return ScriptedSeq2Seq(
+        spec["script"], spec["src"], spec["vocab_size"], spec["bos_id"], spec["wrong_id"]
+    )
 
 
 @torch.no_grad()
@@ -103,8 +114,10 @@ class GreedyDecodeCheck(Exercise):
                 if end is not None:
                     script[b, end - 1] = eos_id
             src = randint(gen, 3, vocab_size, B, S)
+            src[:, 0] = torch.arange(B) + 3  # every row different: the model tells them apart
             spec = {
                 "script": script,
+                "src": src,
                 "vocab_size": vocab_size,
                 "bos_id": bos_id,
                 "wrong_id": wrong_id,
@@ -139,18 +152,21 @@ class GreedyDecodeCheck(Exercise):
         if got.dtype != torch.long:
             raise Fail(
                 f"the output has dtype {got.dtype}: return token ids as a LongTensor "
-                "(argmax gives int64)."
+                "(argmax gives int64).",
+                "not_long",
             )
         if got.dim() != 2 or got.shape[0] != B:
             raise Fail(
-                f"the output has shape {fmt_shape(got.shape)}, expected (B, L) with B = {B}."
+                f"the output has shape {fmt_shape(got.shape)}, expected (B, L) with B = {B}.",
+                "wrong_shape",
             )
         L = got.shape[1]
         ref = greedy64(model, src, max_len, bos_id, eos_id)
         if L > max_len:
             raise Fail(
                 f"the output has {L} tokens, more than max_len={max_len} (BOS counts): stop "
-                "when the sequence has max_len tokens."
+                "when the sequence has max_len tokens.",
+                "longer_than_max_len",
             )
         variants = [
             (
@@ -184,18 +200,22 @@ class GreedyDecodeCheck(Exercise):
         for variant, message in variants:
             v = greedy64(model, src, max_len, bos_id, eos_id, variant)
             if tuple(got.shape) == tuple(v.shape) and torch.equal(got, v):
-                raise Fail(message)
+                raise Fail(message, variant)
         if L > 0 and not bool((got[:, 0] == bos_id).all()):
-            raise Fail(variants[0][1])
-        if tuple(got.shape) != tuple(ref.shape):
+            raise Fail(variants[0][1], "no_bos")
+        n = min(L, ref.shape[1])  # a token that differs before either stops: not greedy
+        rows = [b for b in range(B) if not torch.equal(got[b, :n], ref[b, :n])]
+        if rows:
             raise Fail(
-                f"the output has shape {fmt_shape(got.shape)}, expected {fmt_shape(ref.shape)}: "
-                f"BOS, then one token per step until every row has produced eos_id "
-                f"(at most max_len={max_len} tokens)."
+                f"row {rows[0]} differs from greedy decoding: got {got[rows[0]].tolist()}, "
+                f"expected {ref[rows[0]].tolist()}. Each step: logits = model(src, tgt), take "
+                "the argmax at the last position, append it to tgt (greedy: the most likely "
+                "token, not a sample drawn with torch.multinomial).",
+                "not_greedy",
             )
-        rows = [b for b in range(B) if not torch.equal(got[b], ref[b])]
         raise Fail(
-            f"row {rows[0]} differs from greedy decoding: got {got[rows[0]].tolist()}, "
-            f"expected {ref[rows[0]].tolist()}. Each step: logits = model(src, tgt), take the "
-            "argmax at the last position, append it to tgt."
+            f"the output has shape {fmt_shape(got.shape)}, expected {fmt_shape(ref.shape)}: "
+            f"BOS, then one token per step until every row has produced eos_id "
+            f"(at most max_len={max_len} tokens).",
+            "wrong_length",
         )
