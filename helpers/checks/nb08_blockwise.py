@@ -23,6 +23,7 @@ from .framework import (
     fmt_shape,
     randn,
 )
+from .runner import describe_exception
 
 # --------------------------------------------------------------------------- blockwise attention
 
@@ -124,6 +125,18 @@ class BlockwiseAttentionCheck(Exercise):
             args=qkv(1, 24, 24, 4, dtype=torch.float64, spread=3.0),
             kwargs={"block_size": 5},
         )
+        # scores near +98 in the first block and near -98 in the second: exp overflows float32
+        # (above ~88) unless the running max is subtracted and only ever grows
+        q, k, v = qkv(1, 4, 8, 4, spread=0.1)
+        sign = torch.where(torch.arange(8) < 4, 1.0, -1.0)[:, None]  # (T_k, 1)
+        yield Probe(
+            "(1, 4, 4) and 8 keys, block_size = 4, float32, scores near +98 in the first block "
+            "and near -98 in the second",
+            runner="blockwise",
+            args=(q + 7.0, k + 7.0 * sign, v),
+            kwargs={"block_size": 4},
+            info={"far_apart": True},
+        )
 
     def run_blockwise(self, probe, candidate, device):
         from .runner import to_device
@@ -140,6 +153,14 @@ class BlockwiseAttentionCheck(Exercise):
             raise Fail("internal: unexpected runner output.")
         got = expect_tensor(out["out"])
         expect_like(got, (*q.shape[:-1], v.shape[-1]), q.dtype)
+        if probe.info.get("far_apart") and not torch.isfinite(got).all():
+            raise Fail(
+                "the result contains NaN or inf when the scores of two blocks are far apart: "
+                "exp overflows. Subtract the running max, m_new = max(m_old, the block's max) "
+                "(not the block's own max), so that every exp(s - m_new) and the correction "
+                "exp(m_old - m_new) is at most 1.",
+                "overflow",
+            )
         expect_finite(
             got,
             hint="Start the running max at -inf and the running sum at 0; "
@@ -156,26 +177,30 @@ class BlockwiseAttentionCheck(Exercise):
             got,
             ref,
             mistakes=[
-                (vb(scale=False), "the scores are not divided by sqrt(d_k)."),
+                (vb(scale=False), "the scores are not divided by sqrt(d_k).", "no_scale"),
                 (
                     vb(normalize=False),
                     "the result is not divided by the running sum at the end: return acc / l.",
+                    "not_normalized",
                 ),
                 (
                     vb(rescale_acc=False),
                     "the accumulator is not rescaled when the running max "
                     "grows: multiply acc by exp(m_old - m_new) before adding the "
                     "new block.",
+                    "accumulator_not_rescaled",
                 ),
                 (
                     vb(rescale_sum=False),
                     "the running sum is not rescaled when the running max grows: "
                     "l = l * exp(m_old - m_new) + p.sum(-1).",
+                    "sum_not_rescaled",
                 ),
                 (
                     vb(rescale_acc=False, rescale_sum=False),
                     "neither the running sum nor the accumulator is rescaled when the max grows: "
                     "multiply both by exp(m_old - m_new).",
+                    "nothing_rescaled",
                 ),
             ],
         )
@@ -191,7 +216,8 @@ class BlockwiseAttentionCheck(Exercise):
             raise Fail(
                 f"the result is right, but a tensor of {out['largest']} elements was made, "
                 f"as large as the whole score matrix {fmt_shape((*q.shape[:-1], k.shape[-2]))}: "
-                f"compute the scores of one block of {bs} keys at a time."
+                f"compute the scores of one block of {bs} keys at a time.",
+                "full_score_matrix",
             )
 
 
@@ -199,14 +225,21 @@ class BlockwiseAttentionCheck(Exercise):
 
 
 def causal_attention64(
-    q, k, v, diagonal: int = 0, scale: bool = True, window: int | None = None
+    q, k, v, diagonal: int = 0, scale: bool = True, window: int | None = None, first: str = ""
 ) -> torch.Tensor:
+    """Causal attention in float64; ``window``: only the last window + 1 keys; ``first``:
+    "and_self" (the first key and the query's own, a cache never extended), "only"."""
     q, k, v = q.double(), k.double(), v.double()
     s = q @ k.transpose(-2, -1) / (math.sqrt(q.shape[-1]) if scale else 1.0)
     T = s.shape[-1]
     allowed = torch.ones(T, T, dtype=torch.bool).tril(diagonal)
     if window is not None:
         allowed = allowed & torch.ones(T, T, dtype=torch.bool).triu(-window)
+    if first:
+        allowed = torch.zeros(T, T, dtype=torch.bool)
+        allowed[:, 0] = True
+        if first == "and_self":
+            allowed |= torch.eye(T, dtype=torch.bool)
     s = s.masked_fill(~allowed, float("-inf"))
     return s.softmax(-1) @ v
 
@@ -249,7 +282,12 @@ class KVCacheStepCheck(Exercise):
         cache, outs = None, []
         for t in range(q.shape[-2]):
             step = slice(t, t + 1)
-            result = candidate(q[..., step, :], k[..., step, :], v[..., step, :], cache)
+            try:
+                result = candidate(q[..., step, :], k[..., step, :], v[..., step, :], cache)
+            except RuntimeError as exc:
+                if t == 0:
+                    raise
+                return {"cache_error": describe_exception(exc)}  # only once there is a cache
             if not isinstance(result, (tuple, list)) or len(result) != 2:
                 return {
                     "bad": type(result).__name__
@@ -264,14 +302,23 @@ class KVCacheStepCheck(Exercise):
         q, k, v = probe.args
         B, H, T, _ = q.shape
         if "bad" in out:
-            raise Fail(f"should return a tuple (out, cache), got {out['bad']}.")
+            raise Fail(f"should return a tuple (out, cache), got {out['bad']}.", "not_a_tuple")
+        if "cache_error" in out:
+            raise Fail(
+                f"{out['cache_error']}\n   The first step (cache=None) ran; the second, with "
+                "the cache the first returned, failed: concatenate the cache and the new k, v "
+                "along the time dimension, torch.cat([k_cache, k], dim=-2), and return the "
+                "concatenated (k, v) as the new cache.",
+                "cache_shapes",
+            )
         outs = out["outs"]
         for t, o in enumerate(outs):
             o = expect_tensor(o, f"the output of step {t}")
             if tuple(o.shape) != (B, H, 1, v.shape[-1]):
                 raise Fail(
                     f"the output of step {t} has shape {fmt_shape(o.shape)}, expected "
-                    f"{(B, H, 1, v.shape[-1])}: one query, attending to every cached key."
+                    f"{(B, H, 1, v.shape[-1])}: one query, attending to every cached key.",
+                    "step_output_shape",
                 )
         got = torch.cat(outs, dim=-2)  # (B, H, T, d_v)
         expect_like(got, (B, H, T, v.shape[-1]), q.dtype, "the outputs")
@@ -284,34 +331,64 @@ class KVCacheStepCheck(Exercise):
                     lambda: v.double(),
                     "each step attends only to the new token: append the new k and v "
                     "to the cache first, then attend to the whole cache.",
+                    "cache_ignored",
                 ),
                 (
                     lambda: causal_attention64(q, k, v, diagonal=-1),
                     "each step attends to the cached keys but not to the new token itself: append "
                     "the new "
                     "k and v to the cache before attending.",
+                    "new_token_not_attended",
                 ),
                 (
                     lambda: causal_attention64(q, k, v, window=1),
                     "each step sees only the previous token and itself: the returned cache must "
                     "hold "
                     "every token so far, torch.cat([k_cache, k], dim=-2), not just the newest one.",
+                    "cache_keeps_last_only",
+                ),
+                (
+                    lambda: causal_attention64(q, k, v, first="and_self"),
+                    "each step sees only the first token and itself: the cache is never "
+                    "extended. Return the concatenated (k, v) as the new cache, not the cache "
+                    "you were given.",
+                    "cache_not_extended",
+                ),
+                (
+                    lambda: causal_attention64(q, k, v, first="only"),
+                    "every step attends only to the first token: its weights should be the "
+                    "softmax over all cached keys, softmax(q k^T / sqrt(d_k)).",
+                    "first_key_only",
                 ),
                 (
                     lambda: causal_attention64(q, k, v, scale=False),
                     "the scores are not divided by sqrt(d_k).",
+                    "no_scale",
                 ),
             ],
         )
         cache = out["cache"]
         if not isinstance(cache, (tuple, list)) or len(cache) != 2:
-            raise Fail("the cache should be a tuple (k_cache, v_cache).")
+            raise Fail("the cache should be a tuple (k_cache, v_cache).", "cache_not_a_tuple")
         k_cache = expect_tensor(cache[0], "k_cache")
         v_cache = expect_tensor(cache[1], "v_cache")
         for name, c, ref in (("k_cache", k_cache, k), ("v_cache", v_cache, v)):
             if tuple(c.shape) != tuple(ref.shape):
                 raise Fail(
                     f"after {T} steps {name} has shape {fmt_shape(c.shape)}, expected "
-                    f"{fmt_shape(ref.shape)}: concatenate along the time dimension (dim=-2)."
+                    f"{fmt_shape(ref.shape)}: concatenate along the time dimension (dim=-2).",
+                    "cache_shape",
                 )
-            expect_close(c, ref, f"{name} after {T} steps")
+            expect_close(
+                c,
+                ref,
+                f"{name} after {T} steps",
+                mistakes=[
+                    (
+                        ref.flip(-2),
+                        f"{name} holds the tokens newest first: put the new token last, "
+                        "torch.cat([k_cache, k], dim=-2), so that the cache keeps their order.",
+                        "new_token_first",
+                    )
+                ],
+            )
