@@ -75,7 +75,8 @@ class SlidingWindowMaskCheck(DeviceProbeMixin, Exercise):
             raise Fail(f"the mask has shape {fmt_shape(got.shape)}, expected ({T}, {T}).")
         if got.dtype != torch.bool:
             raise Fail(
-                f"the mask has dtype {got.dtype}: return a boolean tensor, True = may attend."
+                f"the mask has dtype {got.dtype}: return a boolean tensor, True = may attend.",
+                "not_bool",
             )
         ref = window64(T, window, causal)
         if torch.equal(got, ref):
@@ -85,16 +86,19 @@ class SlidingWindowMaskCheck(DeviceProbeMixin, Exercise):
                 ~ref,
                 "the mask is inverted: in this series True means may attend (True inside the "
                 "window), the opposite of nn.MultiheadAttention's attn_mask.",
+                "inverted",
             ),
             (
                 window64(T, window, causal, strict=True),
                 "the window is off by one: a key at distance exactly `window` is inside it, "
                 "use abs(i - j) <= window, not < window.",
+                "strict_window",
             ),
             (
                 window64(T, window + 1, causal),
                 "the window is off by one: it reaches `window + 1` "
                 "tokens away; use abs(i - j) <= window.",
+                "window_too_wide",
             ),
         ]
         if causal:
@@ -103,11 +107,20 @@ class SlidingWindowMaskCheck(DeviceProbeMixin, Exercise):
                     window64(T, window, False),
                     "the `causal` flag is ignored: with causal=True a query "
                     "i may only see keys j <= i (and within the window).",
+                    "causal_ignored",
                 ),
                 (
                     window64(T, window, True, upper=True),
                     "the causal part keeps the future (j >= i): keep keys j <= i, i.e. the lower "
                     "triangle (tril).",
+                    "causal_keeps_future",
+                ),
+                (
+                    torch.eye(T, dtype=torch.bool),
+                    "the causal window keeps only each token itself (j == i): with causal=True "
+                    "keep the keys j <= i with i - j <= window; (j <= i) & (j >= i) leaves the "
+                    "diagonal only.",
+                    "diagonal_only",
                 ),
             ]
         else:
@@ -117,11 +130,12 @@ class SlidingWindowMaskCheck(DeviceProbeMixin, Exercise):
                     "the mask is causal although causal=False: "
                     "without the flag the window is symmetric, "
                     "abs(i - j) <= window.",
+                    "causal_when_not_asked",
                 )
             )
-        for variant, message in named:
+        for variant, message, code in named:
             if torch.equal(got, variant):
-                raise Fail(message)
+                raise Fail(message, code)
         raise Fail(
             f"the mask is not True exactly where abs(i - j) <= {window}"
             + (" and j <= i" if causal else "")
@@ -235,29 +249,42 @@ class LinearAttentionCheck(Exercise):
                 "the output is not normalized: divide phi(q_i)·S by "
                 "phi(q_i)·z, where z is the sum of phi(k_j) (the weights of "
                 "each query must sum to 1, as in softmax attention).",
+                "not_normalized",
             ),
-            (va(phi=torch.exp), "the feature map is exp: use phi(x) = elu(x) + 1."),
+            (
+                va(phi=torch.exp),
+                "the feature map is exp: use phi(x) = elu(x) + 1.",
+                "exp_feature_map",
+            ),
             (
                 va(phi=F.elu),
                 "the feature map is elu(x) without + 1: it can be negative, so "
                 "the weights can be negative and the denominator can cross 0. "
                 "Use phi(x) = elu(x) + 1.",
+                "elu_without_plus_1",
             ),
             (
                 va(phi=F.relu),
                 "the feature map is relu: use phi(x) = elu(x) + 1 (relu can make "
                 "every weight of a query 0).",
+                "relu_feature_map",
             ),
-            (va(phi=lambda x: x), "no feature map: apply phi(x) = elu(x) + 1 to q and k."),
+            (
+                va(phi=lambda x: x),
+                "no feature map: apply phi(x) = elu(x) + 1 to q and k.",
+                "no_feature_map",
+            ),
             (
                 va(phi=lambda x: elu1(x / math.sqrt(math.sqrt(q.shape[-1])))),
                 "q and k are scaled before the feature map: linear attention applies phi(x) = "
                 "elu(x) + 1 to q and k as they are.",
+                "scaled_before_feature_map",
             ),
             (
                 softmax_attention,
                 "this is softmax attention: write linear attention with the "
                 "feature map phi(x) = elu(x) + 1.",
+                "softmax_attention",
             ),
         ]
         if causal:
@@ -267,16 +294,19 @@ class LinearAttentionCheck(Exercise):
                     "the `causal` flag is ignored: with causal=True output i "
                     "only sums over keys j <= i (cumulative sums over the "
                     "sequence, torch.cumsum(..., dim=-3) for S and dim=-2 for z).",
+                    "causal_ignored",
                 ),
                 (
                     va(causal_den=False),
                     "the numerator is causal but the denominator sums over "
                     "all keys: use the cumulative sum of phi(k_j) too.",
+                    "denominator_not_causal",
                 ),
                 (
                     va(causal_num=False),
                     "the denominator is causal but the numerator sums over "
                     "all keys: use the cumulative sum of phi(k_j) v_jᵀ too.",
+                    "numerator_not_causal",
                 ),
             ]
         tol = (

@@ -69,7 +69,8 @@ class PatchifyCheck(Exercise):
         if tuple(got.shape) == (B, D, N) and D != N:
             raise Fail(
                 f"the patches have shape {fmt_shape(got.shape)} = (B, C*p*p, N): transpose "
-                f"to (B, N, C*p*p) = {(B, N, D)}, one row per patch."
+                f"to (B, N, C*p*p) = {(B, N, D)}, one row per patch.",
+                "patches_transposed",
             )
         expect_like(got, (B, N, D), images.dtype, "the patches")
         ref = F.unfold(images.double(), p, stride=p).transpose(1, 2)  # (B, N, C*p*p)
@@ -82,6 +83,7 @@ class PatchifyCheck(Exercise):
                     lambda: ref.transpose(1, 2) if N == D else None,
                     "the patches are transposed, (B, C*p*p, N): transpose to (B, N, C*p*p), one "
                     "row per patch.",
+                    "patches_transposed",
                 ),
                 (
                     lambda: images.double().reshape(B, N, D),
@@ -89,29 +91,42 @@ class PatchifyCheck(Exercise):
                     "the "
                     "memory order, so each 'patch' is a run of pixels along a row. Reshape to "
                     "(B, C, H/p, p, W/p, p), permute to (B, H/p, W/p, C, p, p), then flatten.",
+                    "plain_reshape",
                 ),
                 (
                     lambda: patches64(images, p, order="hwc"),
                     "each patch is flattened channels-last (p, p, C): flatten it in (C, p, p) "
                     "order, "
                     "as Conv2d's weight is laid out (permute to (B, H/p, W/p, C, p, p)).",
+                    "channels_last",
                 ),
                 (
                     lambda: patches64(images, p, grid="col"),
                     "the patches are in column-major order (down the first column first): number "
                     "them "
                     "row by row, left to right, like reading text (H/p before W/p).",
+                    "column_major",
                 ),
                 (
                     lambda: patches64(images, p, grid="col", order="hwc"),
                     "the patches are in column-major order and flattened channels-last: use "
                     "row-major "
                     "patches, each flattened in (C, p, p) order.",
+                    "column_major_channels_last",
                 ),
                 (
                     lambda: patches64(images, p, order="cwh"),
                     "the pixels inside each patch are flattened column by column: keep (C, p_row, "
                     "p_col) order.",
+                    "pixels_column_major",
+                ),
+                (
+                    lambda: images.double().unfold(2, p, p).unfold(3, p, p).reshape(B, N, D),
+                    "the result of Tensor.unfold was reshaped without a permute: "
+                    "images.unfold(2, p, p).unfold(3, p, p) is (B, C, H/p, W/p, p, p); permute "
+                    "it to (B, H/p, W/p, C, p, p) so that each row holds one patch in (C, p, p) "
+                    "order.",
+                    "unfold_not_permuted",
                 ),
             ],
         )
@@ -183,12 +198,22 @@ class PatchEmbeddingCheck(Exercise):
         if tuple(got.shape) == (B, d, H // p, W // p):
             raise Fail(
                 f"the output is Conv2d's (B, d_model, H/p, W/p) = {fmt_shape(got.shape)}: flatten "
-                "the grid and transpose to (B, N, d_model), e.g. .flatten(2).transpose(1, 2)."
+                "the grid and transpose to (B, N, d_model), e.g. .flatten(2).transpose(1, 2).",
+                "no_flatten",
             )
         if tuple(got.shape) == (B, d, N) and d != N:
             raise Fail(
                 f"the output has shape (B, d_model, N) = {fmt_shape(got.shape)}: transpose it to "
-                f"(B, N, d_model) = {(B, N, d)}, one row per patch."
+                f"(B, N, d_model) = {(B, N, d)}, one row per patch.",
+                "no_transpose",
+            )
+        overlapping = (H - p + 1) * (W - p + 1)
+        if got.dim() == 3 and got.shape[1] == overlapping != N:
+            raise Fail(
+                f"the output has {overlapping} patches instead of N = {N}: the convolution "
+                "slides by 1 pixel, so the patches overlap. Use stride=patch_size, "
+                "nn.Conv2d(in_channels, d_model, kernel_size=patch_size, stride=patch_size).",
+                "stride_1",
             )
         expect_like(got, (B, N, d), images.dtype)
         expect_finite(got)
@@ -208,16 +233,19 @@ class PatchEmbeddingCheck(Exercise):
                     "Conv2d's output (B, d_model, N) was reshaped to (B, N, d_model) without a "
                     "transpose: "
                     "this scrambles patches and features. Use .flatten(2).transpose(1, 2).",
+                    "no_transpose",
                 ),
                 (
                     lambda: conv.transpose(2, 3).flatten(2).transpose(1, 2),
                     "the patches are in column-major order: flatten the (H/p, W/p) grid row by "
                     "row, "
                     ".flatten(2) on (B, d_model, H/p, W/p).",
+                    "column_major",
                 ),
                 (
                     lambda: ref - probe.state["proj.bias"].double(),
                     "the bias of proj is not applied.",
+                    "no_bias",
                 ),
             ],
         )
@@ -235,4 +263,7 @@ class PatchEmbeddingCheck(Exercise):
             {"proj.weight": hint, "proj.bias": hint, "proj.weight.shape": hint},
         )
         if info["children"].get("proj") != "Conv2d":
-            raise Fail(f"proj is a {info['children'].get('proj')}: make it an nn.Conv2d. {hint}")
+            raise Fail(
+                f"proj is a {info['children'].get('proj')}: make it an nn.Conv2d. {hint}",
+                "proj_not_conv2d",
+            )

@@ -10,11 +10,20 @@ from __future__ import annotations
 
 import torch
 import torch.nn.functional as F
+from torch import nn
 
+from .dropout64 import (
+    STACK_MISPLACEMENTS,
+    P,
+    blocks_drop64,
+    reference_in_train_mode,
+    run_train_mode,
+)
 from .framework import (
     Exercise,
     Fail,
     Probe,
+    close,
     expect_close,
     expect_finite,
     expect_like,
@@ -98,12 +107,14 @@ def vit64(
     pool: str = "cls",
     norm_first: bool = True,
     maps: bool = False,
+    cls_end: bool = False,
 ):
     """The ViT in float64 from PyTorch modules; ``maps=True`` returns the per-layer attention
     weights (B, H, T, T) instead of the logits.
 
     pos: "all" (right), "none", "patches" (added to the patches before the CLS token is
-    prepended). pool: "cls" (right), "mean" (all tokens), "mean_patches", "last".
+    prepended). pool: "cls" (right), "mean" (all tokens), "mean_patches", "last". cls_end: the
+    CLS token appended after the patches.
     """
     st = {k: v.double() for k, v in state.items()}
     x = embed64(st, images, init["patch_size"], "patch_embed.proj.")  # (B, N, d)
@@ -111,7 +122,8 @@ def vit64(
     if pos == "patches":
         x = x + st["pos_embed"][:, 1:]
     if cls:
-        x = torch.cat([st["cls_token"].expand(B, -1, -1), x], dim=1)  # (B, N + 1, d)
+        tokens = [st["cls_token"].expand(B, -1, -1), x]
+        x = torch.cat(tokens[::-1] if cls_end else tokens, dim=1)  # (B, N + 1, d)
         if pos == "all":
             x = x + st["pos_embed"]
     elif pos == "all":
@@ -143,6 +155,31 @@ def vit64(
         "last": lambda: x[:, -1],
     }[pool]()
     return F.linear(pooled, st["head.weight"], st["head.bias"])  # (B, num_classes)
+
+
+VIT_MISPLACEMENTS = [
+    (
+        {"all"},
+        (),
+        "in training mode no dropout is applied: pass `dropout` to every "
+        "TransformerEncoderBlock (model.train() must change the output).",
+        "no_dropout",
+    ),
+    (
+        (),
+        {"before_cls"},
+        "dropout is applied to the patch embeddings before the CLS token is prepended: apply "
+        "it (if at all) to the whole sequence after adding pos_embed.",
+        "dropout_before_cls",
+    ),
+    (
+        (),
+        {"head"},
+        "an extra dropout is applied to the CLS token before the head: dropout belongs inside "
+        "the blocks (and, optionally, on the embedded tokens).",
+        "dropout_before_head",
+    ),
+]
 
 
 class VisionTransformerCheck(Exercise):
@@ -197,6 +234,22 @@ class VisionTransformerCheck(Exercise):
             args=(randn(2, 1, 8, 8, generator=gen),),
             info={"method": "attention_maps"},
         )
+        yield Probe(
+            f"training mode, dropout={P}, patch 2 (N = 16), images (2, 1, 8, 8) (dropout in the "
+            "blocks, and optionally on the embedded tokens; same seed on both sides)",
+            runner="train_mode",
+            init={**fine, "dropout": P},
+            state=vit_state(gen, fine),
+            args=(randn(2, 1, 8, 8, generator=gen),),
+            cpu_only=True,  # the dropout masks are drawn on the CPU on both sides
+        )
+
+    def run_train_mode(self, probe, candidate, device):
+        module = candidate(**probe.init)
+        if not isinstance(module, nn.Module):
+            return module
+        module.load_state_dict(probe.state)
+        return run_train_mode(module, probe.args)
 
     def judge(self, probe, out):
         if probe.runner == "module_info":
@@ -205,6 +258,8 @@ class VisionTransformerCheck(Exercise):
             raise Fail("VisionTransformer(...) should build a torch.nn.Module.")
         if probe.info.get("method") == "attention_maps":
             return self.judge_maps(probe, out)
+        if probe.runner == "train_mode":
+            return self.judge_train(probe, out)
         init, st = probe.init, probe.state
         (images,) = probe.args
         B = images.shape[0]
@@ -212,7 +267,8 @@ class VisionTransformerCheck(Exercise):
         if got.dim() == 3 and got.shape[0] == B and got.shape[-1] == init["num_classes"]:
             raise Fail(
                 f"the logits have shape {fmt_shape(got.shape)}: one prediction per token. "
-                "Classify from the CLS token alone, head(norm(x)[:, 0])."
+                "Classify from the CLS token alone, head(norm(x)[:, 0]).",
+                "logits_per_token",
             )
         expect_like(got, (B, init["num_classes"]), images.dtype, "the logits")
         expect_finite(got, "the logits")
@@ -225,6 +281,11 @@ class VisionTransformerCheck(Exercise):
             "there is no CLS token in the sequence: prepend cls_token (expanded to (B, 1, "
             "d_model)) to the patch embeddings, add pos_embed, and classify from x[:, 0]."
         )
+        cls_end = (
+            "the CLS token is appended after the patches: prepend it, torch.cat([cls, x], "
+            "dim=1), so that it is token 0 and gets pos_embed[:, 0], as attention_maps and the "
+            "head expect."
+        )
         expect_close(
             got,
             ref,
@@ -236,38 +297,76 @@ class VisionTransformerCheck(Exercise):
                     "the final LayerNorm is missing: apply self.norm to the "
                     "output of the last block before the head (pre-LN blocks "
                     "leave the residual stream unnormalized).",
+                    "no_final_norm",
                 ),
                 (
                     v(pos="none"),
                     "the position embedding is not added: x = cat([cls, patches]) + pos_embed.",
+                    "no_pos_embed",
                 ),
                 (
                     v(pos="patches"),
                     "pos_embed is added before the CLS token is prepended, so the CLS token "
                     "gets no position embedding: prepend first, then add all N + 1 rows.",
+                    "pos_embed_skips_cls",
                 ),
-                (v(cls=False, pool="mean"), no_cls),
-                (v(cls=False, pool="cls"), no_cls),
-                (v(cls=False, pool="mean", final_norm=False), no_cls),
+                (v(cls=False, pool="mean"), no_cls, "no_cls"),
+                (v(cls=False, pool="cls"), no_cls, "no_cls"),
+                (v(cls=False, pool="mean", final_norm=False), no_cls, "no_cls"),
+                (v(cls_end=True, pool="last"), cls_end, "cls_at_end"),
+                (v(cls_end=True), cls_end, "cls_at_end"),
                 (
                     v(pool="mean"),
                     "the head reads the mean of all tokens: classify from the CLS token, x[:, 0].",
+                    "mean_pooling",
                 ),
                 (
                     v(pool="mean_patches"),
                     "the head reads the mean of the patch tokens: classify from the CLS "
                     "token, x[:, 0] (mean pooling is an open exercise).",
+                    "mean_pooling_patches",
                 ),
                 (
                     v(pool="last"),
                     "the head reads the last token: the CLS token is the first one, x[:, 0].",
+                    "last_token",
                 ),
                 (
                     v(norm_first=False),
                     "the blocks are post-LN: build them with norm_first=True (pre-LN, as in ViT).",
+                    "post_ln_blocks",
                 ),
             ],
         )
+
+    def judge_train(self, probe, out):
+        """Training mode: dropout in every block; on the embedded tokens (after adding pos_embed)
+        or not, as the notebook leaves it open; nowhere else."""
+        init, st, (images,) = probe.init, probe.state, probe.args
+        got = expect_tensor(out, "the logits")
+        expect_like(got, (images.shape[0], init["num_classes"]), images.dtype, "the logits")
+        st64 = {k: v.double() for k, v in st.items()}
+
+        def ref(skip=(), moved=()):
+            def fn(drops):
+                x = embed64(st64, images, init["patch_size"], "patch_embed.proj.")  # (B, N, d)
+                x = drops("emb", x) if "before_cls" in drops.moved else x
+                cls = st64["cls_token"].expand(x.shape[0], -1, -1)
+                x = drops("pos", torch.cat([cls, x], dim=1) + st64["pos_embed"])
+                L, H = init["num_layers"], init["num_heads"]
+                x = blocks_drop64(st64, x, "blocks.", L, H, drops)[:, 0]  # (B, d)
+                x = drops("extra", x) if "head" in drops.moved else x
+                return F.linear(x, st64["head.weight"], st64["head.bias"])
+
+            return reference_in_train_mode(fn, init["dropout"], skip, moved)
+
+        if close(got, ref({"pos"}), 1e-4, 1e-4):  # no dropout on the embedded tokens: fine
+            return
+        mistakes = []
+        for s, m, msg, code in VIT_MISPLACEMENTS + STACK_MISPLACEMENTS:
+            mistakes += [(lambda s=s, m=m: ref(s, m), msg, code)]
+            mistakes += [(lambda s=s, m=m: ref({"pos", *s}, m), msg, code)]
+        expect_close(got, ref(), "the logits in training mode", atol=1e-4, mistakes=mistakes)
 
     def judge_maps(self, probe, out):
         init, st = probe.init, probe.state
@@ -282,7 +381,8 @@ class VisionTransformerCheck(Exercise):
             got = f"a list of {len(out)}" if isinstance(out, list) else type(out).__name__
             raise Fail(
                 f"attention_maps should return a list with one (B, H, T, T) tensor per layer "
-                f"({L} here), got {got}."
+                f"({L} here), got {got}.",
+                "maps_not_a_list",
             )
         refs = vit64(init, st, images, maps=True)
         for i, (w, ref) in enumerate(zip(out, refs)):
@@ -290,7 +390,8 @@ class VisionTransformerCheck(Exercise):
             if tuple(w.shape) == (B, T, T):
                 raise Fail(
                     f"the map of layer {i} has shape {fmt_shape(w.shape)}: keep the heads, "
-                    f"(B, H, T, T) = {(B, H, T, T)} (do not average them)."
+                    f"(B, H, T, T) = {(B, H, T, T)} (do not average them).",
+                    "maps_averaged",
                 )
             expect_like(w, (B, H, T, T), images.dtype, f"the map of layer {i}")
             expect_close(w, ref, f"the map of layer {i}", atol=1e-4)
