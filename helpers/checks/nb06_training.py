@@ -155,6 +155,8 @@ class TrainOneEpochCheck(Exercise):
         except LossArgsSwapped:
             return {"value": None, "args_swapped": True}
         except RuntimeError as exc:
+            if "does not require grad" in str(exc):
+                return {"value": None, "no_graph": True}
             if "modified by an inplace operation" not in str(exc):
                 raise
             return {"value": None, "inplace_error": True}
@@ -177,6 +179,14 @@ class TrainOneEpochCheck(Exercise):
                 "loss_fn got the targets (class ids) as its first argument: the model's output "
                 "comes first, loss = loss_fn(model(inputs), targets), as in F.cross_entropy.",
                 "loss_fn_args_swapped",
+            )
+        if out.get("no_graph"):
+            raise Fail(
+                "loss.backward() found no graph to go back through: the loss was computed "
+                "without gradients (under torch.no_grad(), or from a .detach()ed output). "
+                "Compute loss = loss_fn(model(inputs), targets) with gradients on and call "
+                "loss.backward() on it.",
+                "loss_without_graph",
             )
         if out.get("inplace_error"):
             raise Fail(

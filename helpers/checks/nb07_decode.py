@@ -82,13 +82,13 @@ def greedy64(
         logits = model(src, tgt)  # (B, T, V)
         pos = 0 if variant == "first_position" else -1
         nxt = logits[:, pos].argmax(-1)
-        if variant != "no_force_eos":
+        if variant not in ("no_force_eos", "eos_ignored"):
             nxt = torch.where(done, torch.full_like(nxt, eos_id), nxt)
         tgt = torch.cat([tgt, nxt[:, None]], dim=1)
         done = done | (nxt == eos_id)
         if variant == "stop_first" and done.any():
             break
-        if variant not in ("never_stop", "stop_first") and done.all():
+        if variant not in ("never_stop", "stop_first", "eos_ignored") and done.all():
             break
     return tgt[:, 1:] if variant == "no_bos" else tgt
 
@@ -197,6 +197,14 @@ class GreedyDecodeCheck(Exercise):
         ]
         if tuple(got.shape) == tuple(ref.shape) and torch.equal(got, ref):
             return
+        variants.append(
+            (
+                "eos_ignored",
+                "eos_id is never looked at: a row that has produced eos_id goes on with other "
+                "tokens, and decoding runs to max_len. Keep appending eos_id to finished rows "
+                "and stop once every row has produced it (done.all()).",
+            )
+        )
         for variant, message in variants:
             v = greedy64(model, src, max_len, bos_id, eos_id, variant)
             if tuple(got.shape) == tuple(v.shape) and torch.equal(got, v):
