@@ -133,6 +133,16 @@ class SlidingWindowMaskCheck(DeviceProbeMixin, Exercise):
                     "causal_when_not_asked",
                 )
             )
+        if not causal:  # with causal=True, j <= i makes abs() unnecessary
+            i, j = torch.arange(T)[:, None], torch.arange(T)
+            named.append(
+                (
+                    i - j <= window,
+                    "the distance has no abs(): i - j <= window keeps every key after the "
+                    "query. Use abs(i - j) <= window.",
+                    "no_abs",
+                )
+            )
         for variant, message, code in named:
             if torch.equal(got, variant):
                 raise Fail(message, code)
@@ -268,6 +278,12 @@ class LinearAttentionCheck(Exercise):
                 "the feature map is relu: use phi(x) = elu(x) + 1 (relu can make "
                 "every weight of a query 0).",
                 "relu_feature_map",
+            ),
+            (
+                lambda: linear_attention64(q, k, elu1(v), causal),
+                "the feature map is applied to v too: only q and k go through phi(x) = "
+                "elu(x) + 1; the values are averaged as they are.",
+                "feature_map_on_v",
             ),
             (
                 va(phi=lambda x: x),
