@@ -32,6 +32,14 @@ def seeded(seed: int = SEED):
         yield
 
 
+@contextlib.contextmanager
+def rng_untouched():
+    """Build the learner's module without drawing from the notebook's global RNG: a check run
+    before training must leave the notebook's random numbers as they were."""
+    with torch.random.fork_rng(devices=[]):
+        yield
+
+
 def run_train_mode(module: torch.nn.Module, args: tuple, kwargs: dict | None = None):
     """The runner's half: the learner's module, in training mode, on the CPU, seeded."""
     module.train()

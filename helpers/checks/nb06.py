@@ -19,6 +19,7 @@ from .dropout64 import (
     P,
     blocks_drop64,
     reference_in_train_mode,
+    rng_untouched,
     run_train_mode,
 )
 from .framework import (
@@ -158,7 +159,8 @@ class TransformerEncoderCheck(Exercise):
 
     def run_encoder_train(self, probe, candidate, device):
         """Training mode, seeded, on the CPU (the probe is cpu_only)."""
-        module = load_encoder(candidate, probe, device)
+        with rng_untouched():
+            module = load_encoder(candidate, probe, device)
         if not isinstance(module, nn.Module):
             return module
         return run_train_mode(module, probe.args, probe.kwargs)

@@ -10,6 +10,8 @@ otherwise, so reading the wrong position or feeding back the wrong tokens shows.
 
 from __future__ import annotations
 
+import contextlib
+
 import torch
 from torch import nn
 
@@ -18,6 +20,7 @@ from .dropout64 import (
     P,
     decoder_drop64,
     reference_in_train_mode,
+    rng_untouched,
     run_train_mode,
 )
 from .framework import (
@@ -164,7 +167,8 @@ class TransformerDecoderBlockCheck(Exercise):
     def run_block(self, probe, candidate, device, train=False):
         """The "module" runner, and in training mode (train=True) seeded on the CPU. A
         broadcasting error in a residual sum comes back as data, so the judge can name it."""
-        module = candidate(**probe.init)
+        with rng_untouched() if train else contextlib.nullcontext():
+            module = candidate(**probe.init)
         if not isinstance(module, nn.Module):
             return module
         module.load_state_dict(probe.state)
