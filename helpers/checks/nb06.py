@@ -176,7 +176,7 @@ class TransformerEncoderCheck(Exercise):
         if probe.runner == "module_info":
             return judge_module_info(probe, out, "TransformerEncoder", self.judge_info)
         if isinstance(out, dict):  # the class did not build an nn.Module
-            raise Fail("TransformerEncoder(...) should build a torch.nn.Module.")
+            raise Fail("TransformerEncoder(...) should build a torch.nn.Module.", "not_a_module")
         if probe.runner == "encoder_maps":
             return self.judge_maps(probe, out)
         init, st = probe.init, probe.state
@@ -330,10 +330,14 @@ class TransformerEncoderCheck(Exercise):
                 f"attention_maps should return a list with one (B, H, T, T) tensor per "
                 f"layer, got {type(out).__name__}"
                 + (" (did you forget `return`?)" if out is None else "")
-                + "."
+                + ".",
+                "maps_not_a_list",
             )
         if len(out) != L:
-            raise Fail(f"attention_maps returned {len(out)} maps for {L} layers: one per layer.")
+            raise Fail(
+                f"attention_maps returned {len(out)} maps for {L} layers: one per layer.",
+                "maps_count",
+            )
         refs = encoder64(init, st, tokens, maps=True)
         raw = encoder64(init, st, tokens, maps=True, maps_on="raw")
         emb = encoder64(init, st, tokens, maps=True, maps_on="embedding")

@@ -72,7 +72,9 @@ class SlidingWindowMaskCheck(DeviceProbeMixin, Exercise):
         causal = probe.kwargs.get("causal", False)
         got = expect_tensor(out, "the mask")
         if tuple(got.shape) != (T, T):
-            raise Fail(f"the mask has shape {fmt_shape(got.shape)}, expected ({T}, {T}).")
+            raise Fail(
+                f"the mask has shape {fmt_shape(got.shape)}, expected ({T}, {T}).", "wrong_shape"
+            )
         if got.dtype != torch.bool:
             raise Fail(
                 f"the mask has dtype {got.dtype}: return a boolean tensor, True = may attend.",

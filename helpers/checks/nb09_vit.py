@@ -117,7 +117,7 @@ class VisionTransformerCheck(Exercise):
         if probe.runner == "module_info":
             return judge_module_info(probe, out, "VisionTransformer", self.judge_info)
         if isinstance(out, dict):
-            raise Fail("VisionTransformer(...) should build a torch.nn.Module.")
+            raise Fail("VisionTransformer(...) should build a torch.nn.Module.", "not_a_module")
         if probe.info.get("method") == "attention_maps":
             return self.judge_maps(probe, out)
         if probe.runner == "train_mode":
