@@ -96,12 +96,8 @@ def mha_drop64(st: dict, q_in, kv_in, num_heads: int, mask, drops: Drops) -> tor
 
 def ffn_drop64(st: dict, x, drops: Drops) -> torch.Tensor:
     """linear1, relu, dropout, linear2 (FeedForward's order), or a known misplacement."""
-    h = linear64(st, "linear1", x)  # (B, T, d_ff)
-    if "ffn_before_act" in drops.moved:
-        h = F.relu(drops("ffn", h))
-    else:
-        h = F.relu(h)
-        h = h if "ffn_after_linear2" in drops.moved else drops("ffn", h)
+    h = F.relu(linear64(st, "linear1", x))  # (B, T, d_ff)
+    h = h if "ffn_after_linear2" in drops.moved else drops("ffn", h)
     y = linear64(st, "linear2", h)
     return drops("ffn", y) if "ffn_after_linear2" in drops.moved else y
 

@@ -137,14 +137,22 @@ TOE_OK = [right(TOE, "zero_grad_at_the_end", loop("zero_grad_last"))]
 # --------------------------------------------------------------------- 07.TransformerDecoderBlock
 
 
-def decoder_with(attn_dropout=True, ffn_dropout=True, residual="before_sum", ln="ours"):
+class FFNDropoutLast(FeedForward):
+    """nanoGPT's MLP order: c_fc, gelu/relu, c_proj, then dropout (after linear2)."""
+
+    def forward(self, x):
+        return self.dropout(self.linear2(self.activation(self.linear1(x))))
+
+
+def decoder_with(attn_dropout=True, ffn_dropout=True, residual="before_sum", ln="ours",
+                 ffn=FeedForward):  # fmt: skip
     class Block(TransformerDecoderBlock):
         def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=True):
             super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
             pa, pf = (dropout if attn_dropout else 0.0), (dropout if ffn_dropout else 0.0)
             self.self_attn = MultiHeadAttention(d_model, num_heads, pa)
             self.cross_attn = MultiHeadAttention(d_model, num_heads, pa)
-            self.ffn = FeedForward(d_model, d_ff, pf)
+            self.ffn = ffn(d_model, d_ff, pf)
 
         def norm(self, name, h):
             n = getattr(self, name)
@@ -184,6 +192,7 @@ DB_WRONG = [
         DB, "dropout_after_residual_sum", decoder_with(residual="after_sum"), "after the residual"
     ),
     wrong(DB, "annotated_transformer_layernorm", decoder_with(ln="annotated"), "std"),
+    wrong(DB, "nanogpt_mlp_dropout_after_c_proj", decoder_with(ffn=FFNDropoutLast), "linear2"),
 ]
 DB_OK = [right(DB, "dropout_as_the_text_says", decoder_with())]
 
