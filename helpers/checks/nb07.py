@@ -10,10 +10,19 @@ otherwise, so reading the wrong position or feeding back the wrong tokens shows.
 
 from __future__ import annotations
 
+import contextlib
+
 import torch
-import torch.nn.functional as F
 from torch import nn
 
+from .dropout64 import (
+    BLOCK_MISPLACEMENTS,
+    P,
+    decoder_drop64,
+    reference_in_train_mode,
+    rng_untouched,
+    run_train_mode,
+)
 from .framework import (
     Exercise,
     Fail,
@@ -23,7 +32,6 @@ from .framework import (
     expect_like,
     expect_tensor,
     fmt_shape,
-    randint,
     randn,
 )
 from .modules import (
@@ -32,99 +40,18 @@ from .modules import (
     block_state,
     expect_names,
     judge_module_info,
-    to_torch_names,
 )
-from .references import PROJECTIONS, attn64, ffn64, layer_norm64
+from .nb07_reference import (
+    SUBLAYERS,
+    decoder64,
+    decoder_mistakes,
+    torch_decoder_layer,
+    torch_decoder_masks,
+)
+from .references import PROJECTIONS
+from .runner import describe_exception, to_device
 
 # --------------------------------------------------------------------------- the decoder block
-
-
-def torch_decoder_layer(init: dict, state: dict) -> nn.TransformerDecoderLayer:
-    layer = nn.TransformerDecoderLayer(
-        init["d_model"],
-        init["num_heads"],
-        init["d_ff"],
-        dropout=0.0,
-        batch_first=True,
-        norm_first=init.get("norm_first", True),
-        dtype=torch.float64,
-    )
-    layer.load_state_dict({k: v.double() for k, v in to_torch_names(state, DECODER_PARTS).items()})
-    return layer.train()  # dropout is 0.0; training mode keeps it off the fused path
-
-
-def torch_decoder_masks(tgt_mask, memory_mask, B: int, H: int) -> dict:
-    """True = may attend (this series) -> PyTorch's True = blocked, in the forms it accepts."""
-    kw = {}
-    for name, mask in (("tgt", tgt_mask), ("memory", memory_mask)):
-        if mask is None:
-            continue
-        if mask.dim() == 2:  # (T, T) or (T, S)
-            kw[f"{name}_mask"] = ~mask
-        elif mask.shape[-2] == 1:  # (B, 1, 1, S): key padding
-            kw[f"{name}_key_padding_mask"] = ~mask.reshape(mask.shape[0], mask.shape[-1])
-        else:  # (B, 1, T, S): one mask per example, repeated per head
-            kw[f"{name}_mask"] = ~mask.expand(B, H, *mask.shape[-2:]).reshape(
-                B * H, *mask.shape[-2:]
-            )
-    return kw
-
-
-def decoder64(
-    state: dict,
-    x,
-    memory,
-    num_heads: int,
-    *,
-    norm_first: bool = True,
-    tgt_mask=None,
-    memory_mask=None,
-    cross_on_self: bool = False,
-    norm_memory: bool = False,
-    skip_norm: str = "",
-    no_residual: str = "",
-    no_cross: bool = False,
-) -> torch.Tensor:
-    """The decoder block in float64, with switches for the known mistakes.
-
-    cross_on_self: cross-attention's keys and values are the decoder stream, not memory.
-    norm_memory: memory also goes through norm2 (pre-LN). skip_norm: "norm1", "norm2" or "norm3"
-    left out. no_residual: "self", "cross" or "ffn" sublayer without its residual. no_cross: the
-    cross-attention sublayer left out.
-    """
-    x, memory = x.double(), memory.double()
-
-    def norm(name, h):
-        if name == skip_norm:
-            return h
-        return layer_norm64(h, state[f"{name}.weight"], state[f"{name}.bias"], 1e-5)
-
-    def self_attn(h):
-        return attn64(state, "self_attn.", h, h, num_heads, tgt_mask)
-
-    def cross_attn(h):
-        mem = h if cross_on_self else (norm("norm2", memory) if norm_memory else memory)
-        return attn64(
-            state, "cross_attn.", h, mem, num_heads, None if cross_on_self else memory_mask
-        )
-
-    def ffn(h):
-        return ffn64(state, h, prefix="ffn.")
-
-    sublayers = [
-        ("norm1", self_attn, "self"),
-        ("norm2", cross_attn, "cross"),
-        ("norm3", ffn, "ffn"),
-    ]
-    for name, sub, key in sublayers:
-        if no_cross and key == "cross":
-            continue
-        keep = 0.0 if no_residual == key else 1.0
-        if norm_first:
-            x = keep * x + sub(norm(name, x))
-        else:
-            x = norm(name, keep * x + sub(x))
-    return x
 
 
 class TransformerDecoderBlockCheck(Exercise):
@@ -150,15 +77,16 @@ class TransformerDecoderBlockCheck(Exercise):
                 )
             return keep[:, None, None, :]  # (B, 1, 1, S)
 
-        def case(name, init, T, S, B=2, **masks):
+        def case(name, init, T, S, B=2, train=False, **masks):
             d = init["d_model"]
             return Probe(
                 name,
-                runner="module",
+                runner="block_train" if train else "block",
                 init=init,
                 state=block_state(gen, d, init["d_ff"], norm_scale=(0.4, 0.3), parts=DECODER_PARTS),
                 args=(randn(B, T, d, generator=gen), randn(B, S, d, generator=gen)),
                 kwargs=masks,
+                cpu_only=train,  # the dropout masks are drawn on the CPU on both sides
             )
 
         yield Probe(
@@ -221,11 +149,52 @@ class TransformerDecoderBlockCheck(Exercise):
             B=1,
             tgt_mask=causal5,
         )
+        for norm_first, form in ((True, "pre-LN"), (False, "post-LN")):
+            yield case(
+                f"training mode, dropout={P}, {form}, causal tgt_mask and memory padding "
+                "(dropout where nn.TransformerDecoderLayer has it; same seed on both sides)",
+                {**small, "norm_first": norm_first, "dropout": P},
+                5,
+                7,
+                train=True,
+                tgt_mask=causal5,
+                memory_mask=mem_padding(2, 7),
+            )
+
+    def run_block_train(self, probe, candidate, device):
+        return self.run_block(probe, candidate, device, train=True)
+
+    def run_block(self, probe, candidate, device, train=False):
+        """The "module" runner, and in training mode (train=True) seeded on the CPU. A
+        broadcasting error in a residual sum comes back as data, so the judge can name it."""
+        with rng_untouched() if train else contextlib.nullcontext():
+            module = candidate(**probe.init)
+        if not isinstance(module, nn.Module):
+            return module
+        module.load_state_dict(probe.state)
+        args, kwargs = to_device(probe.args, device), to_device(probe.kwargs, device)
+        try:
+            if train:
+                return run_train_mode(module, args, kwargs)
+            with torch.no_grad():
+                return module.to(device).eval()(*args, **kwargs)
+        except RuntimeError as exc:
+            if "must match the size of tensor" not in str(exc):
+                raise
+            return {"broadcast_error": describe_exception(exc)}
 
     def judge(self, probe, out):
         if probe.runner == "module_info":
             return judge_module_info(probe, out, "TransformerDecoderBlock", self.judge_info)
         x, memory = probe.args
+        if isinstance(out, dict) and "broadcast_error" in out:
+            raise Fail(
+                f"{out['broadcast_error']}\n   x {fmt_shape(x.shape)} and memory "
+                f"{fmt_shape(memory.shape)} have different lengths: in cross-attention the "
+                "queries come from the decoder, cross_attn(query=h, key=memory, value=memory), "
+                "so that its output has x's shape.",
+                "queries_from_memory",
+            )
         tgt_mask, memory_mask = probe.kwargs.get("tgt_mask"), probe.kwargs.get("memory_mask")
         init, st = probe.init, probe.state
         H, norm_first = init["num_heads"], init.get("norm_first", True)
@@ -234,14 +203,16 @@ class TransformerDecoderBlockCheck(Exercise):
             raise Fail(
                 f"the output has memory's shape {fmt_shape(memory.shape)}: in cross-attention "
                 "the queries come from the decoder (x), the keys and values from memory, "
-                "cross_attn(query=h, key=memory, value=memory)."
+                "cross_attn(query=h, key=memory, value=memory).",
+                "queries_from_memory",
             )
         expect_like(got, x.shape, x.dtype)
         if torch.isnan(got).any() and tgt_mask is not None and bool(tgt_mask.all(-1).any()):
             raise Fail(
                 "the output contains NaN: tgt_mask is inverted, so a query whose keys are all "
                 "allowed gets none. True means may attend (nn.TransformerDecoderLayer's masks "
-                "use True = blocked)."
+                "use True = blocked).",
+                "tgt_mask_inverted",
             )
         expect_finite(
             got,
@@ -249,6 +220,8 @@ class TransformerDecoderBlockCheck(Exercise):
             "True = may attend; pass tgt_mask to self-attention and memory_mask "
             "to cross-attention.",
         )
+        if probe.runner == "block_train":
+            return self.judge_train(probe, got)
         with torch.no_grad():
             ref = torch_decoder_layer(init, st)(
                 x.double(),
@@ -257,101 +230,39 @@ class TransformerDecoderBlockCheck(Exercise):
             )
 
         def v(**kw):
-            args = {
-                "norm_first": norm_first,
-                "tgt_mask": tgt_mask,
-                "memory_mask": memory_mask,
-                **kw,
-            }
-            return lambda: decoder64(st, x, memory, H, **args)
+            args = {"norm_first": norm_first, "tgt_mask": tgt_mask, "memory_mask": memory_mask}
+            return lambda: decoder64(st, x, memory, H, **{**args, **kw})
 
-        pre = norm_first
-        mistakes = [
-            (
-                v(cross_on_self=True),
-                "cross-attention attends to the decoder itself: its keys and "
-                "values must be memory (the encoder's output), "
-                "cross_attn(h, memory, memory, mask=memory_mask).",
-            ),
-            (
-                v(no_cross=True),
-                "memory is not used: the block has three sublayers, self-attention, "
-                "cross-attention over memory, feed-forward.",
-            ),
-            (
-                v(norm_first=not norm_first),
-                "norm_first is ignored: "
-                + (
-                    "pre-LN is x = x + sublayer(norm(x))."
-                    if pre
-                    else "post-LN is x = norm(x + sublayer(x))."
-                ),
-            ),
-        ]
-        if pre:
-            mistakes.append(
-                (
-                    v(norm_memory=True),
-                    "memory goes through norm2: only the decoder's "
-                    "stream is normalized, cross_attn(norm2(x), memory, "
-                    "memory); memory is already normalized by the encoder.",
-                )
-            )
-        for name, sub in (
-            ("norm1", "self-attention"),
-            ("norm2", "cross-attention"),
-            ("norm3", "feed-forward"),
-        ):
-            mistakes.append(
-                (
-                    v(skip_norm=name),
-                    f"{name} is missing: it belongs to the {sub} sublayer"
-                    + (f", x = x + {sub}({name}(x))." if pre else f", x = {name}(x + {sub}(x))."),
-                )
-            )
-        for key, sub in (
-            ("self", "self-attention"),
-            ("cross", "cross-attention"),
-            ("ffn", "feed-forward"),
-        ):
-            mistakes.append(
-                (
-                    v(no_residual=key),
-                    f"the residual around {sub} is missing: add the "
-                    "sublayer's output to its input.",
-                )
-            )
-        if tgt_mask is not None:
-            mistakes += [
-                (
-                    v(tgt_mask=None),
-                    "tgt_mask is ignored: pass it to self-attention, "
-                    "self_attn(h, mask=tgt_mask) (without it the decoder sees the future).",
-                ),
-                (
-                    v(tgt_mask=~tgt_mask),
-                    "tgt_mask is inverted: True means may attend "
-                    "(nn.TransformerDecoderLayer's masks use True = blocked).",
-                ),
-            ]
-        if memory_mask is not None:
-            mistakes += [
-                (
-                    v(memory_mask=None),
-                    "memory_mask is ignored: pass it to cross-attention, "
-                    "cross_attn(h, memory, memory, mask=memory_mask).",
-                ),
-                (v(memory_mask=~memory_mask), "memory_mask is inverted: True means may attend."),
-            ]
-        if tgt_mask is not None and memory_mask is not None:
-            mistakes.append(
-                (
-                    v(tgt_mask=None, memory_mask=None),
-                    "both masks are ignored: tgt_mask "
-                    "goes to self-attention, memory_mask to cross-attention.",
-                )
-            )
+        mistakes = decoder_mistakes(v, norm_first, tgt_mask, memory_mask)
         expect_close(got, ref, atol=1e-4, mistakes=mistakes)
+
+    def judge_train(self, probe, got):
+        """Training mode: the masks of nn.TransformerDecoderLayer's dropouts, in its order."""
+        x, memory = probe.args
+        init, st, p = probe.init, probe.state, probe.init["dropout"]
+        masks = {k: probe.kwargs.get(k) for k in ("tgt_mask", "memory_mask")}
+
+        def ref(skip=(), moved=()):
+            def fn(drops):
+                return decoder_drop64(
+                    st, x, memory, init["num_heads"], init["norm_first"], drops, **masks
+                )
+
+            return reference_in_train_mode(fn, p, skip, moved)
+
+        mistakes = [
+            (lambda s=s, m=m: ref(s, m), msg, slug) for s, m, msg, slug in BLOCK_MISPLACEMENTS
+        ]
+        for key, sub in SUBLAYERS:
+            mistakes.append(
+                (
+                    lambda key=key: ref({f"res.{key}"}),
+                    f"no dropout on the {sub} sublayer's output: apply self.dropout to each "
+                    "sublayer's output before the residual sum.",
+                    f"no_{key}_dropout",
+                )
+            )
+        expect_close(got, ref(), "the output in training mode", atol=1e-4, mistakes=mistakes)
 
     def judge_info(self, probe, info):
         d, d_ff = probe.init["d_model"], probe.init["d_ff"]
@@ -379,185 +290,4 @@ class TransformerDecoderBlockCheck(Exercise):
                     for i in (1, 2, 3)
                 },
             },
-        )
-
-
-# --------------------------------------------------------------------------- greedy decoding
-
-
-class ScriptedSeq2Seq(nn.Module):
-    """A stand-in for a trained model: ``model(src, tgt) -> logits (B, T, vocab_size)``.
-
-    At position t, row b scores ``script[b, t]`` highest when ``tgt[b, :t+1]`` is BOS followed
-    by ``script[b, :t]`` (the decoder has been fed its own greedy choices), and ``wrong_id``
-    otherwise. Each position's logits differ, so reading the wrong position shows.
-    """
-
-    def __init__(self, script: torch.Tensor, vocab_size: int, bos_id: int, wrong_id: int):
-        super().__init__()
-        self.register_buffer("script", script.clone())
-        self.vocab_size, self.bos_id, self.wrong_id = vocab_size, bos_id, wrong_id
-        self.scale = nn.Parameter(torch.ones(()))  # a parameter, so model.parameters() has a device
-
-    def forward(self, src: torch.Tensor, tgt: torch.Tensor) -> torch.Tensor:
-        B, T = tgt.shape
-        if src.shape[0] != B:
-            raise ValueError(f"src has {src.shape[0]} rows but tgt has {B}")
-        if T > self.script.shape[1]:
-            raise ValueError(f"the decoder input is longer ({T}) than the model can take")
-        bos = torch.full((B, 1), self.bos_id, dtype=torch.long, device=tgt.device)
-        expected = torch.cat([bos, self.script[:, : T - 1]], dim=1)  # (B, T)
-        ok = (tgt == expected).long().cumprod(dim=1).bool()  # the prefix up to t is right
-        nxt = torch.where(ok, self.script[:, :T], torch.full_like(tgt, self.wrong_id))
-        logits = F.one_hot(nxt, self.vocab_size).float() * 4.0 - 2.0  # (B, T, vocab_size)
-        # a small position-dependent tilt, so that each position's row is different
-        tilt = torch.arange(self.vocab_size, device=tgt.device).float() * 0.01
-        return self.scale * (
-            logits + tilt * torch.arange(T, device=tgt.device).float()[:, None] / T
-        )
-
-
-def scripted_model(spec: dict) -> ScriptedSeq2Seq:
-    return ScriptedSeq2Seq(spec["script"], spec["vocab_size"], spec["bos_id"], spec["wrong_id"])
-
-
-@torch.no_grad()
-def greedy64(
-    model, src, max_len: int, bos_id: int, eos_id: int, variant: str = "right"
-) -> torch.Tensor:
-    """Reference greedy decoding, or a known wrong one (variant)."""
-    B = src.shape[0]
-    tgt = torch.full((B, 1), bos_id, dtype=torch.long)
-    done = torch.zeros(B, dtype=torch.bool)
-    while tgt.shape[1] < max_len:
-        logits = model(src, tgt)  # (B, T, V)
-        pos = 0 if variant == "first_position" else -1
-        nxt = logits[:, pos].argmax(-1)
-        if variant != "no_force_eos":
-            nxt = torch.where(done, torch.full_like(nxt, eos_id), nxt)
-        tgt = torch.cat([tgt, nxt[:, None]], dim=1)
-        done = done | (nxt == eos_id)
-        if variant == "stop_first" and done.any():
-            break
-        if variant not in ("never_stop", "stop_first") and done.all():
-            break
-    return tgt[:, 1:] if variant == "no_bos" else tgt
-
-
-class GreedyDecodeCheck(Exercise):
-    id = "07.greedy_decode"
-    title = "greedy decoding"
-    points = 2.0
-
-    def probes(self, gen):
-        def case(name, ends, max_len, vocab_size=9, bos_id=1, eos_id=2, S=5):
-            B = len(ends)
-            specials = {bos_id, eos_id}
-            choices = torch.tensor([t for t in range(vocab_size) if t not in specials])
-            script = choices[randint(gen, 0, len(choices), B, max_len + 2)]
-            wrong_id = int(choices[-1])
-            script[script == wrong_id] = int(
-                choices[0]
-            )  # the wrong token never appears in a script
-            for b, end in enumerate(
-                ends
-            ):  # row b produces eos at output position end (None: never)
-                if end is not None:
-                    script[b, end - 1] = eos_id
-            src = randint(gen, 3, vocab_size, B, S)
-            spec = {
-                "script": script,
-                "vocab_size": vocab_size,
-                "bos_id": bos_id,
-                "wrong_id": wrong_id,
-            }
-            return Probe(
-                name, runner="decode", args=(src, max_len, bos_id, eos_id), kwargs={"model": spec}
-            )
-
-        yield case("3 rows ending at different steps (eos at 3, 5, 4), max_len=10", [3, 5, 4], 10)
-        yield case("one row, eos at step 4, max_len=8", [4], 8)
-        yield case("2 rows, one never produces eos: stop at max_len=6", [3, None], 6)
-        yield case(
-            "4 rows, bos_id=0, eos_id=5, vocab_size=11, max_len=12",
-            [2, 6, 9, 4],
-            12,
-            vocab_size=11,
-            bos_id=0,
-            eos_id=5,
-        )
-        yield case("2 rows, both end at step 7 = max_len", [7, 7], 7)
-
-    def run_decode(self, probe, candidate, device):
-        model = scripted_model(probe.kwargs["model"]).to(device).eval()
-        src, max_len, bos_id, eos_id = probe.args
-        return candidate(model, src.to(device), max_len, bos_id, eos_id)
-
-    def judge(self, probe, out):
-        src, max_len, bos_id, eos_id = probe.args
-        model = scripted_model(probe.kwargs["model"])
-        B = src.shape[0]
-        got = expect_tensor(out)
-        if got.dtype != torch.long:
-            raise Fail(
-                f"the output has dtype {got.dtype}: return token ids as a LongTensor "
-                "(argmax gives int64)."
-            )
-        if got.dim() != 2 or got.shape[0] != B:
-            raise Fail(
-                f"the output has shape {fmt_shape(got.shape)}, expected (B, L) with B = {B}."
-            )
-        L = got.shape[1]
-        ref = greedy64(model, src, max_len, bos_id, eos_id)
-        if L > max_len:
-            raise Fail(
-                f"the output has {L} tokens, more than max_len={max_len} (BOS counts): stop "
-                "when the sequence has max_len tokens."
-            )
-        variants = [
-            (
-                "no_bos",
-                f"the output does not start with bos_id: return the whole decoder sequence, "
-                f"BOS first ({bos_id} here).",
-            ),
-            (
-                "first_position",
-                "the next token is read at the wrong position: the prediction for the "
-                "next token is at the last position, logits[:, -1].",
-            ),
-            (
-                "stop_first",
-                "decoding stopped when the first row produced eos_id: stop only once "
-                "every row has (keep a `done` flag per row).",
-            ),
-            (
-                "never_stop",
-                "decoding never stops early: stop once every row has produced eos_id "
-                "(done.all()), not at max_len.",
-            ),
-            (
-                "no_force_eos",
-                "a row that has produced eos_id goes on with other tokens: once a row "
-                "is done, keep appending eos_id to it.",
-            ),
-        ]
-        if tuple(got.shape) == tuple(ref.shape) and torch.equal(got, ref):
-            return
-        for variant, message in variants:
-            v = greedy64(model, src, max_len, bos_id, eos_id, variant)
-            if tuple(got.shape) == tuple(v.shape) and torch.equal(got, v):
-                raise Fail(message)
-        if L > 0 and not bool((got[:, 0] == bos_id).all()):
-            raise Fail(variants[0][1])
-        if tuple(got.shape) != tuple(ref.shape):
-            raise Fail(
-                f"the output has shape {fmt_shape(got.shape)}, expected {fmt_shape(ref.shape)}: "
-                f"BOS, then one token per step until every row has produced eos_id "
-                f"(at most max_len={max_len} tokens)."
-            )
-        rows = [b for b in range(B) if not torch.equal(got[b], ref[b])]
-        raise Fail(
-            f"row {rows[0]} differs from greedy decoding: got {got[rows[0]].tolist()}, "
-            f"expected {ref[rows[0]].tolist()}. Each step: logits = model(src, tgt), take the "
-            "argmax at the last position, append it to tgt."
         )

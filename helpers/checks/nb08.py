@@ -11,8 +11,6 @@ import math
 
 import torch
 import torch.nn.functional as F
-from torch.utils._python_dispatch import TorchDispatchMode
-from torch.utils._pytree import tree_leaves
 
 from .framework import (
     Exercise,
@@ -74,10 +72,13 @@ class SlidingWindowMaskCheck(DeviceProbeMixin, Exercise):
         causal = probe.kwargs.get("causal", False)
         got = expect_tensor(out, "the mask")
         if tuple(got.shape) != (T, T):
-            raise Fail(f"the mask has shape {fmt_shape(got.shape)}, expected ({T}, {T}).")
+            raise Fail(
+                f"the mask has shape {fmt_shape(got.shape)}, expected ({T}, {T}).", "wrong_shape"
+            )
         if got.dtype != torch.bool:
             raise Fail(
-                f"the mask has dtype {got.dtype}: return a boolean tensor, True = may attend."
+                f"the mask has dtype {got.dtype}: return a boolean tensor, True = may attend.",
+                "not_bool",
             )
         ref = window64(T, window, causal)
         if torch.equal(got, ref):
@@ -87,16 +88,19 @@ class SlidingWindowMaskCheck(DeviceProbeMixin, Exercise):
                 ~ref,
                 "the mask is inverted: in this series True means may attend (True inside the "
                 "window), the opposite of nn.MultiheadAttention's attn_mask.",
+                "inverted",
             ),
             (
                 window64(T, window, causal, strict=True),
                 "the window is off by one: a key at distance exactly `window` is inside it, "
                 "use abs(i - j) <= window, not < window.",
+                "strict_window",
             ),
             (
                 window64(T, window + 1, causal),
                 "the window is off by one: it reaches `window + 1` "
                 "tokens away; use abs(i - j) <= window.",
+                "window_too_wide",
             ),
         ]
         if causal:
@@ -105,11 +109,20 @@ class SlidingWindowMaskCheck(DeviceProbeMixin, Exercise):
                     window64(T, window, False),
                     "the `causal` flag is ignored: with causal=True a query "
                     "i may only see keys j <= i (and within the window).",
+                    "causal_ignored",
                 ),
                 (
                     window64(T, window, True, upper=True),
                     "the causal part keeps the future (j >= i): keep keys j <= i, i.e. the lower "
                     "triangle (tril).",
+                    "causal_keeps_future",
+                ),
+                (
+                    torch.eye(T, dtype=torch.bool),
+                    "the causal window keeps only each token itself (j == i): with causal=True "
+                    "keep the keys j <= i with i - j <= window; (j <= i) & (j >= i) leaves the "
+                    "diagonal only.",
+                    "diagonal_only",
                 ),
             ]
         else:
@@ -119,11 +132,22 @@ class SlidingWindowMaskCheck(DeviceProbeMixin, Exercise):
                     "the mask is causal although causal=False: "
                     "without the flag the window is symmetric, "
                     "abs(i - j) <= window.",
+                    "causal_when_not_asked",
                 )
             )
-        for variant, message in named:
+        if not causal:  # with causal=True, j <= i makes abs() unnecessary
+            i, j = torch.arange(T)[:, None], torch.arange(T)
+            named.append(
+                (
+                    i - j <= window,
+                    "the distance has no abs(): i - j <= window keeps every key after the "
+                    "query. Use abs(i - j) <= window.",
+                    "no_abs",
+                )
+            )
+        for variant, message, code in named:
             if torch.equal(got, variant):
-                raise Fail(message)
+                raise Fail(message, code)
         raise Fail(
             f"the mask is not True exactly where abs(i - j) <= {window}"
             + (" and j <= i" if causal else "")
@@ -237,29 +261,48 @@ class LinearAttentionCheck(Exercise):
                 "the output is not normalized: divide phi(q_i)·S by "
                 "phi(q_i)·z, where z is the sum of phi(k_j) (the weights of "
                 "each query must sum to 1, as in softmax attention).",
+                "not_normalized",
             ),
-            (va(phi=torch.exp), "the feature map is exp: use phi(x) = elu(x) + 1."),
+            (
+                va(phi=torch.exp),
+                "the feature map is exp: use phi(x) = elu(x) + 1.",
+                "exp_feature_map",
+            ),
             (
                 va(phi=F.elu),
                 "the feature map is elu(x) without + 1: it can be negative, so "
                 "the weights can be negative and the denominator can cross 0. "
                 "Use phi(x) = elu(x) + 1.",
+                "elu_without_plus_1",
             ),
             (
                 va(phi=F.relu),
                 "the feature map is relu: use phi(x) = elu(x) + 1 (relu can make "
                 "every weight of a query 0).",
+                "relu_feature_map",
             ),
-            (va(phi=lambda x: x), "no feature map: apply phi(x) = elu(x) + 1 to q and k."),
+            (
+                lambda: linear_attention64(q, k, elu1(v), causal),
+                "the feature map is applied to v too: only q and k go through phi(x) = "
+                "elu(x) + 1; the values are averaged as they are.",
+                "feature_map_on_v",
+            ),
+            (
+                va(phi=lambda x: x),
+                "no feature map: apply phi(x) = elu(x) + 1 to q and k.",
+                "no_feature_map",
+            ),
             (
                 va(phi=lambda x: elu1(x / math.sqrt(math.sqrt(q.shape[-1])))),
                 "q and k are scaled before the feature map: linear attention applies phi(x) = "
                 "elu(x) + 1 to q and k as they are.",
+                "scaled_before_feature_map",
             ),
             (
                 softmax_attention,
                 "this is softmax attention: write linear attention with the "
                 "feature map phi(x) = elu(x) + 1.",
+                "softmax_attention",
             ),
         ]
         if causal:
@@ -269,16 +312,19 @@ class LinearAttentionCheck(Exercise):
                     "the `causal` flag is ignored: with causal=True output i "
                     "only sums over keys j <= i (cumulative sums over the "
                     "sequence, torch.cumsum(..., dim=-3) for S and dim=-2 for z).",
+                    "causal_ignored",
                 ),
                 (
                     va(causal_den=False),
                     "the numerator is causal but the denominator sums over "
                     "all keys: use the cumulative sum of phi(k_j) too.",
+                    "denominator_not_causal",
                 ),
                 (
                     va(causal_num=False),
                     "the denominator is causal but the numerator sums over "
                     "all keys: use the cumulative sum of phi(k_j) v_jᵀ too.",
+                    "numerator_not_causal",
                 ),
             ]
         tol = (
@@ -287,296 +333,3 @@ class LinearAttentionCheck(Exercise):
             else {"atol": 1e-4, "rtol": 1e-4}
         )
         expect_close(got, ref, **tol, mistakes=mistakes)
-
-
-# --------------------------------------------------------------------------- blockwise attention
-
-
-class LargestTensor(TorchDispatchMode):
-    """Records the largest number of elements of any tensor an operation produces."""
-
-    def __init__(self):
-        super().__init__()
-        self.largest = 0
-
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        out = func(*args, **(kwargs or {}))
-        for t in tree_leaves(out):
-            if isinstance(t, torch.Tensor):
-                self.largest = max(self.largest, t.numel())
-        return out
-
-
-def blockwise64(
-    q,
-    k,
-    v,
-    block_size: int,
-    *,
-    rescale_acc: bool = True,
-    rescale_sum: bool = True,
-    normalize: bool = True,
-    scale: bool = True,
-) -> torch.Tensor:
-    """Online-softmax attention in float64 with switches for the known mistakes."""
-    q, k, v = q.double(), k.double(), v.double()
-    s_q = 1 / math.sqrt(q.shape[-1]) if scale else 1.0
-    m = torch.full(q.shape[:-1] + (1,), float("-inf"), dtype=torch.float64)
-    l = torch.zeros_like(m)
-    acc = torch.zeros(q.shape[:-1] + (v.shape[-1],), dtype=torch.float64)
-    for start in range(0, k.shape[-2], block_size):
-        kb, vb = k[..., start : start + block_size, :], v[..., start : start + block_size, :]
-        s = q @ kb.transpose(-2, -1) * s_q
-        m_blk = s.amax(-1, keepdim=True)
-        m_new = torch.maximum(m, m_blk)
-        p = (s - m_new).exp()
-        alpha = (m - m_new).exp()
-        l = (l * alpha if rescale_sum else l) + p.sum(-1, keepdim=True)
-        acc = (acc * alpha if rescale_acc else acc) + p @ vb
-        m = m_new
-    return acc / l if normalize else acc
-
-
-class BlockwiseAttentionCheck(Exercise):
-    id = "08.blockwise_attention"
-    title = "exact attention block by block, with an online softmax"
-    points = 3.0
-    forbid = (
-        "torch.nn.functional.scaled_dot_product_attention",
-        "torch.softmax",
-        "torch.nn.functional.softmax",
-        "torch.Tensor.softmax",
-        "torch.logsumexp",
-        "torch.Tensor.logsumexp",
-    )
-
-    def probes(self, gen):
-        def qkv(*shape, d_v=None, dtype=torch.float32, spread=1.0):
-            *b, T_q, T_k, d = shape
-            return (
-                spread * randn(*b, T_q, d, dtype=dtype, generator=gen),
-                spread * randn(*b, T_k, d, dtype=dtype, generator=gen),
-                randn(*b, T_k, d_v or d, dtype=dtype, generator=gen),
-            )
-
-        yield Probe(
-            "q, k, v (1, 8, 4), block_size = 8 (one block)",
-            runner="blockwise",
-            args=qkv(1, 8, 8, 4),
-            kwargs={"block_size": 8},
-        )
-        yield Probe(
-            "(2, 32, 8), block_size = 8, large scores (the max changes between blocks)",
-            runner="blockwise",
-            args=qkv(2, 32, 32, 8, spread=3.0),
-            kwargs={"block_size": 8},
-        )
-        yield Probe(
-            "T_q = 5, T_k = 13, block_size = 4 (the last block is shorter), d_v = 3",
-            runner="blockwise",
-            args=qkv(5, 13, 6, d_v=3, spread=2.0),
-            kwargs={"block_size": 4},
-        )
-        yield Probe(
-            "heads (2, 2, 64, 8), block_size = 16: no (T, T) matrix allowed",
-            runner="blockwise",
-            args=qkv(2, 2, 64, 64, 8, spread=2.0),
-            kwargs={"block_size": 16},
-        )
-        yield Probe(
-            "(1, 24, 4) float64, block_size = 5",
-            runner="blockwise",
-            args=qkv(1, 24, 24, 4, dtype=torch.float64, spread=3.0),
-            kwargs={"block_size": 5},
-        )
-
-    def run_blockwise(self, probe, candidate, device):
-        from .runner import to_device
-
-        args = to_device(probe.args, device)
-        with LargestTensor() as spy:
-            out = candidate(*args, **probe.kwargs)
-        return {"out": out, "largest": spy.largest}
-
-    def judge(self, probe, out):
-        q, k, v = probe.args
-        bs = probe.kwargs["block_size"]
-        if not isinstance(out, dict) or "out" not in out:
-            raise Fail("internal: unexpected runner output.")
-        got = expect_tensor(out["out"])
-        expect_like(got, (*q.shape[:-1], v.shape[-1]), q.dtype)
-        expect_finite(
-            got,
-            hint="Start the running max at -inf and the running sum at 0; "
-            "exp(-inf - m) is 0, but -inf - (-inf) is NaN: compute the "
-            "correction exp(m_old - m_new) with m_new already finite.",
-        )
-        s = q.double() @ k.double().transpose(-2, -1) / math.sqrt(q.shape[-1])
-        ref = s.softmax(-1) @ v.double()
-
-        def vb(**kw):
-            return lambda: blockwise64(q, k, v, bs, **kw)
-
-        expect_close(
-            got,
-            ref,
-            mistakes=[
-                (vb(scale=False), "the scores are not divided by sqrt(d_k)."),
-                (
-                    vb(normalize=False),
-                    "the result is not divided by the running sum at the end: return acc / l.",
-                ),
-                (
-                    vb(rescale_acc=False),
-                    "the accumulator is not rescaled when the running max "
-                    "grows: multiply acc by exp(m_old - m_new) before adding the "
-                    "new block.",
-                ),
-                (
-                    vb(rescale_sum=False),
-                    "the running sum is not rescaled when the running max grows: "
-                    "l = l * exp(m_old - m_new) + p.sum(-1).",
-                ),
-                (
-                    vb(rescale_acc=False, rescale_sum=False),
-                    "neither the running sum nor the accumulator is rescaled when the max grows: "
-                    "multiply both by exp(m_old - m_new).",
-                ),
-            ],
-        )
-        B = q.numel() // (q.shape[-1] * q.shape[-2])
-        full = B * q.shape[-2] * k.shape[-2]
-        inputs = max(q.numel(), k.numel(), v.numel(), got.numel())
-        if (
-            k.shape[-2] > bs
-            and full > inputs
-            and isinstance(out["largest"], int)
-            and out["largest"] >= full
-        ):
-            raise Fail(
-                f"the result is right, but a tensor of {out['largest']} elements was made, "
-                f"as large as the whole score matrix {fmt_shape((*q.shape[:-1], k.shape[-2]))}: "
-                f"compute the scores of one block of {bs} keys at a time."
-            )
-
-
-# --------------------------------------------------------------------------- KV cache
-
-
-def causal_attention64(
-    q, k, v, diagonal: int = 0, scale: bool = True, window: int | None = None
-) -> torch.Tensor:
-    q, k, v = q.double(), k.double(), v.double()
-    s = q @ k.transpose(-2, -1) / (math.sqrt(q.shape[-1]) if scale else 1.0)
-    T = s.shape[-1]
-    allowed = torch.ones(T, T, dtype=torch.bool).tril(diagonal)
-    if window is not None:
-        allowed = allowed & torch.ones(T, T, dtype=torch.bool).triu(-window)
-    s = s.masked_fill(~allowed, float("-inf"))
-    return s.softmax(-1) @ v
-
-
-class KVCacheStepCheck(Exercise):
-    id = "08.kv_cache_step"
-    title = "one decoding step with a KV cache"
-    points = 2.0
-
-    def probes(self, gen):
-        yield Probe(
-            "q, k, v (1, 2, 5, 4), one token at a time",
-            runner="decode",
-            args=(
-                randn(1, 2, 5, 4, generator=gen),
-                randn(1, 2, 5, 4, generator=gen),
-                randn(1, 2, 5, 4, generator=gen),
-            ),
-        )
-        yield Probe(
-            "(2, 3, 7, 8), d_v = 5",
-            runner="decode",
-            args=(
-                randn(2, 3, 7, 8, generator=gen),
-                randn(2, 3, 7, 8, generator=gen),
-                randn(2, 3, 7, 5, generator=gen),
-            ),
-        )
-        yield Probe(
-            "(1, 1, 6, 3), float64",
-            runner="decode",
-            args=tuple(randn(1, 1, 6, 3, dtype=torch.float64, generator=gen) for _ in range(3)),
-        )
-
-    def run_decode(self, probe, candidate, device):
-        """Feed the candidate one token at a time, starting from cache=None, as a decoder would."""
-        from .runner import to_device
-
-        q, k, v = to_device(probe.args, device)
-        cache, outs = None, []
-        for t in range(q.shape[-2]):
-            step = slice(t, t + 1)
-            result = candidate(q[..., step, :], k[..., step, :], v[..., step, :], cache)
-            if not isinstance(result, (tuple, list)) or len(result) != 2:
-                return {
-                    "bad": type(result).__name__
-                    if not isinstance(result, (tuple, list))
-                    else f"a tuple of {len(result)}"
-                }
-            out, cache = result
-            outs.append(out)
-        return {"outs": outs, "cache": cache}
-
-    def judge(self, probe, out):
-        q, k, v = probe.args
-        B, H, T, _ = q.shape
-        if "bad" in out:
-            raise Fail(f"should return a tuple (out, cache), got {out['bad']}.")
-        outs = out["outs"]
-        for t, o in enumerate(outs):
-            o = expect_tensor(o, f"the output of step {t}")
-            if tuple(o.shape) != (B, H, 1, v.shape[-1]):
-                raise Fail(
-                    f"the output of step {t} has shape {fmt_shape(o.shape)}, expected "
-                    f"{(B, H, 1, v.shape[-1])}: one query, attending to every cached key."
-                )
-        got = torch.cat(outs, dim=-2)  # (B, H, T, d_v)
-        expect_like(got, (B, H, T, v.shape[-1]), q.dtype, "the outputs")
-        expect_close(
-            got,
-            causal_attention64(q, k, v),
-            "the outputs, step by step",
-            mistakes=[
-                (
-                    lambda: v.double(),
-                    "each step attends only to the new token: append the new k and v "
-                    "to the cache first, then attend to the whole cache.",
-                ),
-                (
-                    lambda: causal_attention64(q, k, v, diagonal=-1),
-                    "each step attends to the cached keys but not to the new token itself: append "
-                    "the new "
-                    "k and v to the cache before attending.",
-                ),
-                (
-                    lambda: causal_attention64(q, k, v, window=1),
-                    "each step sees only the previous token and itself: the returned cache must "
-                    "hold "
-                    "every token so far, torch.cat([k_cache, k], dim=-2), not just the newest one.",
-                ),
-                (
-                    lambda: causal_attention64(q, k, v, scale=False),
-                    "the scores are not divided by sqrt(d_k).",
-                ),
-            ],
-        )
-        cache = out["cache"]
-        if not isinstance(cache, (tuple, list)) or len(cache) != 2:
-            raise Fail("the cache should be a tuple (k_cache, v_cache).")
-        k_cache = expect_tensor(cache[0], "k_cache")
-        v_cache = expect_tensor(cache[1], "v_cache")
-        for name, c, ref in (("k_cache", k_cache, k), ("v_cache", v_cache, v)):
-            if tuple(c.shape) != tuple(ref.shape):
-                raise Fail(
-                    f"after {T} steps {name} has shape {fmt_shape(c.shape)}, expected "
-                    f"{fmt_shape(ref.shape)}: concatenate along the time dimension (dim=-2)."
-                )
-            expect_close(c, ref, f"{name} after {T} steps")

@@ -75,11 +75,11 @@ def setup(sources, package=PRIVATE_PACKAGE, notebooks=None, references=None):
         runner = _importlib.import_module(package + ".runner")
         failures = {}
         for short in sorted(sources):
-            if short.startswith("nb") and (notebooks is None or short[2:] in notebooks):
+            if short.startswith("nb") and (notebooks is None or short[2:4] in notebooks):
                 try:  # a broken check module costs only its own exercises
                     _importlib.import_module(f"{package}.{short}")
                 except Exception as exc:
-                    failures[short[2:]] = f"{type(exc).__name__}: {exc}"
+                    failures[short[2:4]] = f"{type(exc).__name__}: {exc}"
     finally:
         sys.meta_path.remove(finder)
     _state.update(framework=framework, runner=runner, failures=failures, references=references)

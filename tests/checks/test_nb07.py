@@ -1,7 +1,10 @@
 """Checks of notebook 07: the solution passes, the stub is 'not implemented', mistakes are named."""
 
+from functools import partial
+
 import pytest
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 from helpers.blocks.layers import FeedForward, LayerNorm
@@ -76,14 +79,15 @@ def test_decoder_block_solution_passes(run_check):
 def test_decoder_block_written_differently_passes(run_check):
     class Explicit(DecoderBlock):
         def forward(self, x, memory, tgt_mask=None, memory_mask=None):
+            drop = partial(F.dropout, p=self.dropout.p, training=self.training)
             if self.norm_first:
                 h = self.norm1(x)
-                x = x + self.self_attn(h, h, h, mask=tgt_mask)[0]
-                x = x + self.cross_attn(self.norm2(x), memory, memory, mask=memory_mask)[0]
-                return x + self.ffn(self.norm3(x))
-            x = self.norm1(x + self.self_attn(x, mask=tgt_mask)[0])
-            x = self.norm2(x + self.cross_attn(x, memory, memory, memory_mask)[0])
-            return self.norm3(x + self.ffn(x))
+                x = x + drop(self.self_attn(h, h, h, mask=tgt_mask)[0])
+                x = x + drop(self.cross_attn(self.norm2(x), memory, memory, mask=memory_mask)[0])
+                return x + drop(self.ffn(self.norm3(x)))
+            x = self.norm1(x + drop(self.self_attn(x, mask=tgt_mask)[0]))
+            x = self.norm2(x + drop(self.cross_attn(x, memory, memory, memory_mask)[0]))
+            return self.norm3(x + drop(self.ffn(x)))
 
     assert run_check("07.TransformerDecoderBlock", Explicit).passed
 

@@ -1,0 +1,155 @@
+"""Notebook 06: the encoder's float64 reference (PyTorch's own layers with the probe's weights)
+with switches for the known mistakes, its parameter names, random states, and loading.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from .framework import (
+    Probe,
+    randn,
+)
+from .modules import (
+    block_names,
+    block_state,
+    torch_layer,
+    torch_masks,
+)
+from .references import sinusoidal64, substate
+
+# --------------------------------------------------------------------------- the encoder
+
+
+def encoder_init(
+    vocab_size=11, d_model=8, num_heads=2, num_layers=2, d_ff=16, max_len=32, **kw
+) -> dict:
+    return {
+        "vocab_size": vocab_size,
+        "d_model": d_model,
+        "num_heads": num_heads,
+        "num_layers": num_layers,
+        "d_ff": d_ff,
+        "max_len": max_len,
+        **kw,
+    }
+
+
+def encoder_state(gen: torch.Generator, init: dict) -> dict:
+    """Random weights under the contract's names (positional table included)."""
+    d, d_ff = init["d_model"], init["d_ff"]
+    st = {"embedding.weight": randn(init["vocab_size"], d, generator=gen) / math.sqrt(d)}
+    st["pos_encoding.pe"] = sinusoidal64(init.get("max_len", 512), d).float()
+    for i in range(init["num_layers"]):
+        st.update(block_state(gen, d, d_ff, f"layers.{i}."))
+    st["norm.weight"] = 1.0 + 0.3 * randn(d, generator=gen)
+    st["norm.bias"] = 0.2 * randn(d, generator=gen)
+    return st
+
+
+def torch_layers(init: dict, state: dict, norm_first: bool) -> list[nn.TransformerEncoderLayer]:
+    """PyTorch's layers in float64 with layer i's weights (see ``torch_layer``)."""
+    layer_init = {**init, "norm_first": norm_first}
+    return [
+        torch_layer(layer_init, substate(state, f"layers.{i}.")) for i in range(init["num_layers"])
+    ]
+
+
+def encoder64(
+    init: dict,
+    state: dict,
+    tokens: torch.Tensor,
+    mask: torch.Tensor | None = None,
+    *,
+    norm_first: bool = True,
+    scale: str = "sqrt",
+    pe: bool = True,
+    pe_scaled: bool = False,
+    final_norm: bool = True,
+    layer_order=None,
+    maps: bool = False,
+    maps_on: str = "input",
+):
+    """The encoder in float64, with switches for the known mistakes.
+
+    scale: "sqrt" (right), "none", "inv" (divided by sqrt(d_model)), "d_model" (times d_model).
+    pe_scaled: the table added before the scaling. layer_order: which layer's weights run at
+    each depth (one block repeated).
+    maps: return the per-layer (B, H, T, T) weights; maps_on: "input" (right), "raw" (pre-LN
+    weights taken on the un-normalized input), "embedding" (every layer fed the embedding).
+    """
+    d = init["d_model"]
+    T = tokens.shape[1]
+    x = state["embedding.weight"].double()[tokens]  # (B, T, d_model)
+    table = state["pos_encoding.pe"].double()[:T] if pe else 0.0
+    factor = {"sqrt": math.sqrt(d), "none": 1.0, "inv": 1 / math.sqrt(d), "d_model": d}[scale]
+    x = (x + table) * factor if pe_scaled else x * factor + table
+    layers = torch_layers(init, state, norm_first)
+    order = layer_order or range(len(layers))
+    x0, weights = x, []
+    for i in order:
+        layer = layers[i]
+        h = x0 if maps_on == "embedding" else x
+        if maps:
+            a = layer.norm1(h) if norm_first and maps_on != "raw" else h
+            _, w = layer.self_attn(a, a, a, need_weights=True, average_attn_weights=False)
+            weights.append(w)  # (B, H, T, T)
+        x = layer(x, **torch_masks(mask, T))
+    if maps:
+        return weights
+    if final_norm:
+        x = F.layer_norm(x, (d,), state["norm.weight"].double(), state["norm.bias"].double())
+    return x
+
+
+def encoder_names(init: dict) -> dict[str, list[int]]:
+    d = init["d_model"]
+    names = {"embedding.weight": [init["vocab_size"], d]}
+    for i in range(init["num_layers"]):
+        names.update({f"layers.{i}.{k}": v for k, v in block_names(d, init["d_ff"]).items()})
+    names.update({"norm.weight": [d], "norm.bias": [d]})
+    return names
+
+
+def load_encoder(candidate, probe: Probe, device: torch.device) -> nn.Module:
+    """Build the learner's encoder and load the probe's weights. The positional table is
+    loaded only when the learner's module keeps it in its state dict (a persistent buffer)."""
+    module = candidate(**probe.init)
+    if not isinstance(module, nn.Module):
+        return module
+    own = module.state_dict()
+    state = {k: v for k, v in probe.state.items() if k in own or not k.startswith("pos_encoding.")}
+    for key, value in state.items():  # the table may be stored as (max_len, d) or (1, max_len, d)
+        if key in own and own[key].numel() == value.numel():
+            state[key] = value.reshape(own[key].shape)
+    module.load_state_dict(state)
+    return module.to(device).eval()
+
+
+ENCODER_MISPLACEMENTS = [
+    (
+        {"all"},
+        (),
+        "in training mode no dropout is applied: pass `dropout` to PositionalEncoding and to "
+        "every TransformerEncoderBlock (model.train() must change the output).",
+        "no_dropout",
+    ),
+    (
+        {"pos"},
+        (),
+        "the positional encoding applies no dropout: "
+        "self.pos_encoding = PositionalEncoding(d_model, max_len, dropout).",
+        "no_positional_dropout",
+    ),
+    (
+        (),
+        {"embedding"},
+        "an extra dropout is applied to the scaled embedding: PositionalEncoding already "
+        "applies dropout after adding the positions, so the embedding needs none of its own.",
+        "extra_embedding_dropout",
+    ),
+]

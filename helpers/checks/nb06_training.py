@@ -1,0 +1,308 @@
+"""Notebook 06, part 2: the training loop and the trained sorting model.
+
+The training loop runs on a tiny MLP the runner builds from the probe's weights, and is
+replayed here by a reference loop (and by the known wrong loops) in float64.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from .framework import (
+    Exercise,
+    Fail,
+    Probe,
+    randint,
+    randn,
+)
+from .runner import to_device
+from .trained import TrainedModelCheck
+
+# --------------------------------------------------------------------------- the training loop
+
+
+class TinyNet(nn.Module):
+    """The model the training-loop check trains: Linear, tanh, Linear."""
+
+    def __init__(self, d_in: int, d_hidden: int, d_out: int, dtype=torch.float64):
+        super().__init__()
+        self.linear1 = nn.Linear(d_in, d_hidden, dtype=dtype)
+        self.linear2 = nn.Linear(d_hidden, d_out, dtype=dtype)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.linear2(torch.tanh(self.linear1(x)))
+
+
+def tiny_net(spec: dict) -> TinyNet:
+    net = TinyNet(*spec["sizes"])
+    net.load_state_dict(spec["state"])
+    return net
+
+
+def make_optimizer(spec: dict, params) -> torch.optim.Optimizer:
+    if spec["optimizer"] == "sgd":
+        return torch.optim.SGD(params, lr=spec["lr"], momentum=spec.get("momentum", 0.0))
+    return torch.optim.Adam(params, lr=spec["lr"])
+
+
+def reference_loop(spec: dict, batches: list, variant: str = "right") -> tuple[float, list]:
+    """The loop the exercise asks for, or a known wrong one; returns (value, parameters after).
+
+    A step before backward needs no variant of its own: after zero_grad there is no gradient,
+    so the step does nothing ("no_step"); without zero_grad the step changes weights that the
+    pending backward still needs, and PyTorch raises (see ``run_training_loop``).
+    """
+    model = tiny_net(spec).train()
+    opt = make_optimizer(spec, model.parameters())
+    losses = []
+    for x, y in batches:
+        if variant != "no_zero_grad":
+            opt.zero_grad()
+        loss = F.cross_entropy(model(x), y)
+        if variant == "no_step":
+            loss.backward()
+        else:
+            loss.backward()
+            opt.step()
+        losses.append(loss.item())
+    mean = sum(losses) / len(losses)
+    value = {"sum": sum(losses), "last": losses[-1], "first": losses[0]}.get(variant, mean)
+    return value, [p.detach().clone() for p in model.parameters()]
+
+
+class LossArgsSwapped(Exception):
+    """Raised by the check's loss_fn when it is called with the targets first."""
+
+
+class TrainOneEpochCheck(Exercise):
+    id = "06.train_one_epoch"
+    title = "one epoch of training"
+    points = 2.0
+
+    def probes(self, gen):
+        def spec(optimizer, lr, **kw):
+            sizes = (4, 6, 3)
+            net = TinyNet(*sizes)
+            state = {
+                "linear1.weight": randn(6, 4, dtype=torch.float64, generator=gen) / 2,
+                "linear1.bias": 0.3 * randn(6, dtype=torch.float64, generator=gen),
+                "linear2.weight": randn(3, 6, dtype=torch.float64, generator=gen) / 2,
+                "linear2.bias": 0.3 * randn(3, dtype=torch.float64, generator=gen),
+            }
+            net.load_state_dict(state)
+            return {"sizes": sizes, "state": state, "optimizer": optimizer, "lr": lr, **kw}
+
+        def batches(n, B=5):
+            return [
+                (randn(B, 4, dtype=torch.float64, generator=gen), randint(gen, 0, 3, B))
+                for _ in range(n)
+            ]
+
+        yield Probe(
+            "SGD(lr=0.5), 4 batches of 5",
+            runner="training_loop",
+            kwargs={"spec": spec("sgd", 0.5), "batches": batches(4)},
+            cpu_only=True,
+        )
+        yield Probe(
+            "SGD(lr=0.3, momentum=0.9), 3 batches, given as a generator (count them as you go)",
+            runner="training_loop",
+            kwargs={
+                "spec": spec("sgd", 0.3, momentum=0.9),
+                "batches": batches(3),
+                "generator": True,
+            },
+            cpu_only=True,
+        )
+        yield Probe(
+            "Adam(lr=0.05), 5 batches of 8",
+            runner="training_loop",
+            kwargs={"spec": spec("adam", 0.05), "batches": batches(5, 8)},
+            cpu_only=True,
+        )
+        yield Probe(
+            "SGD(lr=0.2), a single batch",
+            runner="training_loop",
+            kwargs={"spec": spec("sgd", 0.2), "batches": batches(1)},
+            cpu_only=True,
+        )
+
+    def run_training_loop(self, probe, candidate, device):
+        """Build the tiny model and its optimizer from the probe, hand them to the learner's
+        loop, and return what it returned, the parameters after, and the number of loss calls."""
+        spec, batches = probe.kwargs["spec"], probe.kwargs["batches"]
+        model = tiny_net(spec).to(device).eval()  # the loop should switch to train mode
+        opt = make_optimizer(spec, model.parameters())
+        data = [tuple(to_device(b, device)) for b in batches]
+        calls = []
+        train_mode = []
+
+        def loss_fn(outputs, targets):
+            calls.append(1)
+            train_mode.append(model.training)
+            if isinstance(outputs, torch.Tensor) and not outputs.is_floating_point():
+                raise LossArgsSwapped  # the class ids came first: loss_fn(targets, outputs)
+            return F.cross_entropy(outputs, targets)
+
+        try:
+            value = candidate(
+                model, iter(data) if probe.kwargs.get("generator") else data, opt, loss_fn
+            )
+        except LossArgsSwapped:
+            return {"value": None, "args_swapped": True}
+        except RuntimeError as exc:
+            if "does not require grad" in str(exc):
+                return {"value": None, "no_graph": True}
+            if "modified by an inplace operation" not in str(exc):
+                raise
+            return {"value": None, "inplace_error": True}
+        if isinstance(value, float) and not isinstance(value, torch.Tensor):
+            value = float(value)  # a NumPy float is a float too
+        return {
+            "value": value,
+            "parameters": [p.detach() for p in model.parameters()],
+            "loss_calls": len(calls),
+            "train_mode": all(train_mode),
+        }
+
+    def judge(self, probe, out):
+        spec, batches = probe.kwargs["spec"], probe.kwargs["batches"]
+        n = len(batches)
+        if not isinstance(out, dict) or "value" not in out:
+            raise Fail("unexpected result from the training loop.")
+        if out.get("args_swapped"):
+            raise Fail(
+                "loss_fn got the targets (class ids) as its first argument: the model's output "
+                "comes first, loss = loss_fn(model(inputs), targets), as in F.cross_entropy.",
+                "loss_fn_args_swapped",
+            )
+        if out.get("no_graph"):
+            raise Fail(
+                "loss.backward() found no graph to go back through: the loss was computed "
+                "without gradients (under torch.no_grad(), or from a .detach()ed output). "
+                "Compute loss = loss_fn(model(inputs), targets) with gradients on and call "
+                "loss.backward() on it.",
+                "loss_without_graph",
+            )
+        if out.get("inplace_error"):
+            raise Fail(
+                "optimizer.step() runs before loss.backward(): the step changes weights that "
+                "the backward pass still needs (PyTorch's 'modified by an inplace operation' "
+                "error). Order: zero_grad, forward, backward, step.",
+                "step_before_backward",
+            )
+        if out["loss_calls"] != n:
+            raise Fail(
+                f"loss_fn was called {out['loss_calls']} times for {n} batches: compute the "
+                "loss once per batch, loss = loss_fn(model(inputs), targets).",
+                "loss_calls_per_batch",
+            )
+        value = out["value"]
+        ref_value, ref_params = reference_loop(spec, batches)
+        params = out["parameters"]
+        wrong_loops = [
+            (
+                "no_zero_grad",
+                "the gradients are never reset: call optimizer.zero_grad() for every "
+                "batch (loss.backward() adds to .grad, so they pile up).",
+                "no_zero_grad",
+            ),
+            (
+                "no_step",
+                "the parameters did not change: call optimizer.step() after loss.backward(). "
+                "A step before backward, or a zero_grad between backward and step, finds "
+                "no gradient to use. Order: zero_grad, forward, backward, step.",
+                "no_step",
+            ),
+        ]
+
+        def same(refs):
+            return all(
+                torch.allclose(p.double(), r, atol=1e-7, rtol=1e-6) for p, r in zip(params, refs)
+            )
+
+        if not same(ref_params):
+            for variant, message, code in wrong_loops:
+                _, var_params = reference_loop(spec, batches, variant)
+                if same(var_params):
+                    raise Fail(message, code)
+            raise Fail(
+                "the parameters after the epoch differ from one optimizer step per batch "
+                "(zero_grad, loss = loss_fn(model(inputs), targets), backward, step).",
+                "wrong_update",
+            )
+        if not out.get("train_mode", True):
+            raise Fail(
+                "the model was in eval mode during training: call model.train() at the start "
+                "(dropout and similar layers behave differently in eval mode).",
+                "eval_mode",
+            )
+        if isinstance(value, torch.Tensor):
+            raise Fail(
+                "the returned loss is a tensor: return a Python float, add up loss.item() "
+                "(a sum of loss tensors also keeps every batch's graph alive).",
+                "returns_tensor",
+            )
+        if value is None:
+            raise Fail(
+                "train_one_epoch returned None: return the mean loss (did you forget `return`?).",
+                "returns_none",
+            )
+        if not isinstance(value, (int, float)):
+            raise Fail(
+                f"the returned value should be a float, got {type(value).__name__}.",
+                "returns_not_a_float",
+            )
+        if math.isclose(value, ref_value, rel_tol=1e-6, abs_tol=1e-9):
+            return
+        for variant, message in [
+            (
+                "last",
+                "the returned value is the last batch's loss: return the mean over all batches.",
+            ),
+            (
+                "sum",
+                "the returned value is the sum of the losses: divide by the number of batches.",
+            ),
+            (
+                "first",
+                "the returned value is the first batch's loss: return the mean over all batches.",
+            ),
+        ]:
+            v, _ = reference_loop(spec, batches, variant)
+            if n > 1 and math.isclose(value, v, rel_tol=1e-6, abs_tol=1e-9):
+                raise Fail(message, f"returns_{variant}_loss")
+        raise Fail(
+            f"the returned value {value:.6g} is not the mean loss over the batches "
+            f"({ref_value:.6g}): average each batch's loss.item(), taken before its step.",
+            "not_the_mean_loss",
+        )
+
+
+# --------------------------------------------------------------------------- the trained model
+
+
+class TrainedEncoderCheck(TrainedModelCheck):
+    """The sorting model trained in the notebook (the variable ``model``), judged on fresh
+    sequences of 8 digits from ``helpers.data.sort_digits_batch``: token accuracy >= 0.99, the
+    notebook's own target. The grader draws its sequences from its secret seed."""
+
+    id = "06.trained_encoder"
+    title = "the trained sorting model reaches token accuracy >= 0.99"
+    points = 2.0
+    grade_target = "model"
+    threshold = 0.99
+    count, seq_len = 1000, 8
+
+    def held_out(self, gen):
+        from helpers.data import sort_digits_batch  # judging side only (not in the grader's kernel)
+
+        x, y = sort_digits_batch(self.count, self.seq_len, gen)
+        return f"{self.count} fresh sequences of {self.seq_len} digits", x, y
+
+    def accuracy_label(self, targets):
+        return f"the token accuracy on {self.count} fresh sequences"

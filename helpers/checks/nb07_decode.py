@@ -1,0 +1,229 @@
+"""Notebook 07, part 2: greedy decoding.
+
+Greedy decoding runs on a scripted model the runner builds from the probe: it predicts row b's
+script token at position t when the decoder input so far is BOS followed by the script, and a
+wrong token otherwise, so reading the wrong position or feeding back the wrong tokens shows.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from .framework import (
+    Exercise,
+    Fail,
+    Probe,
+    expect_tensor,
+    fmt_shape,
+    randint,
+)
+
+# --------------------------------------------------------------------------- greedy decoding
+
+
+class ScriptedSeq2Seq(nn.Module):
+    """A stand-in for a trained model: ``model(src, tgt) -> logits (B, T, vocab_size)``.
+
+    At position t, row b scores ``script[b, t]`` highest when ``tgt[b, :t+1]`` is BOS followed
+    by ``script[b, :t]`` (the decoder has been fed its own greedy choices), and ``wrong_id``
+    otherwise. Each position's logits differ, so reading the wrong position shows.
+    """
+
+    def __init__(
+        self, script: torch.Tensor, src: torch.Tensor, vocab_size: int, bos_id: int, wrong_id: int
+    ):
+        super().__init__()
+        self.register_buffer("script", script.clone())  # (B, L): row b's tokens
+        self.register_buffer("src", src.clone())  # (B, S): the source row that selects script b
+        self.vocab_size, self.bos_id, self.wrong_id = vocab_size, bos_id, wrong_id
+        self.scale = nn.Parameter(torch.ones(()))  # a parameter, so model.parameters() has a device
+
+    def forward(self, src: torch.Tensor, tgt: torch.Tensor) -> torch.Tensor:
+        B, T = tgt.shape
+        if src.shape[0] != B:
+            raise ValueError(f"src has {src.shape[0]} rows but tgt has {B}")
+        if T > self.script.shape[1]:
+            raise ValueError(f"the decoder input is longer ({T}) than the model can take")
+        # which rows of the batch these are (a decoder may run on one row at a time, src[b:b+1])
+        same = (src[:, None, :] == self.src[None, :, :]).all(-1)  # (B, B_all)
+        if not bool(same.any(-1).all()):
+            raise ValueError("src holds a row that is not one of the batch's source rows")
+        script = self.script[same.long().argmax(-1)]  # (B, L)
+        bos = torch.full((B, 1), self.bos_id, dtype=torch.long, device=tgt.device)
+        expected = torch.cat([bos, script[:, : T - 1]], dim=1)  # (B, T)
+        ok = (tgt == expected).long().cumprod(dim=1).bool()  # the prefix up to t is right
+        nxt = torch.where(ok, script[:, :T], torch.full_like(tgt, self.wrong_id))
+        # a margin of 1 only: the best token has probability ~0.25, so sampling shows
+        logits = F.one_hot(nxt, self.vocab_size).float()  # (B, T, vocab_size)
+        # a small position-dependent tilt, so that each position's row is different
+        tilt = torch.arange(self.vocab_size, device=tgt.device).float() * 0.01
+        return self.scale * (
+            logits + tilt * torch.arange(T, device=tgt.device).float()[:, None] / T
+        )
+
+
+def scripted_model(spec: dict) -> ScriptedSeq2Seq:
+    return ScriptedSeq2Seq(
+        spec["script"], spec["src"], spec["vocab_size"], spec["bos_id"], spec["wrong_id"]
+    )
+
+
+@torch.no_grad()
+def greedy64(
+    model, src, max_len: int, bos_id: int, eos_id: int, variant: str = "right"
+) -> torch.Tensor:
+    """Reference greedy decoding, or a known wrong one (variant)."""
+    B = src.shape[0]
+    tgt = torch.full((B, 1), bos_id, dtype=torch.long)
+    done = torch.zeros(B, dtype=torch.bool)
+    while tgt.shape[1] < max_len:
+        logits = model(src, tgt)  # (B, T, V)
+        pos = 0 if variant == "first_position" else -1
+        nxt = logits[:, pos].argmax(-1)
+        if variant not in ("no_force_eos", "eos_ignored"):
+            nxt = torch.where(done, torch.full_like(nxt, eos_id), nxt)
+        tgt = torch.cat([tgt, nxt[:, None]], dim=1)
+        done = done | (nxt == eos_id)
+        if variant == "stop_first" and done.any():
+            break
+        if variant not in ("never_stop", "stop_first", "eos_ignored") and done.all():
+            break
+    return tgt[:, 1:] if variant == "no_bos" else tgt
+
+
+class GreedyDecodeCheck(Exercise):
+    id = "07.greedy_decode"
+    title = "greedy decoding"
+    points = 2.0
+
+    def probes(self, gen):
+        def case(name, ends, max_len, vocab_size=9, bos_id=1, eos_id=2, S=5):
+            B = len(ends)
+            specials = {bos_id, eos_id}
+            choices = torch.tensor([t for t in range(vocab_size) if t not in specials])
+            script = choices[randint(gen, 0, len(choices), B, max_len + 2)]
+            wrong_id = int(choices[-1])
+            script[script == wrong_id] = int(
+                choices[0]
+            )  # the wrong token never appears in a script
+            for b, end in enumerate(
+                ends
+            ):  # row b produces eos at output position end (None: never)
+                if end is not None:
+                    script[b, end - 1] = eos_id
+            src = randint(gen, 3, vocab_size, B, S)
+            src[:, 0] = torch.arange(B) + 3  # every row different: the model tells them apart
+            spec = {
+                "script": script,
+                "src": src,
+                "vocab_size": vocab_size,
+                "bos_id": bos_id,
+                "wrong_id": wrong_id,
+            }
+            return Probe(
+                name, runner="decode", args=(src, max_len, bos_id, eos_id), kwargs={"model": spec}
+            )
+
+        yield case("3 rows ending at different steps (eos at 3, 5, 4), max_len=10", [3, 5, 4], 10)
+        yield case("one row, eos at step 4, max_len=8", [4], 8)
+        yield case("2 rows, one never produces eos: stop at max_len=6", [3, None], 6)
+        yield case(
+            "4 rows, bos_id=0, eos_id=5, vocab_size=11, max_len=12",
+            [2, 6, 9, 4],
+            12,
+            vocab_size=11,
+            bos_id=0,
+            eos_id=5,
+        )
+        yield case("2 rows, both end at step 7 = max_len", [7, 7], 7)
+
+    def run_decode(self, probe, candidate, device):
+        model = scripted_model(probe.kwargs["model"]).to(device).eval()
+        src, max_len, bos_id, eos_id = probe.args
+        return candidate(model, src.to(device), max_len, bos_id, eos_id)
+
+    def judge(self, probe, out):
+        src, max_len, bos_id, eos_id = probe.args
+        model = scripted_model(probe.kwargs["model"])
+        B = src.shape[0]
+        got = expect_tensor(out)
+        if got.dtype != torch.long:
+            raise Fail(
+                f"the output has dtype {got.dtype}: return token ids as a LongTensor "
+                "(argmax gives int64).",
+                "not_long",
+            )
+        if got.dim() != 2 or got.shape[0] != B:
+            raise Fail(
+                f"the output has shape {fmt_shape(got.shape)}, expected (B, L) with B = {B}.",
+                "wrong_shape",
+            )
+        L = got.shape[1]
+        ref = greedy64(model, src, max_len, bos_id, eos_id)
+        if L > max_len:
+            raise Fail(
+                f"the output has {L} tokens, more than max_len={max_len} (BOS counts): stop "
+                "when the sequence has max_len tokens.",
+                "longer_than_max_len",
+            )
+        variants = [
+            (
+                "no_bos",
+                f"the output does not start with bos_id: return the whole decoder sequence, "
+                f"BOS first ({bos_id} here).",
+            ),
+            (
+                "first_position",
+                "the next token is read at the wrong position: the prediction for the "
+                "next token is at the last position, logits[:, -1].",
+            ),
+            (
+                "stop_first",
+                "decoding stopped when the first row produced eos_id: stop only once "
+                "every row has (keep a `done` flag per row).",
+            ),
+            (
+                "never_stop",
+                "decoding never stops early: stop once every row has produced eos_id "
+                "(done.all()), not at max_len.",
+            ),
+            (
+                "no_force_eos",
+                "a row that has produced eos_id goes on with other tokens: once a row "
+                "is done, keep appending eos_id to it.",
+            ),
+        ]
+        if tuple(got.shape) == tuple(ref.shape) and torch.equal(got, ref):
+            return
+        variants.append(
+            (
+                "eos_ignored",
+                "eos_id is never looked at: a row that has produced eos_id goes on with other "
+                "tokens, and decoding runs to max_len. Keep appending eos_id to finished rows "
+                "and stop once every row has produced it (done.all()).",
+            )
+        )
+        for variant, message in variants:
+            v = greedy64(model, src, max_len, bos_id, eos_id, variant)
+            if tuple(got.shape) == tuple(v.shape) and torch.equal(got, v):
+                raise Fail(message, variant)
+        if L > 0 and not bool((got[:, 0] == bos_id).all()):
+            raise Fail(variants[0][1], "no_bos")
+        n = min(L, ref.shape[1])  # a token that differs before either stops: not greedy
+        rows = [b for b in range(B) if not torch.equal(got[b, :n], ref[b, :n])]
+        if rows:
+            raise Fail(
+                f"row {rows[0]} differs from greedy decoding: got {got[rows[0]].tolist()}, "
+                f"expected {ref[rows[0]].tolist()}. Each step: logits = model(src, tgt), take "
+                "the argmax at the last position, append it to tgt (greedy: the most likely "
+                "token, not a sample drawn with torch.multinomial).",
+                "not_greedy",
+            )
+        raise Fail(
+            f"the output has shape {fmt_shape(got.shape)}, expected {fmt_shape(ref.shape)}: "
+            f"BOS, then one token per step until every row has produced eos_id "
+            f"(at most max_len={max_len} tokens).",
+            "wrong_length",
+        )

@@ -1,0 +1,250 @@
+"""Notebook 08, part 2: blockwise attention with an online softmax.
+
+References are softmax attention written out in float64; the known wrong variants are the
+same formulas with one switch flipped.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_leaves
+
+from .framework import (
+    Exercise,
+    Fail,
+    Probe,
+    expect_close,
+    expect_finite,
+    expect_like,
+    expect_tensor,
+    fmt_shape,
+    randn,
+)
+
+# --------------------------------------------------------------------------- blockwise attention
+
+
+class LargestTensor(TorchDispatchMode):
+    """Records the largest number of elements of any tensor an operation produces."""
+
+    def __init__(self):
+        super().__init__()
+        self.largest = 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        for t in tree_leaves(out):
+            if isinstance(t, torch.Tensor):
+                self.largest = max(self.largest, t.numel())
+        return out
+
+
+def blockwise64(
+    q,
+    k,
+    v,
+    block_size: int,
+    *,
+    rescale_acc: bool = True,
+    rescale_sum: bool = True,
+    normalize: bool = True,
+    scale: bool = True,
+) -> torch.Tensor:
+    """Online-softmax attention in float64 with switches for the known mistakes."""
+    q, k, v = q.double(), k.double(), v.double()
+    s_q = 1 / math.sqrt(q.shape[-1]) if scale else 1.0
+    m = torch.full(q.shape[:-1] + (1,), float("-inf"), dtype=torch.float64)
+    l = torch.zeros_like(m)
+    acc = torch.zeros(q.shape[:-1] + (v.shape[-1],), dtype=torch.float64)
+    for start in range(0, k.shape[-2], block_size):
+        kb, vb = k[..., start : start + block_size, :], v[..., start : start + block_size, :]
+        s = q @ kb.transpose(-2, -1) * s_q
+        m_blk = s.amax(-1, keepdim=True)
+        m_new = torch.maximum(m, m_blk)
+        p = (s - m_new).exp()
+        alpha = (m - m_new).exp()
+        l = (l * alpha if rescale_sum else l) + p.sum(-1, keepdim=True)
+        acc = (acc * alpha if rescale_acc else acc) + p @ vb
+        m = m_new
+    return acc / l if normalize else acc
+
+
+def separately_normalized64(q, k, v, block_size: int) -> torch.Tensor:
+    """Each block's own softmax attention, averaged over the blocks (a known mistake)."""
+    q, k, v = q.double(), k.double(), v.double()
+    outs = []
+    for start in range(0, k.shape[-2], block_size):
+        kb, vb = k[..., start : start + block_size, :], v[..., start : start + block_size, :]
+        s = q @ kb.transpose(-2, -1) / math.sqrt(q.shape[-1])
+        outs.append(s.softmax(-1) @ vb)
+    return torch.stack(outs).mean(0)
+
+
+class BlockwiseAttentionCheck(Exercise):
+    id = "08.blockwise_attention"
+    title = "exact attention block by block, with an online softmax"
+    points = 3.0
+    forbid = (
+        "torch.nn.functional.scaled_dot_product_attention",
+        "torch.softmax",
+        "torch.nn.functional.softmax",
+        "torch.Tensor.softmax",
+        "torch.logsumexp",
+        "torch.Tensor.logsumexp",
+    )
+
+    def probes(self, gen):
+        def qkv(*shape, d_v=None, dtype=torch.float32, spread=1.0):
+            *b, T_q, T_k, d = shape
+            return (
+                spread * randn(*b, T_q, d, dtype=dtype, generator=gen),
+                spread * randn(*b, T_k, d, dtype=dtype, generator=gen),
+                randn(*b, T_k, d_v or d, dtype=dtype, generator=gen),
+            )
+
+        yield Probe(
+            "q, k, v (1, 8, 4), block_size = 8 (one block)",
+            runner="blockwise",
+            args=qkv(1, 8, 8, 4),
+            kwargs={"block_size": 8},
+        )
+        yield Probe(
+            "(2, 32, 8), block_size = 8, large scores (the max changes between blocks)",
+            runner="blockwise",
+            args=qkv(2, 32, 32, 8, spread=3.0),
+            kwargs={"block_size": 8},
+        )
+        yield Probe(
+            "T_q = 5, T_k = 13, block_size = 4 (the last block is shorter), d_v = 3",
+            runner="blockwise",
+            args=qkv(5, 13, 6, d_v=3, spread=2.0),
+            kwargs={"block_size": 4},
+        )
+        yield Probe(
+            "heads (2, 2, 64, 8), block_size = 16: no (T, T) matrix allowed",
+            runner="blockwise",
+            args=qkv(2, 2, 64, 64, 8, spread=2.0),
+            kwargs={"block_size": 16},
+        )
+        yield Probe(
+            "(1, 24, 4) float64, block_size = 5",
+            runner="blockwise",
+            args=qkv(1, 24, 24, 4, dtype=torch.float64, spread=3.0),
+            kwargs={"block_size": 5},
+        )
+        # scores near +98 in the first block and near -98 in the second: exp overflows float32
+        # (above ~88) unless the running max is subtracted and only ever grows
+        q, k, v = qkv(1, 4, 8, 4, spread=0.1)
+        sign = torch.where(torch.arange(8) < 4, 1.0, -1.0)[:, None]  # (T_k, 1)
+        yield Probe(
+            "(1, 4, 4) and 8 keys, block_size = 4, float32, scores near +98 in the first block "
+            "and near -98 in the second",
+            runner="blockwise",
+            args=(q + 7.0, k + 7.0 * sign, v),
+            kwargs={"block_size": 4},
+            info={"far_apart": True},
+        )
+
+    def run_blockwise(self, probe, candidate, device):
+        from .runner import to_device
+
+        args = to_device(probe.args, device)
+        with LargestTensor() as spy:
+            out = candidate(*args, **probe.kwargs)
+        return {"out": out, "largest": spy.largest}
+
+    def judge(self, probe, out):
+        q, k, v = probe.args
+        bs = probe.kwargs["block_size"]
+        if not isinstance(out, dict) or "out" not in out:
+            raise Fail("internal: unexpected runner output.")
+        got = expect_tensor(out["out"])
+        expect_like(got, (*q.shape[:-1], v.shape[-1]), q.dtype)
+        if probe.info.get("far_apart") and not torch.isfinite(got).all():
+            raise Fail(
+                "the result contains NaN or inf when the scores of two blocks are far apart: "
+                "exp overflows. Subtract the running max, m_new = max(m_old, the block's max) "
+                "(not the block's own max), so that every exp(s - m_new) and the correction "
+                "exp(m_old - m_new) is at most 1.",
+                "overflow",
+            )
+        expect_finite(
+            got,
+            hint="Start the running max at -inf and the running sum at 0; "
+            "exp(-inf - m) is 0, but -inf - (-inf) is NaN: compute the "
+            "correction exp(m_old - m_new) with m_new already finite.",
+        )
+        s = q.double() @ k.double().transpose(-2, -1) / math.sqrt(q.shape[-1])
+        ref = s.softmax(-1) @ v.double()
+
+        def vb(**kw):
+            return lambda: blockwise64(q, k, v, bs, **kw)
+
+        last = k.shape[-2] // bs * bs  # the keys in whole blocks
+
+        expect_close(
+            got,
+            ref,
+            mistakes=[
+                (vb(scale=False), "the scores are not divided by sqrt(d_k).", "no_scale"),
+                (
+                    vb(normalize=False),
+                    "the result is not divided by the running sum at the end: return acc / l.",
+                    "not_normalized",
+                ),
+                (
+                    vb(rescale_acc=False),
+                    "the accumulator is not rescaled when the running max "
+                    "grows: multiply acc by exp(m_old - m_new) before adding the "
+                    "new block.",
+                    "accumulator_not_rescaled",
+                ),
+                (
+                    vb(rescale_sum=False),
+                    "the running sum is not rescaled when the running max grows: "
+                    "l = l * exp(m_old - m_new) + p.sum(-1).",
+                    "sum_not_rescaled",
+                ),
+                (
+                    vb(rescale_acc=False, rescale_sum=False),
+                    "neither the running sum nor the accumulator is rescaled when the max grows: "
+                    "multiply both by exp(m_old - m_new).",
+                    "nothing_rescaled",
+                ),
+                (
+                    lambda: separately_normalized64(q, k, v, bs),
+                    "each block is normalized on its own and the blocks are averaged: one "
+                    "softmax runs over all keys, so keep a running sum l of exp(s - m) over "
+                    "the blocks and divide by it once, at the end.",
+                    "blocks_normalized_separately",
+                ),
+                (
+                    lambda: (
+                        blockwise64(q, k[..., :last, :], v[..., :last, :], bs)
+                        if 0 < last < k.shape[-2]
+                        else None
+                    ),
+                    "the last, shorter block is skipped: loop over range(0, T_k, block_size); "
+                    "the last block may hold fewer than block_size keys.",
+                    "last_block_skipped",
+                ),
+            ],
+        )
+        B = q.numel() // (q.shape[-1] * q.shape[-2])
+        full = B * q.shape[-2] * k.shape[-2]
+        inputs = max(q.numel(), k.numel(), v.numel(), got.numel())
+        if (
+            k.shape[-2] > bs
+            and full > inputs
+            and isinstance(out["largest"], int)
+            and out["largest"] >= full
+        ):
+            raise Fail(
+                f"the result is right, but a tensor of {out['largest']} elements was made, "
+                f"as large as the whole score matrix {fmt_shape((*q.shape[:-1], k.shape[-2]))}: "
+                f"compute the scores of one block of {bs} keys at a time.",
+                "full_score_matrix",
+            )

@@ -1,0 +1,315 @@
+"""Notebook 09, part 2: the Vision Transformer and the trained ViT.
+
+The reference is a float64 model assembled from PyTorch modules
+(``nn.TransformerEncoderLayer(norm_first=True)`` blocks loaded with the probe's weights,
+``F.layer_norm``, ``F.linear``), with switches for the known mistakes (no CLS token, no
+position embedding, no final norm, another pooling).
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from .dropout64 import (
+    STACK_MISPLACEMENTS,
+    P,
+    blocks_drop64,
+    reference_in_train_mode,
+    rng_untouched,
+    run_train_mode,
+)
+from .framework import (
+    Exercise,
+    Fail,
+    Probe,
+    close,
+    expect_close,
+    expect_finite,
+    expect_like,
+    expect_tensor,
+    fmt_shape,
+    randn,
+)
+from .modules import (
+    expect_names,
+    judge_module_info,
+)
+from .nb09 import embed64
+from .nb09_reference import VIT_MISPLACEMENTS, vit64, vit_init, vit_names, vit_state
+from .trained import TrainedModelCheck
+
+# --------------------------------------------------------------------------- the ViT
+
+
+class VisionTransformerCheck(Exercise):
+    id = "09.VisionTransformer"
+    title = "the Vision Transformer"
+    points = 4.0
+    kind = "module"
+
+    def probes(self, gen):
+        base = vit_init()
+        yield Probe(
+            "module_info: VisionTransformer(8, 4, 1, 10, d_model=16, 2 heads, 2 layers, d_ff=32)",
+            runner="module_info",
+            init=base,
+        )
+        yield Probe(
+            "8x8 images, patch 4 (N = 4), 2 layers, images (3, 1, 8, 8)",
+            runner="module",
+            init=base,
+            state=vit_state(gen, base),
+            args=(randn(3, 1, 8, 8, generator=gen),),
+        )
+        rgb = vit_init(img=12, p=4, C=3, classes=5, d=12, H=3, L=1, d_ff=24)
+        yield Probe(
+            "12x12 RGB, patch 4 (N = 9), 3 heads, 1 layer, 5 classes, images (2, 3, 12, 12)",
+            runner="module",
+            init=rgb,
+            state=vit_state(gen, rgb),
+            args=(randn(2, 3, 12, 12, generator=gen),),
+        )
+        fine = vit_init(p=2, d=8, H=2, L=2, d_ff=16, dropout=0.1)
+        yield Probe(
+            "patch 2 (N = 16), dropout=0.1 in eval mode, images (2, 1, 8, 8)",
+            runner="module",
+            init=fine,
+            state=vit_state(gen, fine),
+            args=(randn(2, 1, 8, 8, generator=gen),),
+        )
+        deep = vit_init(L=3, d=8, d_ff=16, classes=3)
+        yield Probe(
+            "3 layers, 3 classes, images (2, 1, 8, 8)",
+            runner="module",
+            init=deep,
+            state=vit_state(gen, deep),
+            args=(randn(2, 1, 8, 8, generator=gen),),
+        )
+        yield Probe(
+            "attention_maps, 2 layers, images (2, 1, 8, 8)",
+            runner="module",
+            init=base,
+            state=vit_state(gen, base),
+            args=(randn(2, 1, 8, 8, generator=gen),),
+            info={"method": "attention_maps"},
+        )
+        yield Probe(
+            f"training mode, dropout={P}, patch 2 (N = 16), images (2, 1, 8, 8) (dropout in the "
+            "blocks, and optionally on the embedded tokens; same seed on both sides)",
+            runner="train_mode",
+            init={**fine, "dropout": P},
+            state=vit_state(gen, fine),
+            args=(randn(2, 1, 8, 8, generator=gen),),
+            cpu_only=True,  # the dropout masks are drawn on the CPU on both sides
+        )
+
+    def run_train_mode(self, probe, candidate, device):
+        with rng_untouched():  # the notebook's random numbers stay as they were
+            module = candidate(**probe.init)
+        if not isinstance(module, nn.Module):
+            return module
+        module.load_state_dict(probe.state)
+        return run_train_mode(module, probe.args)
+
+    def judge(self, probe, out):
+        if probe.runner == "module_info":
+            return judge_module_info(probe, out, "VisionTransformer", self.judge_info)
+        if isinstance(out, dict):
+            raise Fail("VisionTransformer(...) should build a torch.nn.Module.", "not_a_module")
+        if probe.info.get("method") == "attention_maps":
+            return self.judge_maps(probe, out)
+        if probe.runner == "train_mode":
+            return self.judge_train(probe, out)
+        init, st = probe.init, probe.state
+        (images,) = probe.args
+        B = images.shape[0]
+        got = expect_tensor(out, "the logits")
+        if got.dim() == 3 and got.shape[0] == B and got.shape[-1] == init["num_classes"]:
+            raise Fail(
+                f"the logits have shape {fmt_shape(got.shape)}: one prediction per token. "
+                "Classify from the CLS token alone, head(norm(x)[:, 0]).",
+                "logits_per_token",
+            )
+        expect_like(got, (B, init["num_classes"]), images.dtype, "the logits")
+        expect_finite(got, "the logits")
+        ref = vit64(init, st, images)
+
+        def v(**kw):
+            return lambda: vit64(init, st, images, **kw)
+
+        no_cls = (
+            "there is no CLS token in the sequence: prepend cls_token (expanded to (B, 1, "
+            "d_model)) to the patch embeddings, add pos_embed, and classify from x[:, 0]."
+        )
+        cls_end = (
+            "the CLS token is appended after the patches: prepend it, torch.cat([cls, x], "
+            "dim=1), so that it is token 0 and gets pos_embed[:, 0], as attention_maps and the "
+            "head expect."
+        )
+        expect_close(
+            got,
+            ref,
+            "the logits",
+            atol=1e-4 if images.dtype == torch.float32 else None,
+            mistakes=[
+                (
+                    v(final_norm=False),
+                    "the final LayerNorm is missing: apply self.norm to the "
+                    "output of the last block before the head (pre-LN blocks "
+                    "leave the residual stream unnormalized).",
+                    "no_final_norm",
+                ),
+                (
+                    v(pos="none"),
+                    "the position embedding is not added: x = cat([cls, patches]) + pos_embed.",
+                    "no_pos_embed",
+                ),
+                (
+                    v(pos="patches"),
+                    "pos_embed is added before the CLS token is prepended, so the CLS token "
+                    "gets no position embedding: prepend first, then add all N + 1 rows.",
+                    "pos_embed_skips_cls",
+                ),
+                (v(cls=False, pool="mean"), no_cls, "no_cls"),
+                (v(cls=False, pool="cls"), no_cls, "no_cls"),
+                (v(cls=False, pool="mean", final_norm=False), no_cls, "no_cls"),
+                (v(cls_end=True, pool="last"), cls_end, "cls_at_end"),
+                (v(cls_end=True), cls_end, "cls_at_end"),
+                (
+                    v(pool="mean"),
+                    "the head reads the mean of all tokens: classify from the CLS token, x[:, 0].",
+                    "mean_pooling",
+                ),
+                (
+                    v(pool="mean_patches"),
+                    "the head reads the mean of the patch tokens: classify from the CLS "
+                    "token, x[:, 0] (mean pooling is an open exercise).",
+                    "mean_pooling_patches",
+                ),
+                (
+                    v(pool="last"),
+                    "the head reads the last token: the CLS token is the first one, x[:, 0].",
+                    "last_token",
+                ),
+                (
+                    v(norm_first=False),
+                    "the blocks are post-LN: build them with norm_first=True (pre-LN, as in ViT).",
+                    "post_ln_blocks",
+                ),
+            ],
+        )
+
+    def judge_train(self, probe, out):
+        """Training mode: dropout in every block; on the embedded tokens (after adding pos_embed)
+        or not, as the notebook leaves it open; nowhere else."""
+        init, st, (images,) = probe.init, probe.state, probe.args
+        got = expect_tensor(out, "the logits")
+        expect_like(got, (images.shape[0], init["num_classes"]), images.dtype, "the logits")
+        st64 = {k: v.double() for k, v in st.items()}
+
+        def ref(skip=(), moved=()):
+            def fn(drops):
+                x = embed64(st64, images, init["patch_size"], "patch_embed.proj.")  # (B, N, d)
+                x = drops("emb", x) if "before_cls" in drops.moved else x
+                cls = st64["cls_token"].expand(x.shape[0], -1, -1)
+                x = drops("pos", torch.cat([cls, x], dim=1) + st64["pos_embed"])
+                L, H = init["num_layers"], init["num_heads"]
+                x = blocks_drop64(st64, x, "blocks.", L, H, drops)[:, 0]  # (B, d)
+                x = drops("extra", x) if "head" in drops.moved else x
+                return F.linear(x, st64["head.weight"], st64["head.bias"])
+
+            return reference_in_train_mode(fn, init["dropout"], skip, moved)
+
+        if close(got, ref({"pos"}), 1e-4, 1e-4):  # no dropout on the embedded tokens: fine
+            return
+        mistakes = []
+        for s, m, msg, code in VIT_MISPLACEMENTS + STACK_MISPLACEMENTS:
+            mistakes += [(lambda s=s, m=m: ref(s, m), msg, code)]
+            mistakes += [(lambda s=s, m=m: ref({"pos", *s}, m), msg, code)]
+        expect_close(got, ref(), "the logits in training mode", atol=1e-4, mistakes=mistakes)
+
+    def judge_maps(self, probe, out):
+        init, st = probe.init, probe.state
+        (images,) = probe.args
+        B, L, H = images.shape[0], init["num_layers"], init["num_heads"]
+        T = (init["img_size"] // init["patch_size"]) ** 2 + 1
+        if isinstance(out, tuple):
+            out = list(out)
+        if isinstance(out, torch.Tensor) and out.dim() == 5:
+            out = list(out.unbind(0))
+        if not isinstance(out, list) or len(out) != L:
+            got = f"a list of {len(out)}" if isinstance(out, list) else type(out).__name__
+            raise Fail(
+                f"attention_maps should return a list with one (B, H, T, T) tensor per layer "
+                f"({L} here), got {got}.",
+                "maps_not_a_list",
+            )
+        refs = vit64(init, st, images, maps=True)
+        for i, (w, ref) in enumerate(zip(out, refs)):
+            w = expect_tensor(w, f"the map of layer {i}")
+            if tuple(w.shape) == (B, T, T):
+                raise Fail(
+                    f"the map of layer {i} has shape {fmt_shape(w.shape)}: keep the heads, "
+                    f"(B, H, T, T) = {(B, H, T, T)} (do not average them).",
+                    "maps_averaged",
+                )
+            expect_like(w, (B, H, T, T), images.dtype, f"the map of layer {i}")
+            expect_close(w, ref, f"the map of layer {i}", atol=1e-4)
+
+    def judge_info(self, probe, info):
+        init = probe.init
+        N = (init["img_size"] // init["patch_size"]) ** 2
+        d = init["d_model"]
+        blocks_hint = (
+            "Use self.blocks = nn.ModuleList([TransformerEncoderBlock(d_model, num_heads, "
+            "d_ff, dropout) for _ in range(num_layers)]) from helpers.blocks.layers."
+        )
+        hints = {
+            "patch_embed.proj.weight": "Use self.patch_embed = PatchEmbedding(img_size, "
+            "patch_size, "
+            "in_channels, d_model) from above.",
+            "cls_token": "Create self.cls_token = nn.Parameter(torch.zeros(1, 1, d_model)).",
+            "pos_embed": f"Create self.pos_embed = nn.Parameter(...) of shape (1, N + 1, d_model) "
+            "= "
+            f"(1, {N + 1}, {d}): N patches plus the CLS token.",
+            "pos_embed.shape": f"It needs N + 1 = {N + 1} rows: one per patch and one for the CLS "
+            "token.",
+            "cls_token.shape": f"The CLS token is one learned vector, shape (1, 1, d_model) = (1, "
+            f"1, {d}).",
+            "blocks.0.self_attn.q_proj.weight": blocks_hint,
+            "norm.weight": "Add the final self.norm = LayerNorm(d_model) (or nn.LayerNorm).",
+            "head.weight": "Create self.head = nn.Linear(d_model, num_classes).",
+        }
+        expect_names(info, vit_names(init), "VisionTransformer", hints)
+
+
+# --------------------------------------------------------------------------- the trained ViT
+
+
+class TrainedViTCheck(TrainedModelCheck):
+    """The ViT trained in the notebook (the variable ``vit``), judged on the test split of
+    ``helpers.data.digits()`` (360 images): accuracy >= 0.97, the notebook's own target.
+
+    The digits test split is public (the notebook prints its accuracy on it, and anyone can
+    rebuild it), so this grade says the trained model does what the notebook shows; it is not a
+    secret hold-out. The grader's seed only shuffles the order of the images.
+    """
+
+    id = "09.trained_vit"
+    title = "the trained ViT reaches test accuracy >= 0.97 on the digits"
+    points = 2.0
+    grade_target = "vit"
+    threshold = 0.97
+
+    def held_out(self, gen):
+        from helpers.data import digits  # judging side only (not in the grader's kernel)
+
+        data = digits()
+        order = torch.randperm(len(data["y_test"]), generator=gen)
+        x, y = data["x_test"][order], data["y_test"][order]
+        return f"the {len(y)} test images of helpers.data.digits()", x, y
+
+    def accuracy_label(self, targets):
+        return f"the accuracy on the {len(targets)} test images"
