@@ -1,11 +1,23 @@
-"""Probe pieces shared by several notebooks: switched-off built-ins, random masks, and the
-runner that hands the check's device to a function."""
+"""Probe pieces shared by several notebooks: switched-off built-ins, random masks, the runner
+that hands a device to a function, and dropout with fixed masks for training-mode cases.
+
+The runners here run in the learner's kernel (untrusted side) and return plain data; the
+``judge_*`` helpers run on the trusted side.
+"""
 
 from __future__ import annotations
 
-import torch
+import contextlib
+from collections.abc import Iterator
 
-from .framework import rand_bool, randint
+import torch
+from torch import nn
+
+# absolute: this module also runs as source in the grader's private package (kernel_side.py)
+from helpers.device import to_device
+
+from .framework import Fail, Probe, close, expect_close, rand_bool, randint
+from .runner import _resolve
 
 # the built-ins a from-scratch attention must not call (F.scaled_dot_product_attention is
 # torch._C._nn.scaled_dot_product_attention under another name)
@@ -23,8 +35,169 @@ def mask_with_a_key_per_row(gen, *shape: int) -> torch.Tensor:
     return m | torch.nn.functional.one_hot(first, shape[-1]).bool()
 
 
+# --------------------------------------------------------------------------- device
+
+
 class DeviceProbeMixin:
-    """Probes with ``runner="device"`` call ``candidate(*args, device=<the check's device>)``."""
+    """Probes with ``runner="device"`` call ``candidate(*args, device=<the check's device>)``.
+
+    Every exercise with this mixin also gets a last case that asks for ``device="meta"`` (a
+    device with shapes and no data, present on every machine): a function that ignores
+    ``device`` returns a CPU tensor there, which a CPU-only check could not see otherwise. The
+    runner reports only the result's device type, shape and dtype (a meta tensor has no values).
+    """
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "probes" in cls.__dict__:
+            cls.probes = _with_meta_case(cls.__dict__["probes"])
+        if "judge" in cls.__dict__:
+            cls.judge = _judging_meta_case(cls.__dict__["judge"])
 
     def run_device(self, probe, candidate, device):
         return candidate(*probe.args, **probe.kwargs, device=device)
+
+    def run_device_meta(self, probe, candidate, device):
+        out = candidate(*probe.args, **probe.kwargs, device=torch.device("meta"))
+        if not isinstance(out, torch.Tensor):
+            return {"type": type(out).__name__}
+        return {"device": out.device.type, "shape": list(out.shape), "dtype": str(out.dtype)}
+
+
+def _with_meta_case(probes):
+    def with_meta(self, gen) -> Iterator[Probe]:
+        first = None
+        for probe in probes(self, gen):
+            first = first or (probe if probe.runner == "device" else None)
+            yield probe
+        if first is not None:
+            yield Probe(
+                f"{first.name}, device='meta'",
+                args=first.args,
+                kwargs=first.kwargs,
+                runner="device_meta",
+            )
+
+    return with_meta
+
+
+def _judging_meta_case(judge):
+    def judge_with_meta(self, probe, out):
+        if probe.runner != "device_meta":
+            return judge(self, probe, out)
+        if not isinstance(out, dict) or "device" not in out:
+            raise Fail("with device='meta' the result is not a tensor.")
+        if out["device"] != "meta":
+            raise Fail(
+                f"asked for device='meta', the result is on {out['device']}: the `device` "
+                "argument is ignored. Create the tensors on it (torch.ones(..., device=device)"
+                " or torch.arange(T, device=device)), so the mask lands where the scores are.",
+                "ignores_device",
+            )
+
+    return judge_with_meta
+
+
+# --------------------------------------------------------------------------- dropout
+
+# nn.Dropout calls F.dropout; torch.dropout is the same operation under another name
+DROPOUT_FUNCTIONS = ("torch.nn.functional.dropout", "torch.dropout")
+
+
+def dropout_keep(numel: int, p: float, seed: int) -> torch.Tensor:
+    """The fixed keep-mask (flat, bool, CPU) of the check's dropout for a tensor of ``numel``
+    elements: the kernel and the judge make the same one. It depends on the size only, so a
+    reshaped or re-laid-out tensor (B*H, T, T) gets the same mask as (B, H, T, T)."""
+    gen = torch.Generator().manual_seed(seed * 1_000_003 + numel)
+    return torch.rand(numel, generator=gen, dtype=torch.float64) >= p
+
+
+def fixed_dropout(t: torch.Tensor, p: float, seed: int) -> torch.Tensor:
+    """Dropout of ``t`` with the check's fixed mask (the kept values scaled by 1 / (1 - p))."""
+    keep = dropout_keep(t.numel(), p, seed).reshape(t.shape).to(t.device)
+    return t * keep / (1.0 - p)
+
+
+@contextlib.contextmanager
+def dropout_fixed(seed: int):
+    """F.dropout and torch.dropout replaced by :func:`fixed_dropout`; yields the list of calls
+    (one entry each), so that a judge can tell "no dropout" from "dropout written by hand"."""
+    calls: list[int] = []
+
+    def dropout(input, p=0.5, training=True, inplace=False):
+        if not training or p == 0.0:
+            return input
+        calls.append(input.numel())
+        if inplace:
+            return input.copy_(fixed_dropout(input, p, seed))
+        return fixed_dropout(input, p, seed)
+
+    saved = []
+    try:
+        for dotted in DROPOUT_FUNCTIONS:
+            owner, attr = _resolve(dotted)
+            saved.append((owner, attr, getattr(owner, attr)))
+            setattr(owner, attr, dropout)
+        yield calls
+    finally:
+        for owner, attr, original in reversed(saved):
+            setattr(owner, attr, original)
+
+
+class TrainModeMixin:
+    """``runner="train_mode"``: build the module, load ``state``, run ``forward`` in training
+    mode under :func:`dropout_fixed` (seed ``kwargs["dropout_seed"]``), then in eval mode.
+    Returns {"train": ..., "eval": ..., "dropout_calls": n}."""
+
+    def run_train_mode(self, probe, candidate, device):
+        module = candidate(**(probe.init or {}))
+        if not isinstance(module, nn.Module):
+            return module
+        if probe.state is not None:
+            module.load_state_dict(probe.state)
+        module.to(device)
+        kwargs = dict(probe.kwargs)
+        seed = kwargs.pop("dropout_seed")
+        args, kwargs = to_device(probe.args, device), to_device(kwargs, device)
+        with torch.no_grad():
+            module.train()
+            with dropout_fixed(seed) as calls:
+                train = module(*args, **kwargs)
+            module.eval()
+            evald = module(*args, **kwargs)
+        return {"train": train, "eval": evald, "dropout_calls": len(calls)}
+
+
+def train_mode_parts(out) -> tuple:
+    """(train output, eval output, number of dropout calls) of a "train_mode" probe (judge)."""
+    if not isinstance(out, dict) or set(out) != {"train", "eval", "dropout_calls"}:
+        raise Fail("the module did not run in training mode (is it an nn.Module?).")
+    return out["train"], out["eval"], out["dropout_calls"]
+
+
+def judge_dropout(got, got_eval, calls: int, ref, mistakes, where: str, what: str = "the output"):
+    """Judge a training-mode output against ``ref`` (the float64 reference with the fixed
+    masks); name the mistake from ``mistakes`` or from what the dropout calls show."""
+    if close(got, ref.to(got.dtype), 1e-4, 1e-4):
+        return
+    if close(got, got_eval, 1e-6, 1e-5):
+        raise Fail(
+            f"in training mode (dropout=0.5) {what} equals the eval-mode one: there is no "
+            f"dropout. Apply nn.Dropout(dropout) {where}.",
+            "no_dropout",
+        )
+    if calls == 0:
+        raise Fail(
+            f"in training mode {what} changes, but not through nn.Dropout or F.dropout (the "
+            "check replaces them with fixed masks to compare): use nn.Dropout(dropout) "
+            f"{where}.",
+            "own_dropout",
+        )
+    expect_close(
+        got,
+        ref,
+        f"{what} in training mode (dropout belongs {where})",
+        atol=1e-4,
+        rtol=1e-4,
+        mistakes=mistakes,
+    )

@@ -8,7 +8,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from helpers.checks.modules import block_state, to_torch_names, torch_layer, torch_masks
-from helpers.checks.nb05 import block64
+from helpers.checks.references import block64
 
 # --------------------------------------------------------------------------- LayerNorm
 
@@ -224,6 +224,7 @@ class TinyMHA(nn.Module):
         self.q_proj, self.k_proj, self.v_proj, self.out_proj = (
             nn.Linear(d_model, d_model) for _ in range(4)
         )
+        self.dropout = nn.Dropout(dropout)
 
     def forward(self, query, key=None, value=None, mask=None):
         B, T, d = query.shape
@@ -234,26 +235,38 @@ class TinyMHA(nn.Module):
         s = q @ k.transpose(-2, -1) / math.sqrt(d // self.h)
         if mask is not None:
             s = s.masked_fill(~mask, float("-inf"))
-        w = s.softmax(-1)
+        w = self.dropout(s.softmax(-1))
         return self.out_proj((w @ v).transpose(1, 2).reshape(B, T, d)), w
 
 
 def make_block(step=None, ffn_activation=None):
     """``step(self, x, mask)`` replaces the forward; the default is the right one."""
-    LN, FFN = make_layer_norm(), make_ffn()
+    LN = make_layer_norm()
+
+    class FFN(make_ffn()):
+        """The feed-forward sublayer followed by the block's dropout2 (a child without
+        parameters, so the names stay those of the contract)."""
+
+        def __init__(self, d_model, d_ff, dropout, activation):
+            super().__init__(d_model, d_ff, dropout, activation)
+            self.dropout2 = nn.Dropout(dropout)
+
+        def forward(self, x):
+            return self.dropout2(super().forward(x))
 
     class TransformerEncoderBlock(nn.Module):
         def __init__(
             self, d_model, num_heads, d_ff, dropout=0.0, norm_first=True, activation="relu"
         ):
             super().__init__()
-            self.self_attn = TinyMHA(d_model, num_heads)
+            self.self_attn = TinyMHA(d_model, num_heads, dropout)
             self.ffn = FFN(d_model, d_ff, dropout, ffn_activation or activation)
             self.norm1, self.norm2 = LN(d_model), LN(d_model)
+            self.dropout1 = nn.Dropout(dropout)
             self.norm_first = norm_first
 
         def sa(self, h, mask):
-            return self.self_attn(h, mask=mask)[0]
+            return self.dropout1(self.self_attn(h, mask=mask)[0])
 
         def forward(self, x, mask=None):
             if step is not None:
@@ -302,7 +315,7 @@ def test_block_solution_passes(run_check):
 def test_block_written_differently_passes(run_check):
     def branches(self, x, mask):
         def attn_block(h):
-            return self.self_attn(h, h, h, mask)[0]
+            return F.dropout(self.self_attn(h, h, h, mask)[0], self.dropout1.p, self.training)
 
         if self.norm_first:
             h = x + attn_block(self.norm1(x))
