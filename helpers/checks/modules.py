@@ -139,3 +139,48 @@ def torch_masks(mask: torch.Tensor | None, T: int) -> dict:
     if mask.dim() == 2:
         return {"src_mask": ~mask}
     return {"src_key_padding_mask": ~mask.reshape(mask.shape[0], T)}
+
+
+# --------------------------------------------------------------------------- attention
+
+
+def random_state(gen, d_model: int, bias: bool = True) -> dict:
+    """Weights for q_proj, k_proj, v_proj, out_proj (a little larger than nn.Linear's init,
+    so that the attention is not nearly uniform and the mistakes show)."""
+    state = {}
+    for name in PROJECTIONS:
+        state[f"{name}.weight"] = randn(d_model, d_model, generator=gen) * (
+            1.5 / math.sqrt(d_model)
+        )
+        if bias:
+            state[f"{name}.bias"] = randn(d_model, generator=gen) * 0.1
+    return state
+
+
+def reference_mha(state: dict, num_heads: int, query, key, value, mask=None):
+    """nn.MultiheadAttention(batch_first=True) in float64 with the learner's weights copied in
+    (in_proj_weight is q_proj, k_proj and v_proj stacked). Returns (out, per-head weights)."""
+    d_model = query.size(-1)
+    bias = "q_proj.bias" in state
+    ref = nn.MultiheadAttention(d_model, num_heads, bias=bias, batch_first=True).double().eval()
+    with torch.no_grad():
+        ref.in_proj_weight.copy_(torch.cat([state[f"{n}.weight"] for n in PROJECTIONS[:3]]))
+        ref.out_proj.weight.copy_(state["out_proj.weight"])
+        if bias:
+            ref.in_proj_bias.copy_(torch.cat([state[f"{n}.bias"] for n in PROJECTIONS[:3]]))
+            ref.out_proj.bias.copy_(state["out_proj.bias"])
+        attn_mask = None
+        if mask is not None:
+            # nn.MultiheadAttention: True = *blocked*, one (T_q, T_k) mask per batch x head
+            B, T_q, T_k = query.size(0), query.size(1), key.size(1)
+            full = mask.expand(B, num_heads, T_q, T_k)
+            attn_mask = ~full.reshape(B * num_heads, T_q, T_k)
+        out, weights = ref(
+            query.double(),
+            key.double(),
+            value.double(),
+            attn_mask=attn_mask,
+            need_weights=True,
+            average_attn_weights=False,
+        )
+    return out, weights

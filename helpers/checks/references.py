@@ -108,6 +108,7 @@ def sinusoidal64(
     exponent: str = "2i/d",
     sign: float = -1.0,
     layout: str = "interleave",
+    base: float = 10000.0,
 ) -> torch.Tensor:
     """Reference table in float64, PE[pos, 2i] = sin(pos / 10000^(2i/d)), PE[pos, 2i+1] = cos(...).
 
@@ -121,7 +122,7 @@ def sinusoidal64(
     if layout == "halves":
         half = d_model // 2
         i = torch.arange(half, dtype=torch.float64)
-        angle = pos * torch.pow(10000.0, sign * 2 * i / d_model)
+        angle = pos * torch.pow(base, sign * 2 * i / d_model)
         first, second = (angle.cos(), angle.sin()) if swap else (angle.sin(), angle.cos())
         return torch.cat([first, second], dim=-1)
     power = {
@@ -129,7 +130,7 @@ def sinusoidal64(
         "j/d": j / d_model,
         "i/d": torch.div(j, 2, rounding_mode="floor") / d_model,
     }[exponent]
-    angle = pos * torch.pow(10000.0, sign * power)  # (max_len, d_model)
+    angle = pos * torch.pow(base, sign * power)  # (max_len, d_model)
     even = j.long() % 2 == 0
     if swap:
         return torch.where(even, angle.cos(), angle.sin())
