@@ -18,7 +18,8 @@ def judge_module_info(probe, out, name: str, judge) -> None:
     if not isinstance(out, dict) or set(out) != {"parameters", "buffers", "children"}:
         raise Fail(
             f"{name}(...) should build a torch.nn.Module: subclass nn.Module and call "
-            "super().__init__() first in __init__."
+            "super().__init__() first in __init__.",
+            "not_a_module",
         )
     judge(probe, out)
 
@@ -32,7 +33,10 @@ def expect_names(
     for key, shape in expected.items():
         if key not in params:
             if key in buffers:
-                raise Fail(f"{key} is a buffer: make it an nn.Parameter so that it is trained.")
+                raise Fail(
+                    f"{key} is a buffer: make it an nn.Parameter so that it is trained.",
+                    "param_is_buffer",
+                )
             found = ", ".join(sorted(params)) or "none"
             raise Fail(
                 f"{name} has no parameter `{key}` (found: {found}). "
@@ -40,16 +44,21 @@ def expect_names(
                     key,
                     "The names are part of the contract: weights are copied "
                     "from PyTorch's module by name.",
-                )
+                ),
+                "missing_parameter",
             )
         if list(params[key]) != list(shape):
             raise Fail(
                 f"{key} has shape {tuple(params[key])}, expected {tuple(shape)}."
-                + (" " + hints[key + ".shape"] if key + ".shape" in hints else "")
+                + (" " + hints[key + ".shape"] if key + ".shape" in hints else ""),
+                "parameter_shape",
             )
     extra = sorted(set(params) - set(expected))
     if extra:
-        raise Fail(f"{name} has parameters the contract does not have: {', '.join(extra)}.")
+        raise Fail(
+            f"{name} has parameters the contract does not have: {', '.join(extra)}.",
+            "extra_parameters",
+        )
 
 
 def linear_state(gen, d_in: int, d_out: int, prefix: str) -> dict:

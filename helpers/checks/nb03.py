@@ -123,7 +123,8 @@ class MultiHeadAttentionCheck(TrainModeMixin, Exercise):
             what = out.type_name if isinstance(out, Unsupported) else type(out).__name__
             raise Fail(
                 f"got {what}: MultiHeadAttention(...) should build an nn.Module (subclass "
-                "nn.Module and call super().__init__()) whose forward returns (out, weights)."
+                "nn.Module and call super().__init__()) whose forward returns (out, weights).",
+                "not_a_module",
             )
         if probe.runner == "module_info":
             return self.judge_info(probe, out)

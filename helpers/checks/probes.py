@@ -8,6 +8,7 @@ The runners here run in the learner's kernel (untrusted side) and return plain d
 from __future__ import annotations
 
 import contextlib
+import warnings
 from collections.abc import Iterator
 
 import torch
@@ -33,6 +34,57 @@ def mask_with_a_key_per_row(gen, *shape: int) -> torch.Tensor:
     m = rand_bool(gen, *shape, p=0.6)
     first = randint(gen, 0, shape[-1], *shape[:-1])
     return m | torch.nn.functional.one_hot(first, shape[-1]).bool()
+
+
+# --------------------------------------------------------------------------- errors
+
+#: the message of the RuntimeError raised by Python's `if`, `max`, `and` on a whole tensor
+AMBIGUOUS = "Boolean value of Tensor with more than one value is ambiguous"
+
+
+def ambiguous_bool(error: str, what: str = "x") -> Fail | None:
+    """Name the mistake behind "Boolean value of Tensor ... is ambiguous" (shared by 00-01)."""
+    if AMBIGUOUS not in error:
+        return None
+    line = error.rsplit("\n", 1)[-1]
+    if "max(" in line and "torch.max" not in line and ".max(" not in line:
+        return Fail(
+            f"Python's max() compares whole tensors, not their elements: max({what}, 0) asks "
+            "one True/False of a tensor with many values. Work element-wise: "
+            f"torch.where({what} > 0, {what}, 0.0) or {what} * ({what} > 0).\n   " + error,
+            "python_max",
+        )
+    return Fail(
+        "a Python `if`, `and`, `or` or max() on a tensor asks one True/False of many values: "
+        f"work element-wise with torch.where({what} > 0, ...) or a mask.\n   " + error,
+        "tensor_as_bool",
+    )
+
+
+def same_error(error: str, fn) -> bool:
+    """Whether ``fn()`` (a known mistake replayed on the probe's shapes) raises the error the
+    candidate raised: names a mistake whose line is not the one that raised."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # x.T on a batch warns before it fails
+            fn()
+    except Exception as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        return bool(first) and first in error
+    return False
+
+
+def transpose_all(error: str, name: str, fn) -> Fail | None:
+    """Name ``x.T`` on a batch (it reverses *all* the dimensions) when ``fn()``, the product
+    written with ``.T`` on the probe's shapes, raises the candidate's error."""
+    if same_error(error, fn):
+        return Fail(
+            f"{name}.T reverses *all* the dimensions of a batched tensor, (B, T, d) -> "
+            f"(d, T, B): transpose the last two only, {name}.transpose(-2, -1) (or {name}.mT)."
+            "\n   " + error,
+            "dot_T",
+        )
+    return None
 
 
 # --------------------------------------------------------------------------- device
