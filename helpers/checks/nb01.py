@@ -129,6 +129,14 @@ class SoftmaxCheck(Exercise):
                     "everything.",
                     "sum_over_all",
                 ),
+                (
+                    lambda: (lambda e: e / e.sum())(
+                        (x.double() - x.double().amax(dim=dim, keepdim=True)).exp()
+                    ),
+                    "the whole tensor sums to 1: sum along `dim` with keepdim=True, not over "
+                    "everything.",
+                    "sum_over_all",
+                ),
                 *[
                     (
                         lambda d=d: softmax64(x, d),

@@ -327,6 +327,14 @@ class MultiHeadAttentionCheck(TrainModeMixin, Exercise):
                     "dropout_on_values",
                 ),
                 (
+                    lambda: mha64(
+                        probe.state, H, x, x, x, dropout=lambda t: fixed_dropout(t, 0.1, seed)
+                    )[0],
+                    "dropout does not use the `dropout` argument (this case passes 0.5): "
+                    "self.dropout = nn.Dropout(dropout).",
+                    "dropout_p_ignored",
+                ),
+                (
                     v(0, dropout_at="scores"),
                     "dropout is applied to the scores before softmax: apply it to the weights "
                     "after softmax.",

@@ -66,6 +66,12 @@ def table_mistakes(max_len: int, d_model: int, wrap=lambda pe: pe) -> list:
             "them, sin on even columns, cos on odd.",
             "halves_not_interleaved",
         ),
+        (
+            lambda: wrap(sinusoidal64(max_len + 1, d_model)[1:]),
+            "the positions start at 1: the first row is position 0 (sin 0 = 0, cos 0 = 1), "
+            "torch.arange(max_len).",
+            "positions_from_1",
+        ),
         *[
             (
                 v(base=base),
