@@ -428,3 +428,65 @@ def test_block_wrong_names(run_check):
         "no parameter `self_attn.q_proj.weight`" in r.messages[0]
         and "MultiHeadAttention" in r.messages[0]
     )
+
+
+# --------------------------------------------------------------------------- training mode, codes
+
+
+def test_reference_block_with_fixed_dropout_equals_torch_layer_in_training_mode():
+    """block64's dropout placements are nn.TransformerEncoderLayer's: both in training mode with
+    the check's fixed masks (PyTorch's self-attention asked for its weights, so that its
+    dropout goes through F.dropout, which the fixed masks replace)."""
+    from helpers.checks.probes import dropout_fixed, fixed_dropout
+
+    gen = torch.Generator().manual_seed(4)
+    for norm_first in (True, False):
+        state = block_state(gen, 8, 16)
+        init = {"d_model": 8, "num_heads": 2, "d_ff": 16, "norm_first": norm_first}
+        layer = torch_layer(init, state)
+        for m in (layer.dropout, layer.dropout1, layer.dropout2):
+            m.p = 0.5
+        layer.self_attn.dropout = 0.5
+        forward = layer.self_attn.forward
+        layer.self_attn.forward = lambda *a, _f=forward, **k: _f(*a, **{**k, "need_weights": True})
+        x = torch.randn(2, 6, 8, generator=gen, dtype=torch.float64)
+        with dropout_fixed(11) as calls, torch.no_grad():
+            ref = layer(x)
+        assert len(calls) == 4
+        ours = block64(
+            state, x, 2, norm_first=norm_first, dropout=lambda t: fixed_dropout(t, 0.5, 11)
+        )
+        torch.testing.assert_close(ours, ref, atol=1e-10, rtol=1e-10)
+
+
+@pytest.mark.parametrize(
+    "exercise, name, code",
+    [
+        ("03.MultiHeadAttention", "dropout_on_output", "dropout_on_output"),
+        ("03.MultiHeadAttention", "value_defaults_to_query", "value_defaults_to_query"),
+        ("03.MultiHeadAttention", "nanogpt_always_causal", "always_causal"),
+        ("03.MultiHeadAttention", "d2l_lazy_linear", "lazy_layers"),
+        ("04.sinusoidal_positional_encoding", "base_1000", "wrong_base"),
+        ("04.sinusoidal_positional_encoding", "float64", "wrong_dtype"),
+        ("04.PositionalEncoding", "pe_not_sliced", "pe_not_sliced"),
+        ("04.PositionalEncoding", "pytorch_tutorial_sequence_first", "sequence_first"),
+        ("04.PositionalEncoding", "dropout_before_adding_pe", "dropout_before_adding_pe"),
+        ("04.PositionalEncoding", "no_dropout", "no_dropout"),
+        ("05.LayerNorm", "annotated_transformer_std_unbiased_eps_outside", "std_plus_eps"),
+        ("05.LayerNorm", "bias_not_added", "no_bias"),
+        ("05.FeedForward", "dropout_after_linear2", "dropout_after_linear2"),
+        ("05.FeedForward", "dropout_before_activation", "dropout_before_activation"),
+        ("05.TransformerEncoderBlock", "no_ffn_dropout", "no_ffn_dropout"),
+        ("05.TransformerEncoderBlock", "norm1_reused", "norm1_reused"),
+        ("05.TransformerEncoderBlock", "post_ln_as_x_plus_ln_f", "post_ln_norm_on_branch"),
+        ("05.TransformerEncoderBlock", "layer_norm_without_bias", "norm_without_bias"),
+    ],
+)
+def test_mistake_codes(run_check, exercise, name, code):
+    """The catalogue's wrong versions (tests/checks/wrong) carry stable mistake codes."""
+    from .wrong import test_nb03_05 as catalogue
+
+    cases = catalogue.test_wrong_version_fails_with_named_message.pytestmark[0].args[1]
+    (candidate,) = [c.values[1] for c in cases if c.id == f"{exercise}-{name}"]
+    r = run_check(exercise, candidate)
+    assert not r.passed and r.mistake == f"{exercise}/{code}", (r.mistake, r.messages)
