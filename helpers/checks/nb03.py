@@ -19,6 +19,7 @@ from .framework import (
 from .modules import random_state, reference_mha
 from .probes import (
     ATTENTION_BUILTINS,
+    P_IGNORED,
     TrainModeMixin,
     fixed_dropout,
     judge_dropout,
@@ -330,9 +331,7 @@ class MultiHeadAttentionCheck(TrainModeMixin, Exercise):
                     lambda: mha64(
                         probe.state, H, x, x, x, dropout=lambda t: fixed_dropout(t, 0.1, seed)
                     )[0],
-                    "dropout does not use the `dropout` argument (this case passes 0.5): "
-                    "self.dropout = nn.Dropout(dropout).",
-                    "dropout_p_ignored",
+                    *P_IGNORED,
                 ),
                 (
                     v(0, dropout_at="scores"),

@@ -19,7 +19,7 @@ from .framework import (
     randn,
 )
 from .modules import judge_module_info
-from .probes import TrainModeMixin, fixed_dropout, judge_dropout, train_mode_parts
+from .probes import P_IGNORED, TrainModeMixin, fixed_dropout, judge_dropout, train_mode_parts
 from .references import sinusoidal64
 
 
@@ -233,9 +233,7 @@ class PositionalEncodingCheck(TrainModeMixin, Exercise):
                 ),
                 (
                     lambda: drop(x64 + pe, 0.1),
-                    "dropout does not use the `dropout` argument (this case passes 0.5): "
-                    "nn.Dropout(dropout).",
-                    "dropout_p_ignored",
+                    *P_IGNORED,
                 ),
             ],
             "after adding pe, self.dropout(x + self.pe[:T])",

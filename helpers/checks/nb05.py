@@ -21,7 +21,7 @@ from .framework import (
     randn,
 )
 from .modules import expect_names, judge_module_info, linear_state
-from .probes import TrainModeMixin, fixed_dropout, judge_dropout, train_mode_parts
+from .probes import P_IGNORED, TrainModeMixin, fixed_dropout, judge_dropout, train_mode_parts
 from .references import ffn64, layer_norm64
 
 # --------------------------------------------------------------------------- LayerNorm
@@ -322,9 +322,7 @@ class FeedForwardCheck(TrainModeMixin, Exercise):
                 ),
                 (
                     v("hidden", 0.1),
-                    "dropout does not use the `dropout` argument (this case passes 0.5): "
-                    "nn.Dropout(dropout).",
-                    "dropout_p_ignored",
+                    *P_IGNORED,
                 ),
             ],
             "to the hidden activations, linear2(dropout(act(linear1(x))))",

@@ -156,6 +156,14 @@ def _judging_meta_case(judge):
 DROPOUT_FUNCTIONS = ("torch.nn.functional.dropout", "torch.dropout")
 
 
+#: (message, code) for a dropout whose p is not the `dropout` argument (the cases pass 0.5)
+P_IGNORED = (
+    "dropout does not use the `dropout` argument (this case passes 0.5): "
+    "self.dropout = nn.Dropout(dropout).",
+    "dropout_p_ignored",
+)
+
+
 def dropout_keep(numel: int, p: float, seed: int) -> torch.Tensor:
     """The fixed keep-mask (flat, bool, CPU) of the check's dropout for a tensor of ``numel``
     elements: the kernel and the judge make the same one. It depends on the size only, so a
