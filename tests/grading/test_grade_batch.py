@@ -97,7 +97,7 @@ def build(folder: Path) -> dict[str, list[tuple]]:
     nb = set_exercise(load("01"), "01.softmax", "def softmax(x, dim=-1):\n"
                       "    e = x.exp()\n    return e / e.sum(dim=dim, keepdim=True)")
     add("01_partly_wrong.ipynb", nb, [
-        ("01.softmax", "0", "2", "failed", "case x = [1000, 1001, 999] (large logits): the output "
+        ("01.softmax", "0", "2", "failed", "case x = [1000, 1001, 999] (large values): the output "
          "has NaN or inf: exp(1000) overflows. Subtract the max along `dim` (keepdim=True) before "
          "exponentiating; softmax does not change."),
         NB01_PASSED[1]])
