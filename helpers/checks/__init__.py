@@ -3,14 +3,16 @@
     from helpers import check
     result = check("02.scaled_dot_product_attention", scaled_dot_product_attention)
 
-One module per notebook (``nb01.py``, ``nb02.py``, ...) defines that notebook's exercises;
+One module per notebook (``nb01.py``, ``nb02.py``, ...) defines that notebook's exercises, or
+several named ``nbNN_<part>.py`` when one would grow past ~400 lines (``nb05_block.py``);
 importing this package imports them all and fills :data:`EXERCISES`. Around them:
 
     framework.py   Exercise, Probe, Fail, CheckResult, inputs and expect_* helpers
     runner.py      runs the learner's object on one probe (the untrusted half)
     references.py  float64 formulas several notebooks share (attention, LayerNorm, FFN, ...)
     modules.py     module info, parameter names, random states, PyTorch's reference layers
-    probes.py      switched-off built-ins, random masks, the "device" runner
+    probes.py      switched-off built-ins, random masks, the "device" runner (and its
+                   device="meta" case), dropout with fixed masks for training-mode cases
     trained.py     the base of the trained-model exercises
 
 A notebook module imports only these (never another notebook's module), so the import chain

@@ -1,6 +1,7 @@
 """Module checks shared by several notebooks: the module-info verdict, parameter names and
-shapes under the contract's names, random states, and PyTorch's reference layers loaded with
-them (the contract's names -> PyTorch's)."""
+shapes under the contract's names, random states, PyTorch's reference layers loaded with
+them (the contract's names -> PyTorch's), and the named mistakes of attention weights and of
+LayerNorm's variance, which any later module built on them can show too."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import torch
 from torch import nn
 
 from .framework import Fail, randn
-from .references import PROJECTIONS
+from .references import PROJECTIONS, layer_norm64
 
 
 def judge_module_info(probe, out, name: str, judge) -> None:
@@ -193,3 +194,114 @@ def reference_mha(state: dict, num_heads: int, query, key, value, mask=None):
             average_attn_weights=False,
         )
     return out, weights
+
+
+def weight_mistakes(variant, mask) -> list[tuple]:
+    """(variant, message, code) for the mistakes the attention weights show."""
+    mistakes = [
+        (
+            variant(1, split_transpose=False),
+            "the heads are split without the transpose: view the projection as (B, T, H, d_head) "
+            "and then .transpose(1, 2) to (B, H, T, d_head); a direct view as (B, H, T, d_head) "
+            "mixes positions and features.",
+            "split_without_transpose",
+        ),
+        (
+            variant(1, scale="d_model"),
+            "the scores are divided by sqrt(d_model): each head's dot products have d_head "
+            "terms, so scale by sqrt(d_head) = sqrt(d_model // num_heads).",
+            "scale_by_d_model",
+        ),
+        (
+            variant(1, scale="none"),
+            "the scores are not scaled: divide by sqrt(d_head).",
+            "no_scale",
+        ),
+        (
+            variant(1, dim=-2),
+            "softmax is taken over the queries (dim=-2): use dim=-1, the keys.",
+            "softmax_over_queries",
+        ),
+        (
+            variant(1, causal=True),
+            "a causal mask is applied although none was asked for (as nanoGPT's "
+            "CausalSelfAttention always does): apply only the `mask` argument, so that the "
+            "same module serves encoders (no mask) and decoders (a causal mask passed in).",
+            "always_causal",
+        ),
+    ]
+    if mask is not None:
+        inverted = (
+            "the mask is inverted: True means *may attend* in this series (pass it on to "
+            "scaled_dot_product_attention as it is); nn.MultiheadAttention's attn_mask is "
+            "the one with True = blocked."
+        )
+        mistakes += [
+            (variant(1, mask_mode="inverted"), inverted, "mask_inverted"),
+            (variant(1, mask_mode="inverted", fill=-1e9), inverted, "mask_inverted"),
+            (
+                variant(1, mask_mode="ignored"),
+                "the mask is ignored: pass `mask` on to the attention.",
+                "mask_ignored",
+            ),
+            (
+                variant(1, mask_mode="after"),
+                "the mask is applied after softmax: fill the scores with -inf before softmax.",
+                "mask_after_softmax",
+            ),
+        ]
+    return mistakes
+
+
+# --------------------------------------------------------------------------- LayerNorm
+
+
+def variance_mistakes(x, w, b, eps: float) -> list[tuple]:
+    """The variance and eps mistakes, alone and combined (the Annotated Transformer's LayerNorm
+    divides by x.std() + eps: unbiased, eps outside the square root, eps=1e-6 by default)."""
+    out = []
+    for unbiased in (True, False):
+        for inside in (False, True):
+            for e in (eps, 1e-6, 0.0):
+                if not unbiased and inside and e == eps:
+                    continue  # the right one
+                if unbiased and not inside:
+                    msg, code = (
+                        "you divide by x.std() + eps, as the Annotated Transformer does: std() "
+                        "is the *unbiased* standard deviation (divides by d_model - 1) and eps "
+                        "sits outside the square root. Use (x - mean) / sqrt(var + eps) with "
+                        "var = x.var(-1, unbiased=False, keepdim=True).",
+                        "std_plus_eps",
+                    )
+                elif unbiased:
+                    msg, code = (
+                        "the variance is unbiased (divides by d_model - 1): LayerNorm uses the "
+                        "biased variance, x.var(dim=-1, unbiased=False, keepdim=True) (mean of "
+                        "squared deviations).",
+                        "unbiased_variance",
+                    )
+                elif not inside:
+                    msg, code = (
+                        "eps is added outside the square root: divide by sqrt(var + eps), not "
+                        "sqrt(var) + eps (this case uses eps=1.0 to tell them apart).",
+                        "eps_outside_sqrt",
+                    )
+                elif e == 0.0:
+                    msg, code = (
+                        "eps is missing: divide by sqrt(var + eps), with the module's eps.",
+                        "no_eps",
+                    )
+                else:
+                    msg, code = (
+                        f"the module's eps (here {eps:g}) is not used, a small fixed one is: "
+                        "store self.eps = eps in __init__ and use it.",
+                        "eps_ignored",
+                    )
+                if e != eps and (unbiased or not inside):
+                    msg += f" Also use the module's eps (here {eps:g})."
+
+                def variant(u=unbiased, i=inside, e=e):
+                    return layer_norm64(x, w, b, e, unbiased=u, eps_inside=i)
+
+                out.append((variant, msg, code))
+    return out

@@ -16,7 +16,7 @@ from .framework import (
     randint,
     randn,
 )
-from .modules import random_state, reference_mha
+from .modules import random_state, reference_mha, weight_mistakes
 from .probes import (
     ATTENTION_BUILTINS,
     P_IGNORED,
@@ -359,60 +359,3 @@ class MultiHeadAttentionCheck(TrainModeMixin, Exercise):
             where,
             "weights",
         )
-
-
-def weight_mistakes(variant, mask) -> list[tuple]:
-    """(variant, message, code) for the mistakes the attention weights show."""
-    mistakes = [
-        (
-            variant(1, split_transpose=False),
-            "the heads are split without the transpose: view the projection as (B, T, H, d_head) "
-            "and then .transpose(1, 2) to (B, H, T, d_head); a direct view as (B, H, T, d_head) "
-            "mixes positions and features.",
-            "split_without_transpose",
-        ),
-        (
-            variant(1, scale="d_model"),
-            "the scores are divided by sqrt(d_model): each head's dot products have d_head "
-            "terms, so scale by sqrt(d_head) = sqrt(d_model // num_heads).",
-            "scale_by_d_model",
-        ),
-        (
-            variant(1, scale="none"),
-            "the scores are not scaled: divide by sqrt(d_head).",
-            "no_scale",
-        ),
-        (
-            variant(1, dim=-2),
-            "softmax is taken over the queries (dim=-2): use dim=-1, the keys.",
-            "softmax_over_queries",
-        ),
-        (
-            variant(1, causal=True),
-            "a causal mask is applied although none was asked for (as nanoGPT's "
-            "CausalSelfAttention always does): apply only the `mask` argument, so that the "
-            "same module serves encoders (no mask) and decoders (a causal mask passed in).",
-            "always_causal",
-        ),
-    ]
-    if mask is not None:
-        inverted = (
-            "the mask is inverted: True means *may attend* in this series (pass it on to "
-            "scaled_dot_product_attention as it is); nn.MultiheadAttention's attn_mask is "
-            "the one with True = blocked."
-        )
-        mistakes += [
-            (variant(1, mask_mode="inverted"), inverted, "mask_inverted"),
-            (variant(1, mask_mode="inverted", fill=-1e9), inverted, "mask_inverted"),
-            (
-                variant(1, mask_mode="ignored"),
-                "the mask is ignored: pass `mask` on to the attention.",
-                "mask_ignored",
-            ),
-            (
-                variant(1, mask_mode="after"),
-                "the mask is applied after softmax: fill the scores with -inf before softmax.",
-                "mask_after_softmax",
-            ),
-        ]
-    return mistakes

@@ -20,62 +20,11 @@ from .framework import (
     randint,
     randn,
 )
-from .modules import expect_names, judge_module_info, linear_state
+from .modules import expect_names, judge_module_info, linear_state, variance_mistakes
 from .probes import P_IGNORED, TrainModeMixin, fixed_dropout, judge_dropout, train_mode_parts
 from .references import ffn64, layer_norm64
 
 # --------------------------------------------------------------------------- LayerNorm
-
-
-def variance_mistakes(x, w, b, eps: float) -> list[tuple]:
-    """The variance and eps mistakes, alone and combined (the Annotated Transformer's LayerNorm
-    divides by x.std() + eps: unbiased, eps outside the square root, eps=1e-6 by default)."""
-    out = []
-    for unbiased in (True, False):
-        for inside in (False, True):
-            for e in (eps, 1e-6, 0.0):
-                if not unbiased and inside and e == eps:
-                    continue  # the right one
-                if unbiased and not inside:
-                    msg, code = (
-                        "you divide by x.std() + eps, as the Annotated Transformer does: std() "
-                        "is the *unbiased* standard deviation (divides by d_model - 1) and eps "
-                        "sits outside the square root. Use (x - mean) / sqrt(var + eps) with "
-                        "var = x.var(-1, unbiased=False, keepdim=True).",
-                        "std_plus_eps",
-                    )
-                elif unbiased:
-                    msg, code = (
-                        "the variance is unbiased (divides by d_model - 1): LayerNorm uses the "
-                        "biased variance, x.var(dim=-1, unbiased=False, keepdim=True) (mean of "
-                        "squared deviations).",
-                        "unbiased_variance",
-                    )
-                elif not inside:
-                    msg, code = (
-                        "eps is added outside the square root: divide by sqrt(var + eps), not "
-                        "sqrt(var) + eps (this case uses eps=1.0 to tell them apart).",
-                        "eps_outside_sqrt",
-                    )
-                elif e == 0.0:
-                    msg, code = (
-                        "eps is missing: divide by sqrt(var + eps), with the module's eps.",
-                        "no_eps",
-                    )
-                else:
-                    msg, code = (
-                        f"the module's eps (here {eps:g}) is not used, a small fixed one is: "
-                        "store self.eps = eps in __init__ and use it.",
-                        "eps_ignored",
-                    )
-                if e != eps and (unbiased or not inside):
-                    msg += f" Also use the module's eps (here {eps:g})."
-
-                def variant(u=unbiased, i=inside, e=e):
-                    return layer_norm64(x, w, b, e, unbiased=u, eps_inside=i)
-
-                out.append((variant, msg, code))
-    return out
 
 
 class LayerNormCheck(Exercise):
