@@ -157,3 +157,79 @@ def test_mistake_code_from_a_named_variant():
     unnamed = evaluate(ex, [(probe, Outcome(value=ref * 3))])
     assert not unnamed.passed and unnamed.mistake == ""
     assert evaluate(ex, [(probe, Outcome(value=ref.clone()))]).mistake == ""
+
+
+# --------------------------------------------------------------------------- shared probe pieces
+
+
+def test_meta_device_case_names_an_ignored_device():
+    """DeviceProbeMixin adds a device='meta' case: a CPU-only machine sees an ignored device."""
+    from helpers.checks import EXERCISES
+
+    probes = list(EXERCISES["02.causal_mask"].probes(torch.Generator().manual_seed(0)))
+    assert probes[-1].runner == "device_meta"
+    ignored = check(
+        "02.causal_mask", lambda T, device=None: torch.ones(T, T).tril().bool(), quiet=True
+    )
+    assert ignored.mistake == "02.causal_mask/ignores_device"
+    assert "device" in ignored.messages[0]
+    honoured = lambda T, device=None: torch.ones(T, T, device=device).tril().bool()  # noqa: E731
+    assert check("02.causal_mask", honoured, quiet=True).passed
+
+
+def test_lazy_layers_are_named_not_a_crash():
+    class FeedForward(torch.nn.Module):
+        def __init__(self, d_model, d_ff, dropout=0.0, activation="relu"):
+            super().__init__()
+            self.linear1, self.linear2 = torch.nn.LazyLinear(d_ff), torch.nn.LazyLinear(d_model)
+
+        def forward(self, x):
+            return self.linear2(torch.relu(self.linear1(x)))
+
+    r = check("05.FeedForward", FeedForward, quiet=True)
+    assert r.mistake == "05.FeedForward/lazy_layers" and r.status == "failed"
+    assert "size the layers at construction" in r.messages[0]
+
+
+def test_an_input_changed_in_place_is_named_and_the_probe_kept():
+    def relu(x):
+        x[x < 0] = 0
+        return x
+
+    r = check("00.relu", relu, quiet=True)
+    assert r.mistake == "00.relu/changes_input" and "in place" in r.messages[0]
+
+
+def test_fixed_dropout_is_the_same_on_both_sides_and_restored():
+    import torch.nn.functional as F
+
+    from helpers.checks.probes import dropout_fixed, dropout_keep, fixed_dropout
+
+    keep = dropout_keep(24, 0.5, seed=3)
+    assert torch.equal(keep, dropout_keep(24, 0.5, seed=3)) and 0 < keep.sum() < 24
+    x = torch.randn(2, 3, 4)
+    with dropout_fixed(3) as calls:
+        a = torch.nn.Dropout(0.5).train()(x)
+        b = F.dropout(x.view(6, 4), 0.5, training=True)  # another layout, the same mask
+        c = F.dropout(x, 0.5, training=False)
+    assert torch.equal(a, fixed_dropout(x, 0.5, 3)) and torch.equal(b.view(2, 3, 4), a)
+    assert c is x and calls == [24, 24]
+    assert F.dropout is not None and "fixed" not in F.dropout.__qualname__
+    assert not torch.equal(torch.nn.Dropout(0.5).train()(torch.ones(1000)), torch.ones(1000))
+
+
+def test_kernel_side_loads_split_check_modules():
+    """nb05.py and nb05_block.py both load for notebook "05" in the grader's kernel side."""
+    import pathlib
+    import uuid
+
+    import helpers.grading.kernel_side as ks
+
+    root = pathlib.Path(ks.__file__).parent.parent / "checks"
+    sources = {p.stem: (str(p), p.read_text()) for p in root.glob("*.py")}
+    ns = {"__name__": "__course_grader__"}
+    exec(compile(pathlib.Path(ks.__file__).read_text(), "<kernel_side>", "exec"), ns)
+    ns["setup"](sources, package=f"__split_test_{uuid.uuid4().hex[:6]}__", notebooks=["05"])
+    registry = ns["_state"]["framework"].REGISTRY
+    assert {"05.LayerNorm", "05.FeedForward", "05.TransformerEncoderBlock"} <= set(registry)
+    assert not ns["_state"]["failures"]

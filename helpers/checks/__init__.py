@@ -3,14 +3,16 @@
     from helpers import check
     result = check("02.scaled_dot_product_attention", scaled_dot_product_attention)
 
-One module per notebook (``nb01.py``, ``nb02.py``, ...) defines that notebook's exercises;
+One module per notebook (``nb01.py``, ``nb02.py``, ...) defines that notebook's exercises, or
+several named ``nbNN_<part>.py`` when one would grow past ~400 lines (``nb05_block.py``);
 importing this package imports them all and fills :data:`EXERCISES`. Around them:
 
     framework.py   Exercise, Probe, Fail, CheckResult, inputs and expect_* helpers
     runner.py      runs the learner's object on one probe (the untrusted half)
     references.py  float64 formulas several notebooks share (attention, LayerNorm, FFN, ...)
     modules.py     module info, parameter names, random states, PyTorch's reference layers
-    probes.py      switched-off built-ins, random masks, the "device" runner
+    probes.py      switched-off built-ins, random masks, the "device" runner (and its
+                   device="meta" case), dropout with fixed masks for training-mode cases
     trained.py     the base of the trained-model exercises
 
 A notebook module imports only these (never another notebook's module), so the import chain
@@ -27,7 +29,7 @@ from typing import Any
 import torch
 
 from .framework import REGISTRY, CheckResult, Exercise, Fail, Probe
-from .runner import Outcome, run_probe
+from .runner import INPUT_CHANGED, Outcome, run_probe
 
 for _mod in sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name.startswith("nb")):
     importlib.import_module(f"{__name__}.{_mod}")
@@ -52,7 +54,22 @@ def judge_outcome(ex: Exercise, probe: Probe, outcome: Outcome) -> str | None:
 def judge_failure(ex: Exercise, probe: Probe, outcome: Outcome) -> Fail | None:
     """None when the probe passed, else the :class:`Fail` (its ``code`` names the mistake)."""
     if outcome.error is not None:
-        return Fail(outcome.error)
+        return ex.explain_error(probe, outcome.error) or Fail(outcome.error)
+    value = outcome.value
+    if isinstance(value, dict) and value.get(INPUT_CHANGED) is True:
+        return Fail(
+            "your code changed an input tensor in place (x[...] = ..., x /= ..., x += ..., "
+            "x.clamp_(), ...): the caller's tensor must stay as it was. Compute a new tensor "
+            "(torch.where(...), x * ..., x = x + ...), or work on x.clone().",
+            "changes_input",
+        )
+    if probe.runner == "module_info" and isinstance(value, dict) and value.get("lazy"):
+        return Fail(
+            f"the module has lazy layers ({', '.join(value['lazy'][:4])} have no shape before the "
+            "first call, as with nn.LazyLinear): size the layers at construction, "
+            "nn.Linear(in_features, out_features), so that weights can be copied into them.",
+            "lazy_layers",
+        )
     if outcome.off_device:
         return Fail(
             "an output tensor is on another device than the inputs: create new tensors "

@@ -111,6 +111,12 @@ class Exercise:
     def judge(self, probe: Probe, out: Any) -> None:
         raise NotImplementedError
 
+    def explain_error(self, probe: Probe, error: str) -> Fail | None:
+        """A :class:`Fail` that names the mistake behind an exception the candidate raised
+        (``error`` is the runner's message, with the learner's line), or None to report it
+        as it is."""
+        return None
+
     def __repr__(self) -> str:
         return f"<Exercise {self.id}: {self.title} ({self.points:g} points)>"
 
@@ -141,14 +147,15 @@ def fmt_shape(shape) -> str:
 
 def expect_tensor(out: Any, what: str = "the output") -> torch.Tensor:
     if isinstance(out, Unsupported):
-        raise Fail(f"{what} should be a torch.Tensor, got {out.type_name}.")
+        raise Fail(f"{what} should be a torch.Tensor, got {out.type_name}.", "not_a_tensor")
     if not isinstance(out, torch.Tensor):
         hint = ""
         if isinstance(out, tuple):
             hint = f" (a tuple of {len(out)}: return only the tensor)"
         elif out is None:
             hint = " (did you forget `return`?)"
-        raise Fail(f"{what} should be a torch.Tensor, got {type(out).__name__}{hint}.")
+        code = "no_return" if out is None else "not_a_tensor"
+        raise Fail(f"{what} should be a torch.Tensor, got {type(out).__name__}{hint}.", code)
     return out
 
 
@@ -159,22 +166,30 @@ def expect_tuple(out: Any, n: int, names: str) -> tuple:
         got = f"a tuple of {len(out)}" if isinstance(out, tuple) else type(out).__name__
         if out is None:
             got = "None (did you forget `return`?)"
-        raise Fail(f"should return a tuple {names}, got {got}.")
+        raise Fail(f"should return a tuple {names}, got {got}.", "not_a_tuple")
     return out
 
 
-def expect_like(t: torch.Tensor, shape, dtype: torch.dtype, what: str = "the output") -> None:
+def expect_like(
+    t: torch.Tensor,
+    shape,
+    dtype: torch.dtype,
+    what: str = "the output",
+    dtype_hint: str = "keep the input's dtype",
+) -> None:
     """Shape and dtype; device is checked by the runner (outputs come back to the CPU)."""
     if tuple(t.shape) != tuple(shape):
-        raise Fail(f"{what} has shape {fmt_shape(t.shape)}, expected {fmt_shape(shape)}.")
+        raise Fail(
+            f"{what} has shape {fmt_shape(t.shape)}, expected {fmt_shape(shape)}.", "wrong_shape"
+        )
     if t.dtype != dtype:
-        raise Fail(f"{what} has dtype {t.dtype}, expected {dtype} (keep the input's dtype).")
+        raise Fail(f"{what} has dtype {t.dtype}, expected {dtype} ({dtype_hint}).", "wrong_dtype")
 
 
 def expect_finite(t: torch.Tensor, what: str = "the output", hint: str = "") -> None:
     if t.is_floating_point() and not torch.isfinite(t).all():
         bad = "NaN" if torch.isnan(t).any() else "inf"
-        raise Fail(f"{what} contains {bad}." + (f" {hint}" if hint else ""))
+        raise Fail(f"{what} contains {bad}." + (f" {hint}" if hint else ""), "not_finite")
 
 
 def tolerances(dtype: torch.dtype) -> tuple[float, float]:

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import torch
 
-from .framework import Exercise, Probe, expect_close, expect_like, expect_tensor, randn
+from .framework import (
+    Exercise,
+    Fail,
+    Probe,
+    expect_close,
+    expect_like,
+    expect_tensor,
+    randn,
+)
+from .probes import ambiguous_bool
 
 
 class ReluCheck(Exercise):
@@ -28,19 +37,45 @@ class ReluCheck(Exercise):
             "random (2, 3, 5), float64", args=(randn(2, 3, 5, dtype=torch.float64, generator=gen),)
         )
 
+    def explain_error(self, probe, error):
+        return ambiguous_bool(error)
+
     def judge(self, probe, out):
         (x,) = probe.args
         got = expect_tensor(out)
         expect_like(got, x.shape, x.dtype)
+        neg = x < 0
+        ratio = got[neg].double() / x[neg].double()
+        if neg.any() and (ratio > 0).all() and (ratio < 0.5).all():
+            raise Fail(
+                f"negative inputs are multiplied by {ratio.mean().item():.3g} (a leaky ReLU): "
+                "ReLU puts 0 there, max(x, 0).",
+                "leaky",
+            )
         expect_close(
             got,
             torch.where(x > 0, x, torch.zeros_like(x)),
             mistakes=[
-                (lambda: x.abs(), "you returned |x|: negative inputs must become 0, not positive."),
+                (
+                    lambda: x.abs(),
+                    "you returned |x|: negative inputs must become 0, not positive.",
+                    "abs",
+                ),
                 (
                     lambda: torch.where(x < 0, x, torch.zeros_like(x)),
                     "you kept the negative part: keep x where x > 0 and put 0 elsewhere.",
+                    "negative_part",
                 ),
-                (lambda: x, "the output equals the input: negative values must become 0."),
+                (
+                    lambda: x,
+                    "the output equals the input: negative values must become 0.",
+                    "identity",
+                ),
+                (
+                    lambda: (x > 0).to(x.dtype),
+                    "the output is 1 where x is positive (the step function, x > 0): keep the "
+                    "positive values themselves, x where x > 0 and 0 elsewhere.",
+                    "step",
+                ),
             ],
         )

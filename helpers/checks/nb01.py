@@ -17,6 +17,12 @@ from .framework import (
     expect_tuple,
     randn,
 )
+from .probes import ambiguous_bool, same_error, transpose_all
+
+SUM_KEEPDIM = (
+    "the sums lose the `dim` axis (sum without keepdim=True), so they no longer line up with "
+    "the values they divide: use e.sum(dim=dim, keepdim=True)."
+)
 
 
 def softmax64(x: torch.Tensor, dim: int) -> torch.Tensor:
@@ -46,8 +52,9 @@ class SoftmaxCheck(Exercise):
     def probes(self, gen):
         yield Probe("x = [1.0, 2.0, 3.0]", args=(torch.tensor([1.0, 2.0, 3.0]),))
         yield Probe(
-            "x = [1000, 1001, 999] (large logits)", args=(torch.tensor([1000.0, 1001.0, 999.0]),)
+            "x = [1000, 1001, 999] (large values)", args=(torch.tensor([1000.0, 1001.0, 999.0]),)
         )
+        yield Probe("x = [0, 1000] (values far apart)", args=(torch.tensor([0.0, 1000.0]),))
         yield Probe("random (4, 7), dim=-1", args=(randn(4, 7, generator=gen),), kwargs={"dim": -1})
         yield Probe(
             "random (2, 3, 5), dim=1", args=(randn(2, 3, 5, generator=gen),), kwargs={"dim": 1}
@@ -61,6 +68,12 @@ class SoftmaxCheck(Exercise):
             args=(30 * randn(3, 6, dtype=torch.float64, generator=gen),),
             kwargs={"dim": 0},
         )
+
+    def explain_error(self, probe, error):
+        x, dim = probe.args[0], probe.kwargs.get("dim", -1)
+        if same_error(error, lambda: x / x.sum(dim=dim)):
+            return Fail(SUM_KEEPDIM + "\n   " + error, "sum_without_keepdim")
+        return ambiguous_bool(error)
 
     def judge(self, probe, out):
         (x,) = probe.args
@@ -78,11 +91,20 @@ class SoftmaxCheck(Exercise):
                 raise Fail(
                     "the output has NaN: subtract the max of each slice along `dim` "
                     "(x.amax(dim=dim, keepdim=True)), not the max of the whole tensor: "
-                    "a row far below the global max underflows to 0/0."
+                    "a row far below the global max underflows to 0/0.",
+                    "global_max",
+                )
+            if not torch.isfinite((x - x.mean(dim=dim, keepdim=True)).exp()).all():
+                raise Fail(
+                    "the output has NaN or inf: after your shift an exponent is still huge "
+                    "(subtracting the mean of [0, 1000] leaves exp(500), which overflows). "
+                    "Subtract the max along `dim`: then every exponent is <= 0.",
+                    "shift_not_max",
                 )
             raise Fail(
                 "the output has NaN or inf: exp(1000) overflows. Subtract the max along "
-                "`dim` (keepdim=True) before exponentiating; softmax does not change."
+                "`dim` (keepdim=True) before exponentiating; softmax does not change.",
+                "no_shift",
             )
         ref = softmax64(x, dim)
         other = [d for d in range(x.dim()) if d != dim % x.dim()]
@@ -94,20 +116,40 @@ class SoftmaxCheck(Exercise):
                     lambda: (x.double() - x.double().amax(dim=dim, keepdim=True)).exp(),
                     "the values do not sum to 1: divide by the sum of the exponentials "
                     "along `dim`.",
+                    "not_normalized",
+                ),
+                (
+                    lambda: (lambda e: e / e.sum(dim=dim))(softmax64(x, dim)),
+                    SUM_KEEPDIM,
+                    "sum_without_keepdim",
                 ),
                 (
                     lambda: x.double().exp() / x.double().exp().sum(),
                     "the whole tensor sums to 1: sum along `dim` with keepdim=True, not over "
                     "everything.",
+                    "sum_over_all",
+                ),
+                (
+                    lambda: (lambda e: e / e.sum())(
+                        (x.double() - x.double().amax(dim=dim, keepdim=True)).exp()
+                    ),
+                    "the whole tensor sums to 1: sum along `dim` with keepdim=True, not over "
+                    "everything.",
+                    "sum_over_all",
                 ),
                 *[
                     (
                         lambda d=d: softmax64(x, d),
                         f"softmax was taken over dim {d}: use the `dim` argument.",
+                        "dim_ignored",
                     )
                     for d in other
                 ],
-                (lambda: softmax64(x, dim).log(), "this is log-softmax: return the probabilities."),
+                (
+                    lambda: softmax64(x, dim).log(),
+                    "this is log-softmax: return the probabilities.",
+                    "log_softmax",
+                ),
             ],
         )
 
@@ -128,6 +170,10 @@ class DotProductAttentionCheck(Exercise):
             args=(randn(2, 3, 5, 4, dtype=torch.float64, generator=gen),),
         )
 
+    def explain_error(self, probe, error):
+        x = probe.args[0]
+        return transpose_all(error, "x", lambda: x @ x.T)
+
     def judge(self, probe, out):
         (x,) = probe.args
         *batch, T, d = x.shape
@@ -135,7 +181,9 @@ class DotProductAttentionCheck(Exercise):
         z = expect_tensor(z, "z")
         w = expect_tensor(w, "weights")
         if tuple(z.shape) == (*batch, T, T) and tuple(w.shape) == (*batch, T, d) and T != d:
-            raise Fail("the outputs are in the wrong order: return (z, weights).")
+            raise Fail(
+                "the outputs are in the wrong order: return (z, weights).", "swapped_outputs"
+            )
         expect_like(w, (*batch, T, T), x.dtype, "weights")
         expect_like(z, (*batch, T, d), x.dtype, "z")
         expect_finite(w, "weights")
@@ -150,15 +198,20 @@ class DotProductAttentionCheck(Exercise):
                 (
                     lambda: torch.softmax(scores, dim=-2),
                     "the columns of weights sum to 1, not the rows: take the softmax over the "
-                    "last dim "
-                    "(each query's weights over all keys).",
+                    "last dim (each query's weights over all keys).",
+                    "softmax_over_columns",
                 ),
                 (
                     lambda: torch.softmax(scores / math.sqrt(d), dim=-1),
                     "the scores are divided by sqrt(d): this notebook's attention has no scaling "
                     "(that is notebook 02).",
+                    "scaled",
                 ),
-                (lambda: scores, "weights are the raw scores: apply softmax over the last dim."),
+                (
+                    lambda: scores,
+                    "weights are the raw scores: apply softmax over the last dim.",
+                    "no_softmax",
+                ),
             ],
         )
         ref_z = ref_w @ x64
@@ -170,9 +223,13 @@ class DotProductAttentionCheck(Exercise):
                 (
                     lambda: ref_w.transpose(-2, -1) @ x64,
                     "z uses the transposed weights: z = weights @ x, row i mixes the inputs with "
-                    "the "
-                    "weights of query i.",
+                    "the weights of query i.",
+                    "weights_transposed",
                 ),
-                (lambda: x64.transpose(-2, -1) @ ref_w, "z is x^T @ weights: compute weights @ x."),
+                (
+                    lambda: x64.transpose(-2, -1) @ ref_w,
+                    "z is x^T @ weights: compute weights @ x.",
+                    "xT_times_weights",
+                ),
             ],
         )

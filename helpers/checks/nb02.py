@@ -18,7 +18,12 @@ from .framework import (
     randint,
     randn,
 )
-from .probes import ATTENTION_BUILTINS, DeviceProbeMixin, mask_with_a_key_per_row
+from .probes import (
+    ATTENTION_BUILTINS,
+    DeviceProbeMixin,
+    mask_with_a_key_per_row,
+    transpose_all,
+)
 
 
 def attention64(
@@ -37,13 +42,18 @@ def attention64(
 
     ``scale``: what the scores are divided by (default sqrt(d_k)); ``dim``: softmax axis;
     ``mask_mode``: "before" (right), "inverted", "ignored", "after" (weights * mask after
-    softmax); ``values``: what the weights multiply (default v).
+    softmax), "zero" (blocked scores set to 0), "added" (scores + mask); ``values``: what the
+    weights multiply (default v).
     """
     q, k, v = q.double(), k.double(), v.double()
     scores = q @ k.transpose(-2, -1) / (math.sqrt(q.size(-1)) if scale is None else scale)
     if mask is not None and mask_mode in ("before", "inverted"):
         allowed = mask if mask_mode == "before" else ~mask
         scores = scores.masked_fill(~allowed, fill)
+    if mask is not None and mask_mode == "zero":  # scores * mask, masked_fill(~mask, 0)
+        scores = scores * mask
+    if mask is not None and mask_mode == "added":  # scores + mask (a bool mask adds 1)
+        scores = scores + mask
     weights = torch.softmax(scores, dim=dim)
     if mask is not None and mask_mode == "after":
         weights = weights * mask
@@ -104,6 +114,10 @@ class ScaledDotProductAttentionCheck(Exercise):
             kwargs={"mask": mask_with_a_key_per_row(gen, 2, 1, 5, 6)},
         )
 
+    def explain_error(self, probe, error):
+        q, k = probe.args[:2]
+        return transpose_all(error, "k", lambda: q @ k.T)
+
     def judge(self, probe, out):
         q, k, v = probe.args
         mask = probe.kwargs.get("mask")
@@ -116,14 +130,17 @@ class ScaledDotProductAttentionCheck(Exercise):
             and tuple(got_w.shape) == tuple(ref_out.shape)
             and ref_w.shape != ref_out.shape
         ):
-            raise Fail("the outputs are in the wrong order: return (out, weights).")
+            raise Fail(
+                "the outputs are in the wrong order: return (out, weights).", "swapped_outputs"
+            )
         expect_like(got_w, ref_w.shape, q.dtype, "weights")
         if got_out.shape[-1] == d_k != d_v and tuple(got_out.shape[:-1]) == tuple(
             ref_out.shape[:-1]
         ):
             raise Fail(
                 f"out has last dimension d_k = {d_k}, expected d_v = {d_v}: the weights "
-                "must multiply the values v, not the keys k."
+                "must multiply the values v, not the keys k.",
+                "weights_times_keys",
             )
         expect_like(got_out, ref_out.shape, q.dtype, "out")
 
@@ -131,15 +148,32 @@ class ScaledDotProductAttentionCheck(Exercise):
             return lambda: attention64(q, k, v, mask, **kw)[1]
 
         mistakes = [
-            (variant(scale=1.0), "the scores are not scaled: divide q @ kᵀ by sqrt(d_k)."),
+            (
+                variant(scale=1.0),
+                "the scores are not scaled: divide q @ kᵀ by sqrt(d_k).",
+                "no_scale",
+            ),
             (
                 variant(scale=float(d_k)),
                 "the scores are divided by d_k: divide by sqrt(d_k) (math.sqrt).",
+                "scale_by_d_k",
+            ),
+            (
+                variant(scale=1 / math.sqrt(d_k)),
+                "the scores are multiplied by sqrt(d_k): divide by it.",
+                "scale_multiplied",
             ),
             (
                 variant(dim=-2),
                 "softmax is taken over the queries (dim=-2): each query's weights over "
                 "the keys must sum to 1, so use dim=-1.",
+                "softmax_over_queries",
+            ),
+            (
+                lambda: attention64(q, k, v, mask, scale=1.0)[1] / math.sqrt(d_k),
+                "the weights are divided by sqrt(d_k) after softmax, so the rows no longer sum "
+                "to 1: divide the scores q @ kᵀ before softmax.",
+                "scaled_after_softmax",
             ),
         ]
         if d_v != d_k:
@@ -149,6 +183,7 @@ class ScaledDotProductAttentionCheck(Exercise):
                     variant(scale=math.sqrt(d_v)),
                     f"the scores are divided by sqrt(d_v) = sqrt({d_v}): scale by sqrt(d_k) "
                     f"= sqrt({d_k}), the size of the queries and keys (q.size(-1)).",
+                    "scale_by_d_v",
                 ),
             )
         if T_k != d_k:
@@ -157,6 +192,7 @@ class ScaledDotProductAttentionCheck(Exercise):
                     variant(scale=math.sqrt(T_k)),
                     "the scores are divided by sqrt(T_k), the number of keys: scale by "
                     "sqrt(d_k) = q.size(-1).",
+                    "scale_by_T_k",
                 )
             )
         if mask is not None:
@@ -166,18 +202,33 @@ class ScaledDotProductAttentionCheck(Exercise):
                 "opposite convention; this series does not."
             )
             mistakes += [
-                (variant(mask_mode="inverted"), inverted),
-                (variant(mask_mode="inverted", fill=-1e9), inverted),
+                (variant(mask_mode="inverted"), inverted, "mask_inverted"),
+                (variant(mask_mode="inverted", fill=-1e9), inverted, "mask_inverted"),
                 (
                     variant(mask_mode="ignored"),
                     "the mask is ignored: blocked keys still get weight. "
                     "Fill the scores where mask is False with -inf before softmax.",
+                    "mask_ignored",
                 ),
                 (
                     variant(mask_mode="after"),
                     "the mask is applied after softmax: blocked keys get 0 but "
                     "the rows no longer sum to 1. Fill the scores with -inf "
                     "before softmax instead.",
+                    "mask_after_softmax",
+                ),
+                (
+                    variant(mask_mode="zero"),
+                    "the blocked scores are set to 0 (the mask multiplied into the scores, or "
+                    "masked_fill(~mask, 0)): exp(0) = 1, so blocked keys still get weight. "
+                    "Fill them with -inf: scores.masked_fill(~mask, float('-inf')).",
+                    "blocked_scores_zero",
+                ),
+                (
+                    variant(mask_mode="added"),
+                    "the mask is added to the scores (a boolean mask adds 1 where True): fill "
+                    "the blocked scores with -inf, scores.masked_fill(~mask, float('-inf')).",
+                    "mask_added",
                 ),
             ]
         try:
@@ -186,7 +237,8 @@ class ScaledDotProductAttentionCheck(Exercise):
             if "NaN where the reference has none" in str(fail):
                 raise Fail(
                     f"{fail} A NaN often comes from 0 * -inf (multiplying the mask into "
-                    "the scores): use scores.masked_fill(~mask, float('-inf'))."
+                    "the scores): use scores.masked_fill(~mask, float('-inf')).",
+                    "mask_multiplied_nan",
                 ) from None
             raise
         out_mistakes = []
@@ -195,6 +247,7 @@ class ScaledDotProductAttentionCheck(Exercise):
                 (
                     lambda: ref_w @ k.double(),
                     "out = weights @ k: the weights must multiply the values v, not the keys k.",
+                    "weights_times_keys",
                 )
             )
         if T_q == T_k:
@@ -202,6 +255,7 @@ class ScaledDotProductAttentionCheck(Exercise):
                 (
                     lambda: ref_w.transpose(-2, -1) @ v.double(),
                     "out uses the transposed weights: out = weights @ v.",
+                    "weights_transposed",
                 )
             )
         expect_close(got_out, ref_out, "out", mistakes=out_mistakes)
@@ -221,33 +275,40 @@ class CausalMaskCheck(DeviceProbeMixin, Exercise):
         got = expect_tensor(out, "the mask")
         ref = torch.ones(T, T, dtype=torch.bool).tril()
         if tuple(got.shape) != (T, T):
-            raise Fail(f"the mask has shape {fmt_shape(got.shape)}, expected ({T}, {T}).")
+            raise Fail(
+                f"the mask has shape {fmt_shape(got.shape)}, expected ({T}, {T}).", "wrong_shape"
+            )
         if got.dtype != torch.bool:
             if got.is_floating_point() and torch.isinf(got).any():
                 raise Fail(
                     "this is an additive float mask (0 and -inf): return booleans, True where "
-                    "key <= query (dtype=torch.bool)."
+                    "key <= query (dtype=torch.bool).",
+                    "additive_mask",
                 )
             raise Fail(
                 f"the mask has dtype {got.dtype}: return a boolean tensor (dtype=torch.bool, "
-                "or .bool()), True = may attend."
+                "or .bool()), True = may attend.",
+                "not_bool",
             )
         if torch.equal(got, ref):
             return
         if torch.equal(got, ~ref):
             raise Fail(
                 "the mask is True above the diagonal (key > query): that is the 'True = "
-                "blocked' convention of nn.MultiheadAttention. Here True = may attend: use tril."
+                "blocked' convention of nn.MultiheadAttention. Here True = may attend: use tril.",
+                "mask_inverted",
             )
         if torch.equal(got, ref.T):
             raise Fail(
                 "the mask is upper-triangular: query i may then see the future keys j > i. "
-                "Row i (query) must be True for columns j <= i: use tril, not triu."
+                "Row i (query) must be True for columns j <= i: use tril, not triu.",
+                "triu",
             )
         if torch.equal(got, ref.tril(-1)):
             raise Fail(
                 "the diagonal is False: a token must be allowed to attend to itself "
-                "(key <= query, not key < query); use tril() with diagonal=0."
+                "(key <= query, not key < query); use tril() with diagonal=0.",
+                "no_diagonal",
             )
         raise Fail(f"the mask is not True exactly where key <= query; got\n   {got.int().tolist()}")
 
@@ -276,31 +337,39 @@ class PaddingMaskCheck(Exercise):
         if got.dtype != torch.bool:
             raise Fail(
                 f"the mask has dtype {got.dtype}: return booleans (tokens != pad_id is already "
-                "bool)."
+                "bool).",
+                "not_bool",
             )
         if tuple(got.shape) in ((B, T), (B, 1, T)):
             raise Fail(
                 f"the mask has shape {fmt_shape(got.shape)}, expected ({B}, 1, 1, {T}): add the "
                 "head and query dimensions (mask[:, None, None, :]) so it broadcasts against "
-                "scores of shape (B, H, T_q, T_k)."
+                "scores of shape (B, H, T_q, T_k).",
+                "missing_dims",
             )
         if tuple(got.shape) == (B, T, 1, 1) or tuple(got.shape) == (B, 1, T, 1):
             raise Fail(
                 f"the mask has shape {fmt_shape(got.shape)}: the tokens must sit on the last "
-                f"(key) dimension, ({B}, 1, 1, {T}), so that padded *keys* are blocked."
+                f"(key) dimension, ({B}, 1, 1, {T}), so that padded *keys* are blocked.",
+                "query_axis",
             )
         if tuple(got.shape) != (B, 1, 1, T):
-            raise Fail(f"the mask has shape {fmt_shape(got.shape)}, expected ({B}, 1, 1, {T}).")
+            raise Fail(
+                f"the mask has shape {fmt_shape(got.shape)}, expected ({B}, 1, 1, {T}).",
+                "wrong_shape",
+            )
         ref = (tokens != pad_id)[:, None, None, :]
         if torch.equal(got, ref):
             return
         if torch.equal(got, ~ref):
             raise Fail(
                 "the mask is True at the padding: True marks the real tokens (tokens != pad_id), "
-                "the ones that may be attended to."
+                "the ones that may be attended to.",
+                "mask_inverted",
             )
         if pad_id != 0 and torch.equal(got, (tokens != 0)[:, None, None, :]):
             raise Fail(
-                f"the mask compares with 0, not with pad_id = {pad_id}: use the pad_id argument."
+                f"the mask compares with 0, not with pad_id = {pad_id}: use the pad_id argument.",
+                "pad_id_ignored",
             )
         raise Fail(f"the mask is not tokens != pad_id; got {got[:, 0, 0].int().tolist()}")

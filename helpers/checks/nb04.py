@@ -15,9 +15,11 @@ from .framework import (
     expect_finite,
     expect_like,
     expect_tensor,
+    randint,
     randn,
 )
 from .modules import judge_module_info
+from .probes import P_IGNORED, TrainModeMixin, fixed_dropout, judge_dropout, train_mode_parts
 from .references import sinusoidal64
 
 
@@ -31,33 +33,53 @@ def table_mistakes(max_len: int, d_model: int, wrap=lambda pe: pe) -> list:
         (
             v(swap=True),
             "sin and cos are swapped: even columns (0, 2, 4, ...) hold sin, odd columns hold cos.",
+            "sin_cos_swapped",
         ),
         (
             v(exponent="j/d"),
             "the exponent is wrong: you used the column index j in 10000^(j/d_model); "
             "columns 2i and 2i+1 share one frequency, 10000^(2i/d_model) with "
             "i = j // 2 (torch.arange(0, d_model, 2)).",
+            "exponent_column_index",
         ),
         (
             v(exponent="i/d"),
             "the exponent is wrong: 10000^(i/d_model) misses the factor 2; use "
             "10000^(2i/d_model), i.e. torch.arange(0, d_model, 2) / d_model.",
+            "exponent_without_2",
         ),
         (
             v(sign=+1.0),
             "the exponent has the wrong sign: positions are *divided* by "
             "10000^(2i/d_model) (frequencies go down with i), not multiplied.",
+            "exponent_sign",
         ),
         (
             v(layout="halves"),
             "sin fills the first half of the columns and cos the second half: "
             "this series interleaves them (sin on even columns, cos on odd).",
+            "halves_not_interleaved",
         ),
         (
             v(layout="halves", swap=True),
             "cos fills the first half and sin the second: interleave "
             "them, sin on even columns, cos on odd.",
+            "halves_not_interleaved",
         ),
+        (
+            lambda: wrap(sinusoidal64(max_len + 1, d_model)[1:]),
+            "the positions start at 1: the first row is position 0 (sin 0 = 0, cos 0 = 1), "
+            "torch.arange(max_len).",
+            "positions_from_1",
+        ),
+        *[
+            (
+                v(base=base),
+                f"the base is {base:g}: the angles are pos / 10000^(2i/d_model), base 10000.",
+                "wrong_base",
+            )
+            for base in (1000.0, 100.0, 100000.0)
+        ],
     ]
 
 
@@ -71,7 +93,7 @@ def check_sign(
         return
     variant = wrap(sinusoidal64(max_len, d_model, sign=+1.0))
     if close(got[..., cols], variant[..., cols], 1e-3, 1e-3) and not close(got, ref, 1e-3, 1e-3):
-        raise Fail(table_mistakes(max_len, d_model)[3][1])
+        raise Fail(*table_mistakes(max_len, d_model)[3][1:])
 
 
 def table_atol(max_len: int) -> float:
@@ -97,9 +119,16 @@ class SinusoidalPositionalEncodingCheck(Exercise):
         if tuple(got.shape) == (d_model, max_len) and d_model != max_len:
             raise Fail(
                 f"the table has shape {tuple(got.shape)}: expected (max_len, d_model) = "
-                f"{(max_len, d_model)}, one row per position."
+                f"{(max_len, d_model)}, one row per position.",
+                "transposed",
             )
-        expect_like(got, (max_len, d_model), torch.float32, "the table")
+        expect_like(
+            got,
+            (max_len, d_model),
+            torch.float32,
+            "the table",
+            "make the table in float32, torch's default: torch.arange(..., dtype=torch.float32)",
+        )
         expect_finite(got, "the table")
         atol = table_atol(max_len)
         check_sign(got, sinusoidal64(max_len, d_model), max_len, d_model)
@@ -113,7 +142,7 @@ class SinusoidalPositionalEncodingCheck(Exercise):
         )
 
 
-class PositionalEncodingCheck(Exercise):
+class PositionalEncodingCheck(TrainModeMixin, Exercise):
     id = "04.PositionalEncoding"
     title = "the positional-encoding module"
     points = 2.0
@@ -149,10 +178,75 @@ class PositionalEncodingCheck(Exercise):
             init={"d_model": 12, "max_len": 30},
             args=(randn(4, 1, 12, generator=gen),),
         )
+        yield Probe(
+            "training mode, PositionalEncoding(8, max_len=20, dropout=0.5), x (3, 6, 8)",
+            runner="train_mode",
+            init={"d_model": 8, "max_len": 20, "dropout": 0.5},
+            args=(randn(3, 6, 8, generator=gen),),
+            kwargs={"dropout_seed": int(randint(gen, 0, 2**30))},
+        )
+
+    def explain_error(self, probe, error):
+        max_len = (probe.init or {}).get("max_len", 5000)
+        if probe.runner != "module_info" and f"size of tensor b ({max_len})" in error:
+            return Fail(
+                f"pe is not sliced: x has T = {probe.args[0].shape[1]} positions and the table "
+                f"max_len = {max_len} rows, so x + self.pe cannot broadcast. Add the first T "
+                "rows, x + self.pe[:T] with T = x.size(1).\n   " + error,
+                "pe_not_sliced",
+            )
+        return None
+
+    def judge_train(self, probe, out):
+        train, evald, calls = train_mode_parts(out)
+        (x,) = probe.args
+        d_model, p, seed = (
+            probe.init["d_model"],
+            probe.init["dropout"],
+            probe.kwargs["dropout_seed"],
+        )
+        x64, pe = x.double(), sinusoidal64(x.shape[1], d_model)
+        self.judge_forward(probe, evald)
+        train = expect_tensor(train, "the training-mode output")
+        expect_like(train, x.shape, x.dtype, "the training-mode output")
+
+        def drop(t, q=p):
+            return fixed_dropout(t, q, seed)
+
+        judge_dropout(
+            train,
+            evald,
+            calls,
+            drop(x64 + pe),
+            [
+                (
+                    lambda: drop(x64) + pe,
+                    "dropout is applied to x before pe is added: apply it to the sum, "
+                    "self.dropout(x + self.pe[:T]).",
+                    "dropout_before_adding_pe",
+                ),
+                (
+                    lambda: x64 + drop(pe),
+                    "dropout is applied to pe alone: apply it to the sum, "
+                    "self.dropout(x + self.pe[:T]).",
+                    "dropout_on_pe",
+                ),
+                (
+                    lambda: drop(x64 + pe, 0.1),
+                    *P_IGNORED,
+                ),
+            ],
+            "after adding pe, self.dropout(x + self.pe[:T])",
+        )
 
     def judge(self, probe, out):
         if probe.runner == "module_info":
             return judge_module_info(probe, out, "PositionalEncoding", self.judge_info)
+        if probe.runner == "train_mode":
+            return self.judge_train(probe, out)
+        self.judge_forward(probe, out)
+
+    def judge_forward(self, probe, out):
         (x,) = probe.args
         d_model = probe.init["d_model"]
         T = x.shape[1]
@@ -174,9 +268,20 @@ class PositionalEncodingCheck(Exercise):
                     "x is multiplied by sqrt(d_model): in this series the token embedding does "
                     "that "
                     "scaling (notebook 06); PositionalEncoding only adds pe[:T].",
+                    "x_scaled",
                 ),
-                (lambda: pe.expand_as(x64), "the output is the table alone: return x + pe[:T]."),
-                (lambda: x64, "the output equals the input: add pe[:T] to x."),
+                (
+                    lambda: pe.expand_as(x64),
+                    "the output is the table alone: return x + pe[:T].",
+                    "table_only",
+                ),
+                (lambda: x64, "the output equals the input: add pe[:T] to x.", "pe_not_added"),
+                (
+                    lambda: x64 + sinusoidal64(x.shape[0], d_model)[:, None, :],
+                    "pe is sliced by x.size(0), the batch size: the positions run along dim 1 of "
+                    "x (B, T, d_model), so add self.pe[: x.size(1)].",
+                    "sliced_by_batch",
+                ),
             ],
         )
 
@@ -187,21 +292,33 @@ class PositionalEncodingCheck(Exercise):
             raise Fail(
                 "pe is registered as a parameter (nn.Parameter): the sinusoidal table is "
                 "fixed, not learned. Use self.register_buffer('pe', table): a buffer moves "
-                "with .to(device) and is saved in state_dict, but the optimizer never sees it."
+                "with .to(device) and is saved in state_dict, but the optimizer never sees it.",
+                "pe_is_parameter",
             )
         if params:
             raise Fail(
                 f"PositionalEncoding has parameters {sorted(params)}: the sinusoidal "
-                "encoding has none (the learned embedding is the alternative shown later)."
+                "encoding has none (the learned embedding is the alternative shown later).",
+                "extra_parameters",
             )
         if "pe" not in buffers:
             raise Fail(
                 "no buffer named `pe`: register the table with self.register_buffer('pe', "
-                "table) (a plain tensor attribute does not move with .to(device))."
+                "table) (a plain tensor attribute does not move with .to(device)).",
+                "pe_not_buffer",
+            )
+        if list(buffers["pe"]) == [max_len, 1, d_model]:
+            raise Fail(
+                f"pe has shape (max_len, 1, d_model) = ({max_len}, 1, {d_model}): that is the "
+                "sequence-first layout of the PyTorch tutorial, for x of shape (T, B, d_model). "
+                "This series is batch-first, x (B, T, d_model): store pe as (max_len, d_model) "
+                "and add self.pe[: x.size(1)].",
+                "sequence_first",
             )
         numel = math.prod(buffers["pe"])
         if numel != max_len * d_model:
             raise Fail(
                 f"the buffer pe has shape {tuple(buffers['pe'])}: expected max_len x d_model "
-                f"= {max_len} x {d_model} values, e.g. shape ({max_len}, {d_model})."
+                f"= {max_len} x {d_model} values, e.g. shape ({max_len}, {d_model}).",
+                "pe_shape",
             )

@@ -1,9 +1,8 @@
-"""Notebook 05: LayerNorm from scratch, the feed-forward sublayer, the pre-LN / post-LN block.
+"""Notebook 05: LayerNorm from scratch and the feed-forward sublayer (the block: nb05_block.py).
 
-Module checks load the same weights into the learner's module and into PyTorch's module
-(``nn.LayerNorm``, ``nn.TransformerEncoderLayer(batch_first=True, dropout=0.0)``) and compare
-outputs. The known wrong variants are computed by :func:`block64`, a float64 formula of the
-block with switches for each mistake.
+Module checks load the same weights into the learner's module and into PyTorch's
+(``nn.LayerNorm``) or a float64 formula, and compare outputs; in training mode the check's
+dropout uses fixed masks (``probes.dropout_fixed``) and the formula applies the same ones.
 """
 
 from __future__ import annotations
@@ -18,18 +17,12 @@ from .framework import (
     expect_finite,
     expect_like,
     expect_tensor,
+    randint,
     randn,
 )
-from .modules import (
-    block_names,
-    block_state,
-    expect_names,
-    judge_module_info,
-    linear_state,
-    torch_layer,
-    torch_masks,
-)
-from .references import PROJECTIONS, attn64, ffn64, layer_norm64
+from .modules import expect_names, judge_module_info, linear_state, variance_mistakes
+from .probes import P_IGNORED, TrainModeMixin, fixed_dropout, judge_dropout, train_mode_parts
+from .references import ffn64, layer_norm64
 
 # --------------------------------------------------------------------------- LayerNorm
 
@@ -115,11 +108,13 @@ class LayerNormCheck(Exercise):
                     v(dims=(1,)),
                     "normalized over the time axis (dim 1): LayerNorm normalizes each "
                     "token's d_model features, i.e. over the last dim (dim=-1).",
+                    "wrong_dim",
                 ),
                 (
                     v(dims=(1, 2)),
                     "normalized over the last two dims (T and d_model together): "
                     "normalize each token on its own, over dim=-1 only.",
+                    "wrong_dim",
                 ),
             ]
         other_axes.append(
@@ -127,50 +122,42 @@ class LayerNormCheck(Exercise):
                 v(dims=(0,)),
                 "normalized over the batch (dim 0), like BatchNorm: "
                 "LayerNorm normalizes over the last dim (dim=-1).",
+                "wrong_dim",
             )
         )
+        zero = torch.zeros_like(b)
         expect_close(
             got,
             ref,
             atol=1e-4 if x.dtype == torch.float32 else None,
             mistakes=[
-                (
-                    v(unbiased=True, eps_inside=False),
-                    "you divide by x.std() + eps: std() is the *unbiased* standard deviation "
-                    "(divides by "
-                    "d_model - 1) and eps sits outside the square root. Use "
-                    "(x - mean) / sqrt(var + eps) with var = x.var(-1, unbiased=False, "
-                    "keepdim=True).",
-                ),
-                (
-                    v(unbiased=True),
-                    "the variance is unbiased (divides by d_model - 1): LayerNorm uses the biased "
-                    "variance, x.var(dim=-1, unbiased=False, keepdim=True) (mean of squared "
-                    "deviations).",
-                ),
-                (
-                    v(eps_inside=False),
-                    "eps is added outside the square root: divide by sqrt(var + eps), not "
-                    "sqrt(var) + eps "
-                    "(this case uses eps=1.0 to tell them apart).",
-                ),
-                (
-                    lambda: layer_norm64(x, w, b, 0.0),
-                    "eps is missing: divide by sqrt(var + eps), with the module's eps.",
-                ),
+                *variance_mistakes(x, w, b, eps),
                 *other_axes,
                 (
                     lambda: layer_norm64(x, None, None, eps),
                     "weight and bias are not applied: return x_hat * weight + bias.",
+                    "no_affine",
+                ),
+                (
+                    lambda: layer_norm64(x, w, zero, eps),
+                    "the bias is not added: return x_hat * weight + bias.",
+                    "no_bias",
+                ),
+                (
+                    lambda: layer_norm64(x, None, None, eps) + b.double(),
+                    "x_hat is not multiplied by weight: return x_hat * weight + bias.",
+                    "no_weight",
                 ),
                 (
                     lambda: layer_norm64(x, None, None, eps) * b.double() + w.double(),
                     "weight and bias are swapped: return x_hat * weight + bias.",
+                    "weight_bias_swapped",
                 ),
                 (
                     lambda: layer_norm64(x, None, None, eps) * 0 + b.double(),
                     "the output is the bias alone: is weight initialized to zeros? Use "
                     "torch.ones(d_model).",
+                    "weight_zeros",
                 ),
             ],
         )
@@ -189,7 +176,7 @@ class LayerNormCheck(Exercise):
 # --------------------------------------------------------------------------- FeedForward
 
 
-class FeedForwardCheck(Exercise):
+class FeedForwardCheck(TrainModeMixin, Exercise):
     id = "05.FeedForward"
     title = "the position-wise feed-forward sublayer"
     points = 2.0
@@ -233,10 +220,68 @@ class FeedForwardCheck(Exercise):
             state=state(5, 9),
             args=(randn(2, 7, 5, generator=gen),),
         )
+        # gelu: with relu, dropout before or after the activation gives the same numbers
+        yield Probe(
+            "training mode, FeedForward(8, 16, dropout=0.5, activation='gelu'), x (3, 5, 8)",
+            runner="train_mode",
+            init={"d_model": 8, "d_ff": 16, "dropout": 0.5, "activation": "gelu"},
+            state=state(8, 16),
+            args=(randn(3, 5, 8, generator=gen),),
+            kwargs={"dropout_seed": int(randint(gen, 0, 2**30))},
+        )
+
+    def judge_train(self, probe, out):
+        train, evald, calls = train_mode_parts(out)
+        (x,) = probe.args
+        st, act, p = probe.state, probe.init["activation"], probe.init["dropout"]
+        seed = probe.kwargs["dropout_seed"]
+        for t, what in ((train, "the output"), (evald, "the eval-mode output")):
+            expect_like(expect_tensor(t, what), x.shape, x.dtype, what)
+        expect_close(evald, ffn64(st, x, act), "the eval-mode output", atol=1e-4)
+
+        def v(at, q=p):
+            return lambda: ffn64(
+                st, x, act, dropout=lambda t: fixed_dropout(t, q, seed), dropout_at=at
+            )
+
+        judge_dropout(
+            train,
+            evald,
+            calls,
+            v("hidden")(),
+            [
+                (
+                    v("output"),
+                    "dropout is applied after linear2: it belongs on the hidden activations, "
+                    "linear2(dropout(act(linear1(x)))).",
+                    "dropout_after_linear2",
+                ),
+                (
+                    v("pre_act"),
+                    "dropout is applied before the activation: apply it after, "
+                    "linear2(dropout(act(linear1(x)))) (with ReLU both give the same numbers, "
+                    "with GELU they do not).",
+                    "dropout_before_activation",
+                ),
+                (
+                    v("input"),
+                    "dropout is applied to the input x: apply it to the hidden activations, "
+                    "linear2(dropout(act(linear1(x)))).",
+                    "dropout_on_input",
+                ),
+                (
+                    v("hidden", 0.1),
+                    *P_IGNORED,
+                ),
+            ],
+            "to the hidden activations, linear2(dropout(act(linear1(x))))",
+        )
 
     def judge(self, probe, out):
         if probe.runner == "module_info":
             return judge_module_info(probe, out, "FeedForward", self.judge_info)
+        if probe.runner == "train_mode":
+            return self.judge_train(probe, out)
         (x,) = probe.args
         act = probe.init.get("activation", "relu")
         got = expect_tensor(out)
@@ -253,12 +298,14 @@ class FeedForwardCheck(Exercise):
                     lambda: ffn64(st, x, other),
                     f"this is the {other} network: the `activation` argument is ignored "
                     f"(activation={act!r} here).",
+                    "activation_ignored",
                 ),
                 (
                     lambda: ffn64(st, x, "gelu_tanh"),
                     "this GELU is the tanh approximation: use the exact one, F.gelu(h) "
                     "(approximate="
                     "'none'), as nn.TransformerEncoderLayer does.",
+                    "tanh_gelu",
                 ),
                 (
                     lambda: F.linear(
@@ -271,18 +318,21 @@ class FeedForwardCheck(Exercise):
                     "there is no activation between linear1 and linear2: two linear layers in a "
                     "row are "
                     "just one linear map.",
+                    "no_activation",
                 ),
                 (
                     lambda: ffn64(st, x, act, act_after=True),
                     "the activation is also applied after linear2: the output of linear2 is "
                     "returned "
                     "as is (it joins the residual stream).",
+                    "activation_after_linear2",
                 ),
                 (
                     lambda: x.double() + ffn64(st, x, act),
                     "the output includes x (a residual): FeedForward returns "
                     "linear2(act(linear1(x))); "
                     "the block adds the residual.",
+                    "residual_inside",
                 ),
             ],
         )
@@ -304,241 +354,5 @@ class FeedForwardCheck(Exercise):
                 "nn.Linear(d_ff, d_model) (the names nn.TransformerEncoderLayer uses).",
                 "linear1.weight.shape": "linear1 maps d_model -> d_ff: nn.Linear(d_model, d_ff).",
                 "linear2.weight.shape": "linear2 maps d_ff -> d_model: nn.Linear(d_ff, d_model).",
-            },
-        )
-
-
-# --------------------------------------------------------------------------- the block
-
-
-def block64(
-    state: dict,
-    x: torch.Tensor,
-    num_heads: int,
-    *,
-    norm_first: bool = True,
-    activation: str = "relu",
-    mask: torch.Tensor | None = None,
-    residual: str = "x",
-    swap_norms: bool = False,
-    final_norm: bool = False,
-) -> torch.Tensor:
-    """The encoder block in float64, with switches for the known mistakes.
-
-    residual: "x" (right), "none", "attn_only" / "ffn_only" (the other one missing), "normed"
-    (pre-LN with the residual taken from the normalized input).
-    """
-    x = x.double()
-    n1, n2 = ("norm2", "norm1") if swap_norms else ("norm1", "norm2")
-
-    def norm(name, h):
-        return layer_norm64(h, state[f"{name}.weight"], state[f"{name}.bias"], 1e-5)
-
-    def attn(h):
-        return attn64(state, "self_attn.", h, h, num_heads, mask)
-
-    def ffn(h):
-        return ffn64(state, h, activation, prefix="ffn.")
-
-    keep_attn = residual in ("x", "normed", "attn_only")
-    keep_ffn = residual in ("x", "normed", "ffn_only")
-    if norm_first:
-        h = norm(n1, x)
-        x = (h if residual == "normed" else x) * keep_attn + attn(h)
-        h = norm(n2, x)
-        x = (h if residual == "normed" else x) * keep_ffn + ffn(h)
-        if final_norm:
-            x = norm(n2, x)
-    else:
-        x = norm(n1, x * keep_attn + attn(x))
-        x = norm(n2, x * keep_ffn + ffn(x))
-    return x
-
-
-class TransformerEncoderBlockCheck(Exercise):
-    id = "05.TransformerEncoderBlock"
-    title = "the transformer encoder block, pre-LN and post-LN"
-    points = 3.0
-    kind = "module"
-
-    def probes(self, gen):
-        def state(d, d_ff):
-            return block_state(gen, d, d_ff, norm_scale=(0.4, 0.3))
-
-        def padding(B, T):
-            keep = torch.ones(B, T, dtype=torch.bool)
-            for b in range(B):
-                keep[b, T - 1 - b % 2 :] = False  # the last one or two keys are padding
-            return keep[:, None, None, :]  # (B, 1, 1, T)
-
-        small = {"d_model": 8, "num_heads": 2, "d_ff": 16}
-        yield Probe(
-            "module_info: TransformerEncoderBlock(8, 2, 16)", runner="module_info", init=small
-        )
-        yield Probe(
-            "pre-LN (norm_first=True), d_model=8, 2 heads, x (2, 5, 8)",
-            runner="module",
-            init={**small, "norm_first": True},
-            state=state(8, 16),
-            args=(randn(2, 5, 8, generator=gen),),
-        )
-        yield Probe(
-            "post-LN (norm_first=False), d_model=8, 2 heads, x (2, 5, 8)",
-            runner="module",
-            init={**small, "norm_first": False},
-            state=state(8, 16),
-            args=(randn(2, 5, 8, generator=gen),),
-        )
-        yield Probe(
-            "default norm_first (True: pre-LN), x (1, 4, 8)",
-            runner="module",
-            init=small,
-            state=state(8, 16),
-            args=(randn(1, 4, 8, generator=gen),),
-        )
-        yield Probe(
-            "pre-LN with a padding mask (B, 1, 1, T), x (2, 6, 8)",
-            runner="module",
-            init={**small, "norm_first": True},
-            state=state(8, 16),
-            args=(randn(2, 6, 8, generator=gen),),
-            kwargs={"mask": padding(2, 6)},
-        )
-        yield Probe(
-            "post-LN with a causal mask (T, T), x (2, 5, 8)",
-            runner="module",
-            init={**small, "norm_first": False},
-            state=state(8, 16),
-            args=(randn(2, 5, 8, generator=gen),),
-            kwargs={"mask": torch.ones(5, 5, dtype=torch.bool).tril()},
-        )
-        yield Probe(
-            "pre-LN, gelu, d_model=12, 3 heads, d_ff=20, x (3, 4, 12)",
-            runner="module",
-            init={
-                "d_model": 12,
-                "num_heads": 3,
-                "d_ff": 20,
-                "norm_first": True,
-                "activation": "gelu",
-            },
-            state=state(12, 20),
-            args=(randn(3, 4, 12, generator=gen),),
-        )
-        yield Probe(
-            "post-LN with a padding mask, dropout=0.1 in eval mode, x (2, 7, 8)",
-            runner="module",
-            init={**small, "norm_first": False, "dropout": 0.1},
-            state=state(8, 16),
-            args=(randn(2, 7, 8, generator=gen),),
-            kwargs={"mask": padding(2, 7)},
-        )
-
-    def judge(self, probe, out):
-        if probe.runner == "module_info":
-            return judge_module_info(probe, out, "TransformerEncoderBlock", self.judge_info)
-        (x,) = probe.args
-        mask = probe.kwargs.get("mask")
-        init, st = probe.init, probe.state
-        H, act = init["num_heads"], init.get("activation", "relu")
-        norm_first = init.get("norm_first", True)
-        got = expect_tensor(out)
-        expect_like(got, x.shape, x.dtype)
-        expect_finite(
-            got,
-            hint="With a mask, NaN comes from a row with no key allowed: the mask "
-            "means True = may attend, pass it to self_attn unchanged.",
-        )
-        with torch.no_grad():
-            ref = torch_layer(init, st)(x.double(), **torch_masks(mask, x.shape[1]))
-
-        def v(**kw):
-            args = {"norm_first": norm_first, "activation": act, "mask": mask, **kw}
-            return lambda: block64(st, x, H, **args)
-
-        flip = (
-            (
-                "norm_first is ignored: with norm_first=False the block is post-LN, "
-                "x = norm1(x + attn(x)), then x = norm2(x + ffn(x))."
-            )
-            if not norm_first
-            else (
-                "norm_first is ignored: with norm_first=True the block is pre-LN, "
-                "x = x + attn(norm1(x)), then x = x + ffn(norm2(x))."
-            )
-        )
-        mistakes = [
-            (v(norm_first=not norm_first), flip),
-            (
-                v(residual="none"),
-                "the residual connections are missing: each sublayer's output is "
-                "added to its input, x = x + sublayer(...).",
-            ),
-            (
-                v(residual="ffn_only"),
-                "the residual around self-attention is missing: "
-                + ("x = x + attn(norm1(x))." if norm_first else "x = norm1(x + attn(x))."),
-            ),
-            (
-                v(residual="attn_only"),
-                "the residual around the feed-forward sublayer is missing: "
-                + ("x = x + ffn(norm2(x))." if norm_first else "x = norm2(x + ffn(x))."),
-            ),
-            (
-                v(swap_norms=True),
-                "norm1 and norm2 are swapped: norm1 belongs to the attention "
-                "sublayer, norm2 to the feed-forward sublayer.",
-            ),
-        ]
-        if norm_first:
-            mistakes += [
-                (
-                    v(residual="normed"),
-                    "the residual is taken from the normalized input: add the "
-                    "raw x, x = x + attn(norm1(x)), not h + attn(h) with h = norm1(x).",
-                ),
-                (
-                    v(final_norm=True),
-                    "the output is normalized at the end: a pre-LN block returns "
-                    "x + ffn(norm2(x)) as is (the final norm belongs to the "
-                    "encoder, notebook 06).",
-                ),
-            ]
-        if mask is not None:
-            mistakes += [
-                (v(mask=None), "the mask is ignored: pass it on, self_attn(h, mask=mask)."),
-                (
-                    v(mask=~mask),
-                    "the mask is inverted: in this series True means may attend "
-                    "(the opposite of nn.MultiheadAttention's attn_mask).",
-                ),
-            ]
-        mistakes.append(
-            (
-                v(activation="gelu" if act == "relu" else "relu"),
-                f"the `activation` argument does not reach the feed-forward sublayer "
-                f"(activation={act!r} here).",
-            )
-        )
-        expect_close(got, ref, atol=1e-4 if x.dtype == torch.float32 else None, mistakes=mistakes)
-
-    def judge_info(self, probe, info):
-        d, d_ff = probe.init["d_model"], probe.init["d_ff"]
-        expect_names(
-            info,
-            block_names(d, d_ff),
-            "TransformerEncoderBlock",
-            {
-                **{
-                    f"self_attn.{p}.weight": "Use self.self_attn = MultiHeadAttention(d_model, "
-                    "num_heads, dropout) from notebook 03."
-                    for p in PROJECTIONS
-                },
-                "ffn.linear1.weight": "Use self.ffn = FeedForward(d_model, d_ff, dropout, "
-                "activation).",
-                "norm1.weight": "Use self.norm1 = LayerNorm(d_model) and self.norm2 = "
-                "LayerNorm(d_model).",
-                "norm2.weight": "Use self.norm1 = LayerNorm(d_model) and self.norm2 = "
-                "LayerNorm(d_model).",
             },
         )

@@ -39,8 +39,22 @@ def mha64(
     k_from=None,
     v_from=None,
     values: str = "v",
+    causal: bool = False,
+    dropout=None,
+    dropout_at: str = "weights",
+    return_dropped: bool = True,
 ):
-    """The same computation written out in float64, with switches for the common mistakes."""
+    """The same computation written out in float64, with switches for the common mistakes.
+
+    ``dropout``: a function applied (training mode) at ``dropout_at``: "weights" (right),
+    "output", "values" or "scores"; ``return_dropped=False`` returns the weights before it.
+    ``causal``: a causal mask applied on top of ``mask`` (nanoGPT's attention does always).
+    """
+    drop = dropout or (lambda t: t)
+
+    def at(where, t):
+        return drop(t) if dropout_at == where else t
+
     B, T_q, d_model = query.shape
     H = num_heads
     d_head = d_model // H
@@ -62,22 +76,28 @@ def mha64(
     q, k, v = (
         split(linear("q_proj", query)),
         split(linear("k_proj", k_in)),
-        split(linear("v_proj", v_in)),
+        split(at("values", linear("v_proj", v_in))),
     )
     divisor = {"d_head": math.sqrt(d_head), "d_model": math.sqrt(d_model), "none": 1.0}[scale]
-    scores = q @ k.transpose(-2, -1) / divisor  # (B, H, T_q, T_k)
+    scores = at("scores", q @ k.transpose(-2, -1) / divisor)  # (B, H, T_q, T_k)
+    if causal:
+        T_k = k.size(-2)
+        tril = torch.ones(T_q, T_k, dtype=torch.bool).tril()
+        mask = tril if mask is None else mask & tril
     if mask is not None and mask_mode in ("before", "inverted"):
         scores = scores.masked_fill(~mask if mask_mode == "before" else mask, fill)
     weights = torch.softmax(scores, dim=dim)
     if mask is not None and mask_mode == "after":
         weights = weights * mask
-    heads = weights @ (v if values == "v" else k)  # (B, H, T_q, d_head)
+    dropped = at("weights", weights)
+    heads = dropped @ (v if values == "v" else k)  # (B, H, T_q, d_head)
     merged = (
         heads.transpose(1, 2).reshape(B, T_q, d_model)
         if merge_transpose
         else heads.reshape(B, T_q, d_model)
     )
-    return (linear("out_proj", merged) if out_proj else merged), weights
+    out = at("output", linear("out_proj", merged) if out_proj else merged)
+    return out, (dropped if return_dropped else weights)
 
 
 def sinusoidal64(
@@ -88,6 +108,7 @@ def sinusoidal64(
     exponent: str = "2i/d",
     sign: float = -1.0,
     layout: str = "interleave",
+    base: float = 10000.0,
 ) -> torch.Tensor:
     """Reference table in float64, PE[pos, 2i] = sin(pos / 10000^(2i/d)), PE[pos, 2i+1] = cos(...).
 
@@ -101,7 +122,7 @@ def sinusoidal64(
     if layout == "halves":
         half = d_model // 2
         i = torch.arange(half, dtype=torch.float64)
-        angle = pos * torch.pow(10000.0, sign * 2 * i / d_model)
+        angle = pos * torch.pow(base, sign * 2 * i / d_model)
         first, second = (angle.cos(), angle.sin()) if swap else (angle.sin(), angle.cos())
         return torch.cat([first, second], dim=-1)
     power = {
@@ -109,7 +130,7 @@ def sinusoidal64(
         "j/d": j / d_model,
         "i/d": torch.div(j, 2, rounding_mode="floor") / d_model,
     }[exponent]
-    angle = pos * torch.pow(10000.0, sign * power)  # (max_len, d_model)
+    angle = pos * torch.pow(base, sign * power)  # (max_len, d_model)
     even = j.long() % 2 == 0
     if swap:
         return torch.where(even, angle.cos(), angle.sin())
@@ -151,14 +172,85 @@ def ffn64(
     activation: str = "relu",
     prefix: str = "",
     act_after: bool = False,
+    dropout=None,
+    dropout_at: str = "hidden",
 ) -> torch.Tensor:
+    """linear2(dropout(act(linear1(x)))) in float64; ``dropout`` (a function, training mode)
+    at ``dropout_at``: "hidden" (right), "pre_act", "output", "input" or "none"."""
+    drop = dropout or (lambda t: t)
+
+    def at(where, t):
+        return drop(t) if dropout_at == where else t
+
     p = {k: v.double() for k, v in substate(state, prefix).items()}
-    h = activation64(activation, F.linear(x.double(), p["linear1.weight"], p["linear1.bias"]))
+    h = at("pre_act", F.linear(at("input", x.double()), p["linear1.weight"], p["linear1.bias"]))
+    h = at("hidden", activation64(activation, h))
     y = F.linear(h, p["linear2.weight"], p["linear2.bias"])
-    return activation64(activation, y) if act_after else y
+    return at("output", activation64(activation, y) if act_after else y)
 
 
-def attn64(state: dict, prefix: str, q_in, kv_in, num_heads: int, mask) -> torch.Tensor:
+def attn64(
+    state: dict, prefix: str, q_in, kv_in, num_heads: int, mask, dropout=None
+) -> torch.Tensor:
     """Multi-head attention in float64 with the weights under ``prefix`` (e.g. "self_attn.")."""
     sub = substate(state, prefix)
-    return mha64(sub, num_heads, q_in, kv_in, kv_in, mask)[0]
+    return mha64(sub, num_heads, q_in, kv_in, kv_in, mask, dropout=dropout)[0]
+
+
+def block64(
+    state: dict,
+    x: torch.Tensor,
+    num_heads: int,
+    *,
+    norm_first: bool = True,
+    activation: str = "relu",
+    mask: torch.Tensor | None = None,
+    residual: str = "x",
+    swap_norms: bool = False,
+    final_norm: bool = False,
+    ffn_norm: str | None = None,
+    post_ln: str = "norm_of_sum",
+    dropout=None,
+    skip_dropout: tuple[str, ...] = (),
+) -> torch.Tensor:
+    """The encoder block (nn.TransformerEncoderLayer) in float64, with switches for mistakes.
+
+    residual: "x" (right), "none", "attn_only" / "ffn_only" (the other one missing), "normed"
+    (pre-LN with the residual taken from the normalized input). ``ffn_norm``: the norm of the
+    feed-forward sublayer ("norm1" when norm1 is reused). ``post_ln="sum_of_norm"``: post-LN
+    written as x + LN(f(x)). ``dropout`` (a function, training mode) acts where PyTorch's layer
+    has it: on the attention weights, after self-attention (dropout1), inside the feed-forward
+    sublayer and after it (dropout2); ``skip_dropout`` leaves out some of "weights",
+    "attn_out", "ffn_hidden", "ffn_out".
+    """
+    x = x.double()
+    n1, n2 = ("norm2", "norm1") if swap_norms else ("norm1", "norm2")
+    n2 = ffn_norm or n2
+
+    def drop(name):
+        return None if dropout is None or name in skip_dropout else dropout
+
+    def norm(name, h):
+        return layer_norm64(h, state[f"{name}.weight"], state[f"{name}.bias"], 1e-5)
+
+    def attn(h):
+        out = attn64(state, "self_attn.", h, h, num_heads, mask, dropout=drop("weights"))
+        return (drop("attn_out") or (lambda t: t))(out)
+
+    def ffn(h):
+        out = ffn64(state, h, activation, prefix="ffn.", dropout=drop("ffn_hidden"))
+        return (drop("ffn_out") or (lambda t: t))(out)
+
+    keep_attn = residual in ("x", "normed", "attn_only")
+    keep_ffn = residual in ("x", "normed", "ffn_only")
+    if norm_first:
+        h = norm(n1, x)
+        x = (h if residual == "normed" else x) * keep_attn + attn(h)
+        h = norm(n2, x)
+        x = (h if residual == "normed" else x) * keep_ffn + ffn(h)
+        return norm(n2, x) if final_norm else x
+    if post_ln == "sum_of_norm":
+        x = x * keep_attn + norm(n1, attn(x))
+        return x * keep_ffn + norm(n2, ffn(x))
+    x = norm(n1, x * keep_attn + attn(x))
+    return norm(n2, x * keep_ffn + ffn(x))

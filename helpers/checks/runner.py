@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import torch
+from torch.nn.parameter import is_lazy
 
 # absolute: this module also runs as source in the grader's private package (kernel_side.py)
 from helpers.device import to_device
@@ -162,10 +163,12 @@ def _has_float64(probe: Probe) -> bool:
 
 def call_candidate(ex: Exercise, probe: Probe, candidate: Any, device: torch.device) -> Any:
     """Call the candidate as the probe's kind says; raises whatever the candidate raises."""
-    args = to_device(probe.args, device)
-    kwargs = to_device(probe.kwargs, device)
+    # copies, so that a candidate that writes into its inputs cannot change the probe's tensors
+    args = clone_tensors(to_device(probe.args, device))
+    kwargs = clone_tensors(to_device(probe.kwargs, device))
+    before = clone_tensors((args, kwargs))
     if probe.runner == "call":
-        return candidate(*args, **kwargs)
+        return inputs_kept(candidate(*args, **kwargs), before, (args, kwargs))
     if probe.runner in ("module", "module_info"):
         module = candidate(**(probe.init or {}))
         if not isinstance(module, torch.nn.Module):
@@ -177,24 +180,69 @@ def call_candidate(ex: Exercise, probe: Probe, candidate: Any, device: torch.dev
         module.to(device).eval()
         method = probe.info.get("method", "forward")
         with torch.no_grad():
-            return (
+            out = (
                 getattr(module, method)(*args, **kwargs)
                 if method != "forward"
                 else module(*args, **kwargs)
             )
+        return inputs_kept(out, before, (args, kwargs))
     custom = getattr(ex, f"run_{probe.runner}", None)
     if custom is None:
         raise ValueError(f"exercise {ex.id} has no runner {probe.runner!r}")
     return custom(probe, candidate, device)
 
 
+#: the value a runner returns, instead of the output, when the candidate changed an input
+INPUT_CHANGED = "__input_changed__"
+
+
+def clone_tensors(x: Any) -> Any:
+    if isinstance(x, torch.Tensor):
+        return x.clone()
+    if isinstance(x, (tuple, list)):
+        return type(x)(clone_tensors(v) for v in x)
+    if isinstance(x, dict):
+        return {k: clone_tensors(v) for k, v in x.items()}
+    return x
+
+
+def _tensors(x: Any) -> list:
+    if isinstance(x, torch.Tensor):
+        return [x]
+    if isinstance(x, (tuple, list)):
+        return [t for v in x for t in _tensors(v)]
+    if isinstance(x, dict):
+        return [t for v in x.values() for t in _tensors(v)]
+    return []
+
+
+def inputs_kept(out: Any, before: Any, after: Any) -> Any:
+    """``out``, or {INPUT_CHANGED: True} when the candidate wrote into one of its inputs
+    (x[x < 0] = 0, x /= ..., x.clamp_()): the caller's tensor would change under it."""
+    for a, b in zip(_tensors(before), _tensors(after)):
+        both_nan = (a.isnan() & b.isnan()) if a.is_floating_point() else False
+        same = a.shape == b.shape and bool(((a == b) | both_nan).all())
+        if not same:
+            return {INPUT_CHANGED: True}
+    return out
+
+
 def module_info(module: torch.nn.Module) -> dict:
-    """Names and shapes of parameters and buffers, and the child modules' class names."""
-    return {
-        "parameters": {n: list(p.shape) for n, p in module.named_parameters()},
-        "buffers": {n: list(b.shape) for n, b in module.named_buffers()},
+    """Names and shapes of parameters and buffers, and the child modules' class names.
+
+    Lazy layers (nn.LazyLinear) have no shape before their first call: their names are listed
+    under "lazy" (the judge asks for layers sized at construction)."""
+    lazy = [n for n, p in module.named_parameters() if is_lazy(p)]
+    info = {
+        "parameters": {
+            n: ([] if is_lazy(p) else list(p.shape)) for n, p in module.named_parameters()
+        },
+        "buffers": {n: ([] if is_lazy(b) else list(b.shape)) for n, b in module.named_buffers()},
         "children": {n: type(m).__name__ for n, m in module.named_children()},
     }
+    if lazy:
+        info["lazy"] = lazy
+    return info
 
 
 def run_probe(ex: Exercise, probe: Probe, candidate: Any, device: torch.device) -> Outcome:

@@ -39,25 +39,29 @@ def judge_accuracy(out, targets: torch.Tensor, threshold: float, what: str, name
     if isinstance(out, dict) and "not_a_module" in out:
         raise Fail(
             f"`{name}` should be the trained model, an nn.Module instance; got the "
-            f"{out['not_a_module']}. Pass the model you trained, e.g. check(..., {name})."
+            f"{out['not_a_module']}. Pass the model you trained, e.g. check(..., {name}).",
+            "not_a_module",
         )
     if isinstance(out, dict) and "output_type" in out:
         raise Fail(
             f"`{name}(inputs)` returned a {out['output_type']}: it should return the logits "
-            "as one tensor."
+            "as one tensor.",
+            "output_not_tensor",
         )
     got = expect_tensor(out, "the predictions")
     if tuple(got.shape) != tuple(targets.shape):
         raise Fail(
             f"the predictions (argmax of the logits' last dimension) have shape "
             f"{tuple(got.shape)}, expected {tuple(targets.shape)}: the model should return "
-            f"logits of shape {tuple(targets.shape) + ('num_classes',)}."
+            f"logits of shape {tuple(targets.shape) + ('num_classes',)}.",
+            "prediction_shape",
         )
     accuracy = (got.long() == targets).double().mean().item()
     if not accuracy >= threshold:
         raise Fail(
             f"{what} is {accuracy:.4f}, below the threshold {threshold}: train longer, or "
-            "check the model and the training loop."
+            "check the model and the training loop.",
+            "below_threshold",
         )
     return accuracy
 

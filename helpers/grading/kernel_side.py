@@ -70,16 +70,18 @@ def setup(sources, package=PRIVATE_PACKAGE, notebooks=None, references=None):
     sys.meta_path.insert(0, finder)
     try:
         import importlib as _importlib
+        import re as _re
 
         framework = _importlib.import_module(package + ".framework")
         runner = _importlib.import_module(package + ".runner")
         failures = {}
         for short in sorted(sources):
-            if short.startswith("nb") and (notebooks is None or short[2:4] in notebooks):
+            nb = _re.match(r"^nb(\d\d)(_|$)", short)  # nb05 and nb05_block, nb05_...
+            if nb and (notebooks is None or nb.group(1) in notebooks):
                 try:  # a broken check module costs only its own exercises
                     _importlib.import_module(f"{package}.{short}")
                 except Exception as exc:
-                    failures[short[2:4]] = f"{type(exc).__name__}: {exc}"
+                    failures.setdefault(nb.group(1), f"{type(exc).__name__}: {exc}")
     finally:
         sys.meta_path.remove(finder)
     _state.update(framework=framework, runner=runner, failures=failures, references=references)

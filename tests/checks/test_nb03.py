@@ -9,7 +9,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from helpers.checks.framework import randn
-from helpers.checks.nb03 import random_state, reference_mha
+from helpers.checks.modules import random_state, reference_mha
 from helpers.checks.references import mha64
 
 from .conftest import stub
@@ -163,7 +163,7 @@ def test_stub_forward(run_check):
         ({"values_from": "query"}, "values come from `query`"),
         ({"values_from": "key"}, "values come from `key`"),
         ({"average_weights": True}, "not their average"),
-        ({"dropout_on": "nowhere"}, "equals the eval-mode output"),
+        ({"dropout_on": "nowhere"}, "there is no dropout"),
     ],
 )
 def test_mistakes(run_check, attrs, words):

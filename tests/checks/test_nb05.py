@@ -8,7 +8,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from helpers.checks.modules import block_state, to_torch_names, torch_layer, torch_masks
-from helpers.checks.nb05 import block64
+from helpers.checks.references import block64
 
 # --------------------------------------------------------------------------- LayerNorm
 
@@ -224,6 +224,7 @@ class TinyMHA(nn.Module):
         self.q_proj, self.k_proj, self.v_proj, self.out_proj = (
             nn.Linear(d_model, d_model) for _ in range(4)
         )
+        self.dropout = nn.Dropout(dropout)
 
     def forward(self, query, key=None, value=None, mask=None):
         B, T, d = query.shape
@@ -234,26 +235,38 @@ class TinyMHA(nn.Module):
         s = q @ k.transpose(-2, -1) / math.sqrt(d // self.h)
         if mask is not None:
             s = s.masked_fill(~mask, float("-inf"))
-        w = s.softmax(-1)
+        w = self.dropout(s.softmax(-1))
         return self.out_proj((w @ v).transpose(1, 2).reshape(B, T, d)), w
 
 
 def make_block(step=None, ffn_activation=None):
     """``step(self, x, mask)`` replaces the forward; the default is the right one."""
-    LN, FFN = make_layer_norm(), make_ffn()
+    LN = make_layer_norm()
+
+    class FFN(make_ffn()):
+        """The feed-forward sublayer followed by the block's dropout2 (a child without
+        parameters, so the names stay those of the contract)."""
+
+        def __init__(self, d_model, d_ff, dropout, activation):
+            super().__init__(d_model, d_ff, dropout, activation)
+            self.dropout2 = nn.Dropout(dropout)
+
+        def forward(self, x):
+            return self.dropout2(super().forward(x))
 
     class TransformerEncoderBlock(nn.Module):
         def __init__(
             self, d_model, num_heads, d_ff, dropout=0.0, norm_first=True, activation="relu"
         ):
             super().__init__()
-            self.self_attn = TinyMHA(d_model, num_heads)
+            self.self_attn = TinyMHA(d_model, num_heads, dropout)
             self.ffn = FFN(d_model, d_ff, dropout, ffn_activation or activation)
             self.norm1, self.norm2 = LN(d_model), LN(d_model)
+            self.dropout1 = nn.Dropout(dropout)
             self.norm_first = norm_first
 
         def sa(self, h, mask):
-            return self.self_attn(h, mask=mask)[0]
+            return self.dropout1(self.self_attn(h, mask=mask)[0])
 
         def forward(self, x, mask=None):
             if step is not None:
@@ -302,7 +315,7 @@ def test_block_solution_passes(run_check):
 def test_block_written_differently_passes(run_check):
     def branches(self, x, mask):
         def attn_block(h):
-            return self.self_attn(h, h, h, mask)[0]
+            return F.dropout(self.self_attn(h, h, h, mask)[0], self.dropout1.p, self.training)
 
         if self.norm_first:
             h = x + attn_block(self.norm1(x))
@@ -415,3 +428,65 @@ def test_block_wrong_names(run_check):
         "no parameter `self_attn.q_proj.weight`" in r.messages[0]
         and "MultiHeadAttention" in r.messages[0]
     )
+
+
+# --------------------------------------------------------------------------- training mode, codes
+
+
+def test_reference_block_with_fixed_dropout_equals_torch_layer_in_training_mode():
+    """block64's dropout placements are nn.TransformerEncoderLayer's: both in training mode with
+    the check's fixed masks (PyTorch's self-attention asked for its weights, so that its
+    dropout goes through F.dropout, which the fixed masks replace)."""
+    from helpers.checks.probes import dropout_fixed, fixed_dropout
+
+    gen = torch.Generator().manual_seed(4)
+    for norm_first in (True, False):
+        state = block_state(gen, 8, 16)
+        init = {"d_model": 8, "num_heads": 2, "d_ff": 16, "norm_first": norm_first}
+        layer = torch_layer(init, state)
+        for m in (layer.dropout, layer.dropout1, layer.dropout2):
+            m.p = 0.5
+        layer.self_attn.dropout = 0.5
+        forward = layer.self_attn.forward
+        layer.self_attn.forward = lambda *a, _f=forward, **k: _f(*a, **{**k, "need_weights": True})
+        x = torch.randn(2, 6, 8, generator=gen, dtype=torch.float64)
+        with dropout_fixed(11) as calls, torch.no_grad():
+            ref = layer(x)
+        assert len(calls) == 4
+        ours = block64(
+            state, x, 2, norm_first=norm_first, dropout=lambda t: fixed_dropout(t, 0.5, 11)
+        )
+        torch.testing.assert_close(ours, ref, atol=1e-10, rtol=1e-10)
+
+
+@pytest.mark.parametrize(
+    "exercise, name, code",
+    [
+        ("03.MultiHeadAttention", "dropout_on_output", "dropout_on_output"),
+        ("03.MultiHeadAttention", "value_defaults_to_query", "value_defaults_to_query"),
+        ("03.MultiHeadAttention", "nanogpt_always_causal", "always_causal"),
+        ("03.MultiHeadAttention", "d2l_lazy_linear", "lazy_layers"),
+        ("04.sinusoidal_positional_encoding", "base_1000", "wrong_base"),
+        ("04.sinusoidal_positional_encoding", "float64", "wrong_dtype"),
+        ("04.PositionalEncoding", "pe_not_sliced", "pe_not_sliced"),
+        ("04.PositionalEncoding", "pytorch_tutorial_sequence_first", "sequence_first"),
+        ("04.PositionalEncoding", "dropout_before_adding_pe", "dropout_before_adding_pe"),
+        ("04.PositionalEncoding", "no_dropout", "no_dropout"),
+        ("05.LayerNorm", "annotated_transformer_std_unbiased_eps_outside", "std_plus_eps"),
+        ("05.LayerNorm", "bias_not_added", "no_bias"),
+        ("05.FeedForward", "dropout_after_linear2", "dropout_after_linear2"),
+        ("05.FeedForward", "dropout_before_activation", "dropout_before_activation"),
+        ("05.TransformerEncoderBlock", "no_ffn_dropout", "no_ffn_dropout"),
+        ("05.TransformerEncoderBlock", "norm1_reused", "norm1_reused"),
+        ("05.TransformerEncoderBlock", "post_ln_as_x_plus_ln_f", "post_ln_norm_on_branch"),
+        ("05.TransformerEncoderBlock", "layer_norm_without_bias", "norm_without_bias"),
+    ],
+)
+def test_mistake_codes(run_check, exercise, name, code):
+    """The catalogue's wrong versions (tests/checks/wrong) carry stable mistake codes."""
+    from .wrong import test_nb03_05 as catalogue
+
+    cases = catalogue.test_wrong_version_fails_with_named_message.pytestmark[0].args[1]
+    (candidate,) = [c.values[1] for c in cases if c.id == f"{exercise}-{name}"]
+    r = run_check(exercise, candidate)
+    assert not r.passed and r.mistake == f"{exercise}/{code}", (r.mistake, r.messages)

@@ -128,7 +128,7 @@ def build(folder: Path) -> dict[str, list[tuple]]:
                 "0",
                 "2",
                 "failed",
-                "case x = [1000, 1001, 999] (large logits): the output "
+                "case x = [1000, 1001, 999] (large values): the output "
                 "has NaN or inf: exp(1000) overflows. Subtract the max along `dim` "
                 "(keepdim=True) before exponentiating; softmax does not change.",
             ),

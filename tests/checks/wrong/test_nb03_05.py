@@ -132,7 +132,6 @@ MHA_WRONG = [
         "dropout_on_output",
         mha(dropout_on="output"),
         "dropout",
-        xfail="passes: dropout is checked in eval mode only or not where it acts",
     ),
     wrong(MHA, "no_dropout", mha(dropout_on="none"), "dropout"),
     wrong(
@@ -140,14 +139,12 @@ MHA_WRONG = [
         "weights_returned_before_dropout",
         mha(return_weights_before_dropout=True),
         "dropout",
-        xfail="passes: the returned weights are not compared in training mode",
     ),
     wrong(
         MHA,
         "value_defaults_to_query",
         mha(value_default="query"),
         "value",
-        xfail="passes: no case calls with key and without value",
     ),
     wrong(MHA, "split_without_transpose", mha(split="no_transpose"), "transpose"),
     wrong(MHA, "no_out_proj", mha(out_proj_used=False), "out_proj"),
@@ -158,7 +155,6 @@ MHA_WRONG = [
         "nanogpt_always_causal",
         mha(always_causal=True),
         "causal",
-        xfail="generic 'weights does not match'; an always-causal mask (nanoGPT) is not named",
     ),
     wrong(MHA, "mask_inverted", MHAMaskInverted, "invert"),
     wrong(
@@ -166,7 +162,6 @@ MHA_WRONG = [
         "d2l_lazy_linear",
         MHALazy,
         "construct",
-        xfail="raw RuntimeError from module_info on an uninitialised lazy parameter",
     ),
 ]
 MHA_OK = [right(MHA, "fused_qkv_F.dropout", MHAFusedQKV), right(MHA, "einsum_-1e9", MHAEinsum)]
@@ -220,7 +215,6 @@ SPE_WRONG = [
         "base_1000",
         table(base=1000.0),
         "10000",
-        xfail="generic 'does not match'; a wrong base is not named",
     ),
     wrong(SPE, "multiplied_not_divided", table(multiply=True), "divide"),
     wrong(SPE, "float64", table(dtype=torch.float64), "float32"),
@@ -299,36 +293,30 @@ PE_WRONG = [
         "no_dropout",
         PENoDropout,
         "dropout",
-        xfail="passes: not checked in training mode with dropout > 0",
     ),
     wrong(
         PE,
         "dropout_before_adding_pe",
         PEDropoutBeforeAdding,
         "dropout",
-        xfail="passes: dropout placement not checked in training mode",
     ),
     wrong(
         PE,
         "pe_not_sliced",
         PENotSliced,
         "pe[:t]",
-        xfail="raw RuntimeError from broadcasting; the missing pe[:T] slice is not named",
     ),
     wrong(
         PE,
         "sliced_by_batch",
         PESlicedByBatch,
         "size(1)",
-        xfail="generic 'does not match'; slicing pe by the batch size is not named",
     ),
     wrong(
         PE,
         "pytorch_tutorial_sequence_first",
         PESequenceFirst,
         "(max_len, 1, d_model)",
-        xfail="generic 'does not match'; "
-        "the sequence-first (max_len, 1, d_model) table is not named",
     ),
     wrong(PE, "pe_is_a_parameter", PEParameter, "buffer"),
     wrong(PE, "pe_not_registered", PEPlainAttribute, "buffer"),
@@ -470,14 +458,12 @@ FF_WRONG = [
         "dropout_after_linear2",
         ffn(order="dropout_after_linear2"),
         "dropout",
-        xfail="passes: dropout placement not checked in training mode",
     ),
     wrong(
         FF,
         "dropout_before_activation",
         ffn(order="dropout_before_act"),
         "dropout",
-        xfail="passes: dropout placement not checked in training mode",
     ),
     wrong(FF, "no_activation", ffn(order="no_activation"), "activation"),
     wrong(FF, "relu_after_linear2", ffn(order="relu_after_linear2"), "linear2"),
@@ -489,7 +475,6 @@ FF_WRONG = [
         "d2l_lazy_linear",
         FFLazy,
         "construct",
-        xfail="raw RuntimeError from module_info on an uninitialised lazy parameter",
     ),
 ]
 FF_OK = [right(FF, "F.dropout", FFFunctionalDropout)]
@@ -560,28 +545,24 @@ EB_WRONG = [
         "no_ffn_dropout",
         block(ffn_dropout=False),
         "dropout",
-        xfail="passes: dropout not checked in training mode",
     ),
     wrong(
         EB,
         "no_attention_dropout",
         block(attn_dropout=False),
         "dropout",
-        xfail="passes: dropout not checked in training mode",
     ),
     wrong(
         EB,
         "norm1_reused",
         block(norm_for_ffn="norm1"),
         "norm1",
-        xfail="generic 'does not match'; norm1 reused for the feed-forward sublayer is not named",
     ),
     wrong(
         EB,
         "post_ln_as_x_plus_ln_f",
         block(post_ln_form="sum_of_norm"),
         "post",
-        xfail="generic 'does not match'; post-LN written as x + LN(f(x)) is not named",
     ),
     wrong(EB, "no_attention_residual", block(attn_residual=False), "residual"),
     wrong(EB, "mask_not_passed", block(pass_mask=False), "mask"),
@@ -590,7 +571,223 @@ EB_WRONG = [
 ]
 EB_OK = [right(EB, "F.dropout", EBFunctionalDropout)]
 
+# ------------------------------------------------------------- beyond the catalogue (issue 12)
+
+
+class MHADropoutOn(MultiHeadAttention):
+    """Dropout on the values or on the scores instead of the weights."""
+
+    where = "values"
+
+    def forward(self, query, key=None, value=None, mask=None):
+        key = query if key is None else key
+        value = key if value is None else value
+        q, k = self.split_heads(self.q_proj(query)), self.split_heads(self.k_proj(key))
+        v = self.v_proj(value)
+        v = self.split_heads(self.dropout(v) if self.where == "values" else v)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_head)
+        if self.where == "scores":
+            scores = self.dropout(scores)
+        if mask is not None:
+            scores = scores.masked_fill(~mask, float("-inf"))
+        weights = scores.softmax(-1)
+        return self.out_proj(self.merge_heads(weights @ v)), weights
+
+
+class MHAOneHead(MultiHeadAttention):
+    """num_heads ignored: a single head of size d_model."""
+
+    def split_heads(self, x):
+        return x.unsqueeze(1)
+
+    def merge_heads(self, x):
+        return x.squeeze(1)
+
+    def forward(self, query, key=None, value=None, mask=None):
+        self.d_head = self.d_model
+        return MultiHeadAttention.forward(self, query, key, value, mask)
+
+
+class MHAFixedP(MultiHeadAttention):
+    def __init__(self, d_model, num_heads, dropout=0.0, bias=True):
+        super().__init__(d_model, num_heads, dropout, bias)
+        self.dropout = nn.Dropout(0.1)  # the argument is ignored
+
+
+class MHAFairseqLayout(MultiHeadAttention):
+    """Correct, written differently: heads folded into the batch, (B * H, T, d_head), bmm, and
+    an additive float mask."""
+
+    def forward(self, query, key=None, value=None, mask=None):
+        key = query if key is None else key
+        value = key if value is None else value
+        B, T_q, _ = query.shape
+        H, dh = self.num_heads, self.d_head
+
+        def fold(t):  # (B, T, d_model) -> (B * H, T, d_head)
+            return t.view(B, -1, H, dh).transpose(1, 2).reshape(B * H, -1, dh)
+
+        q, k, v = fold(self.q_proj(query)), fold(self.k_proj(key)), fold(self.v_proj(value))
+        scores = torch.bmm(q, k.transpose(1, 2)) / math.sqrt(dh)  # (B * H, T_q, T_k)
+        if mask is not None:
+            full = mask.expand(B, H, T_q, k.size(1)).reshape(B * H, T_q, -1)
+            scores = scores + torch.zeros_like(scores).masked_fill(~full, float("-inf"))
+        weights = self.dropout(scores.softmax(-1))
+        out = torch.bmm(weights, v).view(B, H, T_q, dh).transpose(1, 2).reshape(B, T_q, -1)
+        return self.out_proj(out), weights.view(B, H, T_q, -1)
+
+
+def table_from_1(max_len, d_model):
+    return table()(max_len + 1, d_model)[1:]
+
+
+def table_loop(max_len, d_model):
+    """Correct, written differently: Python loops."""
+    pe = torch.zeros(max_len, d_model)
+    for pos in range(max_len):
+        for i in range(0, d_model, 2):
+            angle = pos / 10000 ** (i / d_model)
+            pe[pos, i] = math.sin(angle)
+            if i + 1 < d_model:
+                pe[pos, i + 1] = math.cos(angle)
+    return pe
+
+
+class PEInPlace(PositionalEncoding):
+    def forward(self, x):
+        x += self.pe[: x.size(1)]  # changes the caller's x
+        return self.dropout(x)
+
+
+class PEDropoutOnPe(PositionalEncoding):
+    def forward(self, x):
+        return x + self.dropout(self.pe[: x.size(1)])
+
+
+class PEBatchFirstBuffer(nn.Module):
+    """Correct, written differently: a (1, max_len, d_model) buffer."""
+
+    def __init__(self, d_model, max_len=5000, dropout=0.0):
+        super().__init__()
+        self.dropout = nn.Dropout(dropout)
+        self.register_buffer("pe", sinusoidal_positional_encoding(max_len, d_model)[None])
+
+    def forward(self, x):
+        return self.dropout(x + self.pe[:, : x.size(1)])
+
+
+class LNNoBiasAdded(LayerNorm):
+    def forward(self, x):
+        mean, var = x.mean(-1, keepdim=True), x.var(-1, unbiased=False, keepdim=True)
+        return (x - mean) / torch.sqrt(var + self.eps) * self.weight
+
+
+class LNEpsFixed(LayerNorm):
+    def forward(self, x):
+        mean, var = x.mean(-1, keepdim=True), x.var(-1, unbiased=False, keepdim=True)
+        return (x - mean) / torch.sqrt(var + 1e-6) * self.weight + self.bias
+
+
+class LNVarMean(LayerNorm):
+    """Correct, written differently: torch.var_mean."""
+
+    def forward(self, x):
+        var, mean = torch.var_mean(x, dim=-1, keepdim=True, correction=0)
+        return (x - mean) / (var + self.eps).sqrt() * self.weight + self.bias
+
+
+class FFFixedP(FeedForward):
+    def __init__(self, d_model, d_ff, dropout=0.0, activation="relu"):
+        super().__init__(d_model, d_ff, dropout, activation)
+        self.dropout = nn.Dropout(0.1)
+
+
+class FFDropoutOnInput(FeedForward):
+    def forward(self, x):
+        return self.linear2(self.activation(self.linear1(self.dropout(x))))
+
+
+class FFModules(nn.Module):
+    """Correct, written differently: nn.GELU / nn.ReLU modules and nn.Dropout in a row."""
+
+    def __init__(self, d_model, d_ff, dropout=0.0, activation="relu"):
+        super().__init__()
+        self.linear1, self.linear2 = nn.Linear(d_model, d_ff), nn.Linear(d_ff, d_model)
+        self.act = nn.GELU() if activation == "gelu" else nn.ReLU()
+        self.drop = nn.Dropout(dropout)
+
+    def forward(self, x):
+        return self.linear2(self.drop(self.act(self.linear1(x))))
+
+
+class EBBuiltWithout(TransformerEncoderBlock):
+    """Sublayers built without the dropout argument."""
+
+    without = ("self_attn",)
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=True, activation="relu"):
+        super().__init__(d_model, num_heads, d_ff, dropout, norm_first, activation)
+        if "self_attn" in self.without:
+            self.self_attn = MultiHeadAttention(d_model, num_heads)
+        if "ffn" in self.without:
+            self.ffn = FeedForward(d_model, d_ff, activation=activation)
+
+
+class LNNoBiasInForward(LayerNorm):
+    def forward(self, x):
+        return LNNoBiasAdded.forward(self, x)
+
+
+class EBNormNoBias(TransformerEncoderBlock):
+    """The block on a LayerNorm that forgets its bias."""
+
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=True, activation="relu"):
+        super().__init__(d_model, num_heads, d_ff, dropout, norm_first, activation)
+        self.norm1, self.norm2 = LNNoBiasInForward(d_model), LNNoBiasInForward(d_model)
+
+
+class EBFinalNorm(TransformerEncoderBlock):
+    def forward(self, x, mask=None):
+        out = super().forward(x, mask)
+        return self.norm2(out) if self.norm_first else out
+
+
+MORE = [
+    wrong(MHA, "dropout_on_values", type("MultiHeadAttention", (MHADropoutOn,), {}), "values"),
+    wrong(
+        MHA,
+        "dropout_on_scores",
+        type("MultiHeadAttention", (MHADropoutOn,), {"where": "scores"}),
+        "scores",
+    ),
+    wrong(MHA, "num_heads_ignored", MHAOneHead, "num_heads"),
+    wrong(MHA, "dropout_p_ignored", MHAFixedP, "`dropout` argument"),
+    wrong(SPE, "positions_from_1", table_from_1, "position 0"),
+    wrong(PE, "x_changed_in_place", PEInPlace, "in place"),
+    wrong(PE, "dropout_on_pe", PEDropoutOnPe, "dropout"),
+    wrong(LN, "bias_not_added", LNNoBiasAdded, "bias"),
+    wrong(LN, "eps_fixed", LNEpsFixed, "eps"),
+    wrong(FF, "dropout_p_ignored", FFFixedP, "`dropout` argument"),
+    wrong(FF, "dropout_on_input", FFDropoutOnInput, "input"),
+    wrong(EB, "self_attn_without_dropout", EBBuiltWithout, "self_attn"),
+    wrong(
+        EB,
+        "ffn_without_dropout",
+        type("TransformerEncoderBlock", (EBBuiltWithout,), {"without": ("ffn",)}),
+        "ffn",
+    ),
+    wrong(EB, "layer_norm_without_bias", EBNormNoBias, "bias"),
+    wrong(EB, "final_norm_in_pre_ln", EBFinalNorm, "normalized at the end"),
+]
+MORE_OK = [
+    right(MHA, "fairseq_layout_additive_mask", MHAFairseqLayout),
+    right(SPE, "python_loops", table_loop),
+    right(PE, "batch_first_buffer", PEBatchFirstBuffer),
+    right(LN, "var_mean", LNVarMean),
+    right(FF, "activation_modules", FFModules),
+]
+
 test_wrong_version_fails_with_named_message, test_correct_variant_passes = make_tests(
-    MHA_WRONG + SPE_WRONG + PE_WRONG + LN_WRONG + FF_WRONG + EB_WRONG,
-    MHA_OK + SPE_OK + PE_OK + LN_OK + FF_OK + EB_OK,
+    MHA_WRONG + SPE_WRONG + PE_WRONG + LN_WRONG + FF_WRONG + EB_WRONG + MORE,
+    MHA_OK + SPE_OK + PE_OK + LN_OK + FF_OK + EB_OK + MORE_OK,
 )

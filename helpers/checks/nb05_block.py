@@ -1,0 +1,345 @@
+"""Notebook 05: the transformer encoder block, pre-LN and post-LN.
+
+The learner's block and ``nn.TransformerEncoderLayer(batch_first=True, dropout=0.0)`` get the
+same weights and their outputs are compared. The known wrong variants are computed by
+:func:`references.block64`, a float64 formula of the block with switches for each mistake. In
+training mode the check's dropout uses fixed masks (``probes.dropout_fixed``) and ``block64``
+applies the same ones where PyTorch's layer has dropout (tests/checks/test_nb05.py compares
+the two).
+"""
+
+from __future__ import annotations
+
+import torch
+
+from .framework import (
+    Exercise,
+    Probe,
+    expect_close,
+    expect_finite,
+    expect_like,
+    expect_tensor,
+    randint,
+    randn,
+)
+from .modules import (
+    block_names,
+    block_state,
+    expect_names,
+    judge_module_info,
+    torch_layer,
+    torch_masks,
+)
+from .probes import TrainModeMixin, fixed_dropout, judge_dropout, train_mode_parts
+from .references import PROJECTIONS, block64
+
+
+class TransformerEncoderBlockCheck(TrainModeMixin, Exercise):
+    id = "05.TransformerEncoderBlock"
+    title = "the transformer encoder block, pre-LN and post-LN"
+    points = 3.0
+    kind = "module"
+
+    def probes(self, gen):
+        def state(d, d_ff):
+            return block_state(gen, d, d_ff, norm_scale=(0.4, 0.3))
+
+        def padding(B, T):
+            keep = torch.ones(B, T, dtype=torch.bool)
+            for b in range(B):
+                keep[b, T - 1 - b % 2 :] = False  # the last one or two keys are padding
+            return keep[:, None, None, :]  # (B, 1, 1, T)
+
+        small = {"d_model": 8, "num_heads": 2, "d_ff": 16}
+        yield Probe(
+            "module_info: TransformerEncoderBlock(8, 2, 16)", runner="module_info", init=small
+        )
+        yield Probe(
+            "pre-LN (norm_first=True), d_model=8, 2 heads, x (2, 5, 8)",
+            runner="module",
+            init={**small, "norm_first": True},
+            state=state(8, 16),
+            args=(randn(2, 5, 8, generator=gen),),
+        )
+        yield Probe(
+            "post-LN (norm_first=False), d_model=8, 2 heads, x (2, 5, 8)",
+            runner="module",
+            init={**small, "norm_first": False},
+            state=state(8, 16),
+            args=(randn(2, 5, 8, generator=gen),),
+        )
+        yield Probe(
+            "default norm_first (True: pre-LN), x (1, 4, 8)",
+            runner="module",
+            init=small,
+            state=state(8, 16),
+            args=(randn(1, 4, 8, generator=gen),),
+        )
+        yield Probe(
+            "pre-LN with a padding mask (B, 1, 1, T), x (2, 6, 8)",
+            runner="module",
+            init={**small, "norm_first": True},
+            state=state(8, 16),
+            args=(randn(2, 6, 8, generator=gen),),
+            kwargs={"mask": padding(2, 6)},
+        )
+        yield Probe(
+            "post-LN with a causal mask (T, T), x (2, 5, 8)",
+            runner="module",
+            init={**small, "norm_first": False},
+            state=state(8, 16),
+            args=(randn(2, 5, 8, generator=gen),),
+            kwargs={"mask": torch.ones(5, 5, dtype=torch.bool).tril()},
+        )
+        yield Probe(
+            "pre-LN, gelu, d_model=12, 3 heads, d_ff=20, x (3, 4, 12)",
+            runner="module",
+            init={
+                "d_model": 12,
+                "num_heads": 3,
+                "d_ff": 20,
+                "norm_first": True,
+                "activation": "gelu",
+            },
+            state=state(12, 20),
+            args=(randn(3, 4, 12, generator=gen),),
+        )
+        for norm_first in (True, False):
+            yield Probe(
+                f"training mode, dropout=0.5, norm_first={norm_first}, x (2, 6, 8)",
+                runner="train_mode",
+                init={**small, "norm_first": norm_first, "dropout": 0.5},
+                state=state(8, 16),
+                args=(randn(2, 6, 8, generator=gen),),
+                kwargs={"dropout_seed": int(randint(gen, 0, 2**30))},
+            )
+        yield Probe(
+            "post-LN with a padding mask, dropout=0.1 in eval mode, x (2, 7, 8)",
+            runner="module",
+            init={**small, "norm_first": False, "dropout": 0.1},
+            state=state(8, 16),
+            args=(randn(2, 7, 8, generator=gen),),
+            kwargs={"mask": padding(2, 7)},
+        )
+
+    def judge(self, probe, out):
+        if probe.runner == "module_info":
+            return judge_module_info(probe, out, "TransformerEncoderBlock", self.judge_info)
+        if probe.runner == "train_mode":
+            return self.judge_train(probe, out)
+        expect_block(probe, out, "the output")
+
+    def judge_train(self, probe, out):
+        train, evald, calls = train_mode_parts(out)
+        (x,) = probe.args
+        init, st, seed = probe.init, probe.state, probe.kwargs["dropout_seed"]
+        expect_block(probe, evald, "the eval-mode output")
+        train = expect_tensor(train, "the training-mode output")
+        expect_like(train, x.shape, x.dtype, "the training-mode output")
+
+        def v(*skip):
+            return lambda: block64(
+                st,
+                x,
+                init["num_heads"],
+                norm_first=init["norm_first"],
+                dropout=lambda t: fixed_dropout(t, init["dropout"], seed),
+                skip_dropout=skip,
+            )
+
+        built = "(PyTorch's layer has it there)"
+        judge_dropout(
+            train,
+            evald,
+            calls,
+            v()(),
+            [
+                (
+                    v("ffn_out"),
+                    "the dropout after the feed-forward sublayer (dropout2) is missing: "
+                    "x + dropout2(ffn(...)) " + built + ".",
+                    "no_ffn_dropout",
+                ),
+                (
+                    v("attn_out"),
+                    "the dropout after self-attention (dropout1) is missing: use self._attn(h, "
+                    "mask), which applies it " + built + ".",
+                    "no_attn_dropout",
+                ),
+                (
+                    v("attn_out", "ffn_out"),
+                    "dropout1 and dropout2 are missing: each sublayer's output goes through "
+                    "dropout before it is added " + built + ".",
+                    "no_sublayer_dropout",
+                ),
+                (
+                    v("weights"),
+                    "self_attn has no dropout: build it with MultiHeadAttention(d_model, "
+                    "num_heads, dropout).",
+                    "attn_without_dropout",
+                ),
+                (
+                    v("ffn_hidden"),
+                    "ffn has no dropout: build it with FeedForward(d_model, d_ff, dropout, "
+                    "activation).",
+                    "ffn_without_dropout",
+                ),
+                (
+                    v("weights", "ffn_hidden"),
+                    "self_attn and ffn have no dropout: pass `dropout` on to "
+                    "MultiHeadAttention(...) and FeedForward(...).",
+                    "sublayers_without_dropout",
+                ),
+            ],
+            "on the attention weights (inside self_attn), after each sublayer (dropout1, "
+            "dropout2) and inside ffn, as in nn.TransformerEncoderLayer",
+        )
+
+    def judge_info(self, probe, info):
+        d, d_ff = probe.init["d_model"], probe.init["d_ff"]
+        expect_names(
+            info,
+            block_names(d, d_ff),
+            "TransformerEncoderBlock",
+            {
+                **{
+                    f"self_attn.{p}.weight": "Use self.self_attn = MultiHeadAttention(d_model, "
+                    "num_heads, dropout) from notebook 03."
+                    for p in PROJECTIONS
+                },
+                "ffn.linear1.weight": "Use self.ffn = FeedForward(d_model, d_ff, dropout, "
+                "activation).",
+                "norm1.weight": "Use self.norm1 = LayerNorm(d_model) and self.norm2 = "
+                "LayerNorm(d_model).",
+                "norm2.weight": "Use self.norm1 = LayerNorm(d_model) and self.norm2 = "
+                "LayerNorm(d_model).",
+            },
+        )
+
+
+def expect_block(probe, out, what: str) -> None:
+    """The eval-mode output against nn.TransformerEncoderLayer, naming the known mistakes."""
+    (x,) = probe.args
+    mask = probe.kwargs.get("mask")
+    init, st = probe.init, probe.state
+    got = expect_tensor(out, what)
+    expect_like(got, x.shape, x.dtype, what)
+    expect_finite(
+        got,
+        what,
+        hint="With a mask, NaN comes from a row with no key allowed: the mask "
+        "means True = may attend, pass it to self_attn unchanged.",
+    )
+    with torch.no_grad():
+        ref = torch_layer(init, st)(x.double(), **torch_masks(mask, x.shape[1]))
+    mistakes = block_mistakes(st, x, init, mask)
+    expect_close(got, ref, what, atol=1e-4 if x.dtype == torch.float32 else None, mistakes=mistakes)
+
+
+def block_mistakes(st: dict, x, init: dict, mask) -> list[tuple]:
+    """(variant, message, code) for the known mistakes of the block in eval mode."""
+    H, act = init["num_heads"], init.get("activation", "relu")
+    norm_first = init.get("norm_first", True)
+
+    def v(state=st, **kw):
+        args = {"norm_first": norm_first, "activation": act, "mask": mask, **kw}
+        return lambda: block64(state, x, H, **args)
+
+    pre = "x = x + attn(norm1(x)), then x = x + ffn(norm2(x))"
+    post = "x = norm1(x + attn(x)), then x = norm2(x + ffn(x))"
+    mistakes = [
+        (
+            v(norm_first=not norm_first),
+            f"norm_first is ignored: with norm_first={norm_first} the block is "
+            + (f"pre-LN, {pre}." if norm_first else f"post-LN, {post}."),
+            "norm_first_ignored",
+        ),
+        (
+            v(residual="none"),
+            "the residual connections are missing: each sublayer's output is "
+            "added to its input, x = x + sublayer(...).",
+            "no_residual",
+        ),
+        (
+            v(residual="ffn_only"),
+            "the residual around self-attention is missing: "
+            + ("x = x + attn(norm1(x))." if norm_first else "x = norm1(x + attn(x))."),
+            "no_attn_residual",
+        ),
+        (
+            v(residual="attn_only"),
+            "the residual around the feed-forward sublayer is missing: "
+            + ("x = x + ffn(norm2(x))." if norm_first else "x = norm2(x + ffn(x))."),
+            "no_ffn_residual",
+        ),
+        (
+            v(swap_norms=True),
+            "norm1 and norm2 are swapped: norm1 belongs to the attention "
+            "sublayer, norm2 to the feed-forward sublayer.",
+            "norms_swapped",
+        ),
+        (
+            v(ffn_norm="norm1"),
+            "norm1 is used for both sublayers: the feed-forward sublayer has its own "
+            "LayerNorm, norm2 (two norms, two sets of weights).",
+            "norm1_reused",
+        ),
+        (
+            v(
+                {
+                    k: (0 * t if k.startswith("norm") and k.endswith("bias") else t)
+                    for k, t in st.items()
+                }
+            ),
+            "the LayerNorms' bias is not added: LayerNorm returns x_hat * weight + bias "
+            "(check your 05.LayerNorm).",
+            "norm_without_bias",
+        ),
+    ]
+    if norm_first:
+        mistakes += [
+            (
+                v(residual="normed"),
+                "the residual is taken from the normalized input: add the "
+                "raw x, x = x + attn(norm1(x)), not h + attn(h) with h = norm1(x).",
+                "residual_from_normed",
+            ),
+            (
+                v(final_norm=True),
+                "the output is normalized at the end: a pre-LN block returns "
+                "x + ffn(norm2(x)) as is (the final norm belongs to the encoder, notebook 06).",
+                "final_norm",
+            ),
+        ]
+    else:
+        mistakes.append(
+            (
+                v(post_ln="sum_of_norm"),
+                "this post-LN block computes x + LN(f(x)), the norm on the sublayer's output: "
+                f"post-LN normalizes the sum, {post}.",
+                "post_ln_norm_on_branch",
+            )
+        )
+    if mask is not None:
+        mistakes += [
+            (
+                v(mask=None),
+                "the mask is ignored: pass it on, self_attn(h, mask=mask).",
+                "mask_ignored",
+            ),
+            (
+                v(mask=~mask),
+                "the mask is inverted: in this series True means may attend "
+                "(the opposite of nn.MultiheadAttention's attn_mask).",
+                "mask_inverted",
+            ),
+        ]
+    mistakes.append(
+        (
+            v(activation="gelu" if act == "relu" else "relu"),
+            f"the `activation` argument does not reach the feed-forward sublayer "
+            f"(activation={act!r} here).",
+            "activation_ignored",
+        )
+    )
+    return mistakes
