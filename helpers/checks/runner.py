@@ -19,8 +19,10 @@ from typing import Any
 import torch
 from torch.nn.parameter import is_lazy
 
-# absolute: this module also runs as source in the grader's private package (kernel_side.py)
-from helpers.device import to_device
+try:  # in a grading kernel: the grader's private copy, shipped beside the checks
+    from .device import to_device  # (a learner's patch of helpers.device cannot reach it)
+except ImportError:  # the course's package
+    from ..device import to_device
 
 from .framework import Exercise, Probe, plain
 

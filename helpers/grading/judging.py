@@ -26,6 +26,8 @@ MAX_RESULT_BYTES = 256 * 2**20
 SEED_DOMAIN = "attention-to-vit grading"
 GRADING = Path(kernel_side.__file__).resolve().parent
 CHECKS = GRADING.parent / "checks"
+# the runner's to_device, shipped with the checks so that the kernel runs its private copy
+DEVICE = GRADING.parent / "device.py"
 BLOCKS = GRADING.parent / "blocks"  # the course's reference versions (kernel_side spots calls)
 
 
@@ -35,11 +37,8 @@ def _read_sources() -> dict[str, tuple[str, str]]:
     All of them, not only ``framework``, ``runner`` and ``nb*``: check modules may share code
     through modules of their own (references, module helpers).
     """
-    return {
-        path.stem: (str(path), path.read_text(encoding="utf-8"))
-        for path in sorted(CHECKS.glob("*.py"))
-        if path.stem != "__init__"
-    }
+    paths = [p for p in sorted(CHECKS.glob("*.py")) if p.stem != "__init__"] + [DEVICE]
+    return {path.stem: (str(path), path.read_text(encoding="utf-8")) for path in paths}
 
 
 CHECK_SOURCES = _read_sources()
@@ -48,7 +47,7 @@ KERNEL_SIDE_SOURCE = Path(kernel_side.__file__).read_text(encoding="utf-8")
 
 def _judge_files() -> list[Path]:
     """The files whose code decides grades: the check package and the grader itself."""
-    return sorted([*CHECKS.glob("*.py"), *GRADING.glob("*.py")])
+    return sorted([*CHECKS.glob("*.py"), *GRADING.glob("*.py"), DEVICE])
 
 
 def _digest(path: Path) -> str:

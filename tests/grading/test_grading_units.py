@@ -196,6 +196,17 @@ def test_patched_helpers_do_not_reach_the_kernel_side(kernel_side, tmp_path, mon
     assert status == "failed" and "you returned |x|" in message
 
 
+def test_a_patched_to_device_does_not_reach_the_kernel_side(kernel_side, tmp_path, monkeypatch):
+    """The runner moves inputs with its private copy of helpers.device: a learner who patches
+    the installed one (to call the switched-off softmax outside the call, say) gains nothing."""
+    import helpers.device
+
+    calls = []
+    monkeypatch.setattr(helpers.device, "to_device", lambda x, d: calls.append(1) or x)
+    status, _, _ = graded_as_kernel(kernel_side, tmp_path, "01.softmax", softmax)
+    assert status == "passed" and calls == []
+
+
 def test_grading_probes_are_not_the_public_ones():
     ex = REGISTRY["01.softmax"]
     public = list(ex.probes(torch.Generator().manual_seed(1234)))
