@@ -251,3 +251,39 @@ def test_gradescope_run_autograder(tmp_path):
     assert sdpa["score"] == 0 and "sqrt(d_k)" in sdpa["output"]
     assert results["score"] == points("02") - REGISTRY["02.scaled_dot_product_attention"].points
     assert "my homework.ipynb" in results["output"]
+
+
+SDPA_NO_SCALE = (
+    "import torch\n\ndef scaled_dot_product_attention(q, k, v, mask=None):\n"
+    "    s = q @ k.transpose(-2, -1)\n"
+    "    if mask is not None:\n        s = s.masked_fill(~mask, float('-inf'))\n"
+    "    w = s.softmax(-1)\n    return w @ v, w"
+)
+CAUSAL_TRIU = (
+    "import torch\n\ndef causal_mask(T, device=None):\n"
+    "    return torch.ones(T, T, dtype=torch.bool, device=device).triu()"
+)
+
+
+def test_graded_mistakes_reach_the_gradebook_and_the_report(tmp_path):
+    """Real kernels, not generated rows: each named mistake's code is in the gradebook's
+    ``mistake`` column and counted in the report (2 right, 3 without the scale, 1 triu)."""
+    plan = [("ok", None, None)] * 2 + [
+        ("noscale", "02.scaled_dot_product_attention", SDPA_NO_SCALE)
+    ] * 3
+    plan += [("triu", "02.causal_mask", CAUSAL_TRIU)]
+    for i, (tag, exercise, source) in enumerate(plan):
+        nb = exercises_only(load("02"))
+        if exercise:
+            set_exercise(nb, exercise, source)
+        write(nb, tmp_path / "subs" / f"s{i}_{tag}" / "02_scaled_dot_product_attention.ipynb")
+    gradebook, report = tmp_path / "grades.csv", tmp_path / "report.html"
+    grade(str(tmp_path / "subs"), "--out", str(gradebook), "--report", str(report))
+    with open(gradebook, newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    mistakes = sorted(r["mistake"] for r in rows if r["mistake"])
+    assert mistakes == ["02.causal_mask/triu"] + ["02.scaled_dot_product_attention/no_scale"] * 3
+    assert all(r["status"] == "passed" for r in rows if r["submission"].startswith("s0_"))
+    page = report.read_text(encoding="utf-8")
+    assert "data-mistake='02.scaled_dot_product_attention/no_scale' data-count='3'" in page
+    assert "data-mistake='02.causal_mask/triu' data-count='1'" in page
