@@ -35,6 +35,7 @@ PACKAGE = "my_blocks"  # the learner's NAME.py is imported as my_blocks.NAME
 # "helpers.blocks.NAME" -> {public name: "yours" or "reference (why)"}, as each module loads
 IN_USE: dict[str, dict[str, str]] = {}
 NOTEBOOK: dict[str, str] = {}  # "helpers.blocks.NAME" -> its notebook, "03"
+_WARNED: set[str] = set()  # the values of HELPERS_BLOCKS already warned about
 # a check's status (CheckResult.status) -> why the reference is used
 REASONS = {"failed": "your check failed", "error": "your code raised", "missing": "not written"}
 
@@ -42,7 +43,8 @@ REASONS = {"failed": "your check failed", "error": "your code raised", "missing"
 def wanted() -> bool:
     """True when this process was asked to use the learner's blocks (HELPERS_BLOCKS=mine)."""
     value = os.environ.get(ENV, "").strip().lower()
-    if value not in ("", "reference", "mine"):
+    if value not in ("", "reference", "mine", *_WARNED):
+        _WARNED.add(value)  # once, not once per module
         warnings.warn(
             f"{ENV}={value!r} is neither 'mine' nor 'reference': using the reference", stacklevel=3
         )
@@ -98,9 +100,12 @@ def prefer_mine(namespace: dict[str, Any], notebook: str) -> None:
     manifest = read_manifest() if wanted() else None
     if manifest is None:
         return
-    blocks = manifest.get("modules", {}).get(name, {}).get("blocks", {})
-    for public in choice:
-        status = blocks.get(public, {}).get("status", "not exported")
+    entry = manifest.get("modules", {}).get(name, {})
+    blocks = entry.get("blocks", {})
+    for public in choice:  # "error": the exported cells themselves raise (a syntax error ...)
+        status = blocks.get(public, {}).get(
+            "status", "error" if "error" in entry else "not exported"
+        )
         choice[public] = f"reference ({REASONS.get(status, status)})"
     if not any(b.get("status") == "passed" for b in blocks.values()):
         return
