@@ -102,7 +102,8 @@ def table(manifest: dict[str, Any]) -> list[str]:
         for block in entry["blocks"].values():
             used = "yours" if block["status"] == "passed" else "reference"
             status = "todo" if block["status"] == "missing" else block["status"]
-            lines.append(f"{block['exercise']:<34} {status:<8} {used}")
+            why = f": {block['message'][:70]}" if status in ("failed", "error") else ""
+            lines.append(f"{block['exercise']:<34} {status:<8} {used}{why}")
     return lines
 
 
