@@ -5,9 +5,11 @@ from helpers import check, get_device, seed_everything, plotting
 
 from .checks import EXERCISES, CheckResult, check
 from .device import disable_tf32, get_device, randn, seed_everything
+from .my_blocks import blocks_in_use
 
 __all__ = [
     "check",
+    "blocks_in_use",
     "CheckResult",
     "EXERCISES",
     "get_device",

@@ -16,9 +16,39 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .common import BEGIN, END, ROOT, load_notebook, report, solution_paths, sync
+from .common import (
+    BEGIN,
+    END,
+    ROOT,
+    load_notebook,
+    notebook_number,
+    report,
+    solution_paths,
+    sync,
+)
 
 MARK = "#| export"
+
+
+def exported_code(nb) -> str:
+    """The ``#| export`` cells of a notebook, markers and solution markers dropped, joined."""
+    chunks = []
+    for cell in nb.cells:
+        lines = cell.source.split("\n")
+        if cell.cell_type != "code" or not lines or lines[0].strip() != MARK:
+            continue
+        body = [line for line in lines[1:] if not line.strip().startswith((BEGIN, END))]
+        chunks.append("\n".join(body).strip("\n"))
+    return "\n\n\n".join(chunks)
+
+
+def public_names(code: str) -> list[str]:
+    """The functions and classes ``code`` defines at top level, private ones left out."""
+    return [
+        n.name
+        for n in ast.parse(code).body
+        if isinstance(n, (ast.FunctionDef, ast.ClassDef)) and not n.name.startswith("_")
+    ]
 
 
 def exported_source(path: Path) -> tuple[str, str] | None:
@@ -27,26 +57,24 @@ def exported_source(path: Path) -> tuple[str, str] | None:
     name = nb.metadata.get("course", {}).get("export")
     if not name:
         return None
-    chunks = []
-    for cell in nb.cells:
-        lines = cell.source.split("\n")
-        if cell.cell_type != "code" or not lines or lines[0].strip() != MARK:
-            continue
-        body = [line for line in lines[1:] if not line.strip().startswith((BEGIN, END))]
-        chunks.append("\n".join(body).strip("\n"))
-    code = "\n\n\n".join(chunks)
-    tree = ast.parse(code)
-    public = [
-        n.name
-        for n in tree.body
-        if isinstance(n, (ast.FunctionDef, ast.ClassDef)) and not n.name.startswith("_")
-    ]
+    code = exported_code(nb)
+    public = public_names(code)
     rel = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path.name
     header = (
         f'"""Generated from {rel} by `python -m helpers export`: edit the notebook, '
         'not this file."""\n'
     )
-    text = header + code + "\n\n__all__ = " + repr(public).replace("'", '"') + "\n"
+    number = nb.metadata["course"].get("notebook") or notebook_number(path)
+    text = (
+        header
+        + "from helpers.my_blocks import prefer_mine\n"  # isort moves it among the imports
+        + code
+        + "\n\n__all__ = "
+        + repr(public).replace("'", '"')
+        + "\n\n# Only with HELPERS_BLOCKS=mine: the learner's blocks whose checks passed replace"
+        + " these\n# (helpers/my_blocks.py, `python -m helpers export --mine`).\n"
+        + f'prefer_mine(globals(), notebook="{number}")\n'
+    )
     return name, tidy(text, f"helpers/blocks/{name}.py")
 
 
@@ -100,7 +128,19 @@ def export(root: Path = ROOT, check: bool = False) -> list[str]:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--check", action="store_true", help="exit 1 if helpers/blocks/ is not current")
+    p.add_argument(
+        "--mine",
+        action="store_true",
+        help="export the learner's blocks instead (from --from to --to) and check them; "
+        "notebooks run with HELPERS_BLOCKS=mine then use those that pass",
+    )
+    p.add_argument("--from", dest="source", type=Path, help="--mine: notebooks (notebooks/)")
+    p.add_argument("--to", dest="out", type=Path, help="--mine: output (notebooks/my_blocks/)")
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.mine:
+        from .export_mine import run_mine
+
+        return run_mine(args.source, args.out)
     return report("export", export, args.check)
