@@ -224,9 +224,8 @@ def test_kernel_side_loads_split_check_modules():
     import uuid
 
     import helpers.grading.kernel_side as ks
+    from helpers.grading.judging import CHECK_SOURCES as sources  # what the grader ships
 
-    root = pathlib.Path(ks.__file__).parent.parent / "checks"
-    sources = {p.stem: (str(p), p.read_text()) for p in root.glob("*.py")}
     ns = {"__name__": "__course_grader__"}
     exec(compile(pathlib.Path(ks.__file__).read_text(), "<kernel_side>", "exec"), ns)
     ns["setup"](sources, package=f"__split_test_{uuid.uuid4().hex[:6]}__", notebooks=["05"])

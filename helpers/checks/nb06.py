@@ -14,14 +14,6 @@ import math
 import torch
 from torch import nn
 
-from .dropout64 import (
-    STACK_MISPLACEMENTS,
-    P,
-    blocks_drop64,
-    reference_in_train_mode,
-    rng_untouched,
-    run_train_mode,
-)
 from .framework import (
     Exercise,
     Fail,
@@ -38,12 +30,16 @@ from .modules import (
 )
 from .nb06_reference import (
     ENCODER_MISPLACEMENTS,
+    STACK_MISPLACEMENTS,
     encoder64,
     encoder_init,
+    encoder_mistakes,
     encoder_names,
     encoder_state,
     load_encoder,
 )
+from .probes import DROPOUT_SEED, P_TRAIN, fixed_drops, rng_untouched, train_forward
+from .references import stack64
 from .runner import to_device
 
 # --------------------------------------------------------------------------- the encoder
@@ -139,14 +135,13 @@ class TransformerEncoderCheck(Exercise):
             tokens = randint(gen, 1, 11, 2, 6)
             tokens[1, 4:] = 0
             yield Probe(
-                f"training mode, dropout={P}, {form}, tokens (2, 6) (dropout in the positional "
-                "encoding and the blocks; same seed on both sides)",
+                f"training mode, dropout={P_TRAIN}, {form}, tokens (2, 6) (dropout in the "
+                "positional encoding and the blocks; the same fixed masks on both sides)",
                 runner="encoder_train",
-                init={**base, "dropout": P, "norm_first": norm_first},
+                init={**base, "dropout": P_TRAIN, "norm_first": norm_first},
                 state=encoder_state(gen, base),
                 args=(tokens,),
                 kwargs={"mask": (tokens != 0)[:, None, None, :]} if norm_first else {},
-                cpu_only=True,  # the dropout masks are drawn on the CPU on both sides
             )
 
     # the runners (they execute the learner's code; they return plain data)
@@ -158,12 +153,13 @@ class TransformerEncoderCheck(Exercise):
             return module(*to_device(probe.args, device), **to_device(probe.kwargs, device))
 
     def run_encoder_train(self, probe, candidate, device):
-        """Training mode, seeded, on the CPU (the probe is cpu_only)."""
-        with rng_untouched():
+        """Training mode, dropout with the check's fixed masks (probes.dropout_fixed)."""
+        with rng_untouched():  # the notebook's random numbers stay as they were
             module = load_encoder(candidate, probe, device)
         if not isinstance(module, nn.Module):
             return module
-        return run_train_mode(module, probe.args, probe.kwargs)
+        args, kwargs = to_device(probe.args, device), to_device(probe.kwargs, device)
+        return train_forward(module, args, kwargs, DROPOUT_SEED)[0]
 
     def run_encoder_maps(self, probe, candidate, device):
         module = load_encoder(candidate, probe, device)
@@ -195,102 +191,7 @@ class TransformerEncoderCheck(Exercise):
             return self.judge_train(probe, got)
         ref = encoder64(init, st, tokens, mask, norm_first=norm_first)
 
-        def v(**kw):
-            return lambda: encoder64(init, st, tokens, mask, **{"norm_first": norm_first, **kw})
-
-        mistakes = [
-            (
-                v(scale="none"),
-                "the embedding is not scaled: multiply it by sqrt(d_model) before "
-                "adding the positional encoding.",
-                "embedding_not_scaled",
-            ),
-            (
-                v(scale="d_model"),
-                "the embedding is multiplied by d_model: multiply it by sqrt(d_model), "
-                "math.sqrt(self.d_model).",
-                "embedding_scaled_by_d_model",
-            ),
-            (
-                v(scale="inv"),
-                "the embedding is divided by sqrt(d_model): multiply by it.",
-                "embedding_divided",
-            ),
-            (
-                v(pe_scaled=True),
-                "the positional encoding is scaled too: scale the embedding by "
-                "sqrt(d_model) first, then add the positions, "
-                "pos_encoding(embedding(tokens) * sqrt(d_model)).",
-                "positions_scaled",
-            ),
-            (
-                v(pe=False),
-                "no positional information: pass the scaled embedding through self.pos_encoding.",
-                "no_positional_encoding",
-            ),
-            (
-                v(final_norm=False),
-                "the final norm is missing: return self.norm(x) after the last "
-                "block (pre-LN blocks leave the residual stream unnormalized).",
-                "no_final_norm",
-            ),
-        ]
-        if init["num_layers"] > 1:
-            L = init["num_layers"]
-            mistakes += [
-                (
-                    v(layer_order=[L - 1] * L),
-                    "every depth runs the same block: build num_layers "
-                    "separate blocks, nn.ModuleList([Block(...) for _ in "
-                    "range(num_layers)]), not [block] * num_layers.",
-                    "one_block_repeated",
-                ),
-                (
-                    v(layer_order=[0]),
-                    "only the first block runs: loop over all of self.layers.",
-                    "only_first_block",
-                ),
-                (
-                    v(layer_order=[L - 1]),
-                    "only the last block's output is used: feed each block's "
-                    "output to the next one, x = layer(x, mask).",
-                    "only_last_block",
-                ),
-            ]
-        if mask is not None:
-            mistakes.append(
-                (
-                    lambda: encoder64(init, st, tokens, None, norm_first=norm_first),
-                    "the mask is ignored: pass it to every block, x = layer(x, mask).",
-                    "mask_ignored",
-                )
-            )
-            mistakes.append(
-                (
-                    lambda: encoder64(init, st, tokens, ~mask, norm_first=norm_first),
-                    "the mask is inverted: True means may attend.",
-                    "mask_inverted",
-                )
-            )
-        if norm_first:
-            mistakes.append(
-                (
-                    v(norm_first=False, final_norm=False),
-                    "the blocks are post-LN whatever norm_first says, and there is no final "
-                    "norm (d2l's encoder): pass norm_first to every block, "
-                    "TransformerEncoderBlock(..., norm_first=norm_first), and return self.norm(x).",
-                    "post_ln_no_final_norm",
-                )
-            )
-        if not norm_first:
-            mistakes.append(
-                (
-                    v(norm_first=True),
-                    "norm_first is ignored: pass it to every block, "
-                    "TransformerEncoderBlock(..., norm_first=norm_first).",
-                    "norm_first_ignored",
-                )
-            )
+        mistakes = encoder_mistakes(init, st, tokens, mask, norm_first)
         expect_close(got, ref, atol=1e-4, mistakes=mistakes)
 
     def judge_train(self, probe, got):
@@ -299,16 +200,12 @@ class TransformerEncoderCheck(Exercise):
         mask = probe.kwargs.get("mask")
 
         def ref(skip=(), moved=()):
-            def fn(drops):
-                e = st["embedding.weight"].double()[tokens] * math.sqrt(init["d_model"])
-                e = drops("emb", e) if "embedding" in drops.moved else e
-                x = drops("pos", e + st["pos_encoding.pe"].double()[: tokens.shape[1]])
-                L, H = init["num_layers"], init["num_heads"]
-                return blocks_drop64(
-                    st, x, "layers.", L, H, drops, mask=mask, norm_first=init["norm_first"]
-                )
-
-            return reference_in_train_mode(fn, init["dropout"], skip, moved)
+            drops = fixed_drops(init["dropout"], skip, moved)
+            e = st["embedding.weight"].double()[tokens] * math.sqrt(init["d_model"])
+            e = drops("emb", e) if "embedding" in drops.moved else e
+            x = drops("pos", e + st["pos_encoding.pe"].double()[: tokens.shape[1]])
+            L, H = init["num_layers"], init["num_heads"]
+            return stack64(st, x, "layers.", L, H, drops, mask=mask, norm_first=init["norm_first"])
 
         mistakes = [
             (lambda s=s, m=m: ref(s, m), msg, slug)

@@ -130,6 +130,108 @@ def load_encoder(candidate, probe: Probe, device: torch.device) -> nn.Module:
     return module.to(device).eval()
 
 
+def encoder_mistakes(init: dict, st: dict, tokens, mask, norm_first: bool) -> list[tuple]:
+    """The known wrong encoders for one probe: (variant, message, code) as in expect_close."""
+
+    def v(**kw):
+        return lambda: encoder64(init, st, tokens, mask, **{"norm_first": norm_first, **kw})
+
+    mistakes = [
+        (
+            v(scale="none"),
+            "the embedding is not scaled: multiply it by sqrt(d_model) before "
+            "adding the positional encoding.",
+            "embedding_not_scaled",
+        ),
+        (
+            v(scale="d_model"),
+            "the embedding is multiplied by d_model: multiply it by sqrt(d_model), "
+            "math.sqrt(self.d_model).",
+            "embedding_scaled_by_d_model",
+        ),
+        (
+            v(scale="inv"),
+            "the embedding is divided by sqrt(d_model): multiply by it.",
+            "embedding_divided",
+        ),
+        (
+            v(pe_scaled=True),
+            "the positional encoding is scaled too: scale the embedding by "
+            "sqrt(d_model) first, then add the positions, "
+            "pos_encoding(embedding(tokens) * sqrt(d_model)).",
+            "positions_scaled",
+        ),
+        (
+            v(pe=False),
+            "no positional information: pass the scaled embedding through self.pos_encoding.",
+            "no_positional_encoding",
+        ),
+        (
+            v(final_norm=False),
+            "the final norm is missing: return self.norm(x) after the last "
+            "block (pre-LN blocks leave the residual stream unnormalized).",
+            "no_final_norm",
+        ),
+    ]
+    if init["num_layers"] > 1:
+        L = init["num_layers"]
+        mistakes += [
+            (
+                v(layer_order=[L - 1] * L),
+                "every depth runs the same block: build num_layers "
+                "separate blocks, nn.ModuleList([Block(...) for _ in "
+                "range(num_layers)]), not [block] * num_layers.",
+                "one_block_repeated",
+            ),
+            (
+                v(layer_order=[0]),
+                "only the first block runs: loop over all of self.layers.",
+                "only_first_block",
+            ),
+            (
+                v(layer_order=[L - 1]),
+                "only the last block's output is used: feed each block's "
+                "output to the next one, x = layer(x, mask).",
+                "only_last_block",
+            ),
+        ]
+    if mask is not None:
+        mistakes.append(
+            (
+                lambda: encoder64(init, st, tokens, None, norm_first=norm_first),
+                "the mask is ignored: pass it to every block, x = layer(x, mask).",
+                "mask_ignored",
+            )
+        )
+        mistakes.append(
+            (
+                lambda: encoder64(init, st, tokens, ~mask, norm_first=norm_first),
+                "the mask is inverted: True means may attend.",
+                "mask_inverted",
+            )
+        )
+    if norm_first:
+        mistakes.append(
+            (
+                v(norm_first=False, final_norm=False),
+                "the blocks are post-LN whatever norm_first says, and there is no final "
+                "norm (d2l's encoder): pass norm_first to every block, "
+                "TransformerEncoderBlock(..., norm_first=norm_first), and return self.norm(x).",
+                "post_ln_no_final_norm",
+            )
+        )
+    if not norm_first:
+        mistakes.append(
+            (
+                v(norm_first=True),
+                "norm_first is ignored: pass it to every block, "
+                "TransformerEncoderBlock(..., norm_first=norm_first).",
+                "norm_first_ignored",
+            )
+        )
+    return mistakes
+
+
 ENCODER_MISPLACEMENTS = [
     (
         {"all"},
@@ -151,5 +253,31 @@ ENCODER_MISPLACEMENTS = [
         "an extra dropout is applied to the scaled embedding: PositionalEncoding already "
         "applies dropout after adding the positions, so the embedding needs none of its own.",
         "extra_embedding_dropout",
+    ),
+]
+
+
+# the misplacements of a model built from encoder blocks (06, 09): (skip, moved, message, slug)
+STACK_MISPLACEMENTS = [
+    (
+        {"attn", "ffn", "res"},
+        (),
+        "the blocks are built without dropout: pass `dropout` to every block, "
+        "TransformerEncoderBlock(d_model, num_heads, d_ff, dropout, ...).",
+        "blocks_without_dropout",
+    ),
+    (
+        (),
+        {"between_blocks"},
+        "an extra dropout is applied to each block's output: the blocks apply their own "
+        "dropout, x = block(x) is all the loop needs.",
+        "extra_dropout_between_blocks",
+    ),
+    (
+        (),
+        {"after_final_norm"},
+        "an extra dropout is applied after the final norm: dropout belongs inside the blocks "
+        "(and on the embedding), not on the normalized output.",
+        "dropout_after_final_norm",
     ),
 ]

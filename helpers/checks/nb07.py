@@ -15,14 +15,6 @@ import contextlib
 import torch
 from torch import nn
 
-from .dropout64 import (
-    BLOCK_MISPLACEMENTS,
-    P,
-    decoder_drop64,
-    reference_in_train_mode,
-    rng_untouched,
-    run_train_mode,
-)
 from .framework import (
     Exercise,
     Fail,
@@ -42,12 +34,14 @@ from .modules import (
     judge_module_info,
 )
 from .nb07_reference import (
+    BLOCK_MISPLACEMENTS,
     SUBLAYERS,
     decoder64,
     decoder_mistakes,
     torch_decoder_layer,
     torch_decoder_masks,
 )
+from .probes import DROPOUT_SEED, P_TRAIN, fixed_drops, rng_untouched, train_forward
 from .references import PROJECTIONS
 from .runner import describe_exception, to_device
 
@@ -86,7 +80,6 @@ class TransformerDecoderBlockCheck(Exercise):
                 state=block_state(gen, d, init["d_ff"], norm_scale=(0.4, 0.3), parts=DECODER_PARTS),
                 args=(randn(B, T, d, generator=gen), randn(B, S, d, generator=gen)),
                 kwargs=masks,
-                cpu_only=train,  # the dropout masks are drawn on the CPU on both sides
             )
 
         yield Probe(
@@ -151,9 +144,10 @@ class TransformerDecoderBlockCheck(Exercise):
         )
         for norm_first, form in ((True, "pre-LN"), (False, "post-LN")):
             yield case(
-                f"training mode, dropout={P}, {form}, causal tgt_mask and memory padding "
-                "(dropout where nn.TransformerDecoderLayer has it; same seed on both sides)",
-                {**small, "norm_first": norm_first, "dropout": P},
+                f"training mode, dropout={P_TRAIN}, {form}, causal tgt_mask and memory padding "
+                "(dropout where nn.TransformerDecoderLayer has it; the same fixed masks on both "
+                "sides)",
+                {**small, "norm_first": norm_first, "dropout": P_TRAIN},
                 5,
                 7,
                 train=True,
@@ -165,7 +159,8 @@ class TransformerDecoderBlockCheck(Exercise):
         return self.run_block(probe, candidate, device, train=True)
 
     def run_block(self, probe, candidate, device, train=False):
-        """The "module" runner, and in training mode (train=True) seeded on the CPU. A
+        """The "module" runner, and in training mode (train=True) with the check's fixed dropout
+        masks (probes.dropout_fixed). A
         broadcasting error in a residual sum comes back as data, so the judge can name it."""
         with rng_untouched() if train else contextlib.nullcontext():
             module = candidate(**probe.init)
@@ -175,7 +170,7 @@ class TransformerDecoderBlockCheck(Exercise):
         args, kwargs = to_device(probe.args, device), to_device(probe.kwargs, device)
         try:
             if train:
-                return run_train_mode(module, args, kwargs)
+                return train_forward(module.to(device), args, kwargs, DROPOUT_SEED)[0]
             with torch.no_grad():
                 return module.to(device).eval()(*args, **kwargs)
         except RuntimeError as exc:
@@ -243,12 +238,9 @@ class TransformerDecoderBlockCheck(Exercise):
         masks = {k: probe.kwargs.get(k) for k in ("tgt_mask", "memory_mask")}
 
         def ref(skip=(), moved=()):
-            def fn(drops):
-                return decoder_drop64(
-                    st, x, memory, init["num_heads"], init["norm_first"], drops, **masks
-                )
-
-            return reference_in_train_mode(fn, p, skip, moved)
+            drops = fixed_drops(p, skip, moved).block_kwargs()
+            H = init["num_heads"]
+            return decoder64(st, x, memory, H, norm_first=init["norm_first"], **masks, **drops)
 
         mistakes = [
             (lambda s=s, m=m: ref(s, m), msg, slug) for s, m, msg, slug in BLOCK_MISPLACEMENTS

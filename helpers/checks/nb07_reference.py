@@ -12,7 +12,7 @@ from .modules import (
     DECODER_PARTS,
     to_torch_names,
 )
-from .references import attn64, ffn64, layer_norm64
+from .references import attn64, ffn64, layer_norm64, residual64
 
 # --------------------------------------------------------------------------- the decoder block
 
@@ -65,6 +65,10 @@ def decoder64(
     reuse_norm1: bool = False,
     annotated_norm: bool = False,
     post_sum_of_norm: bool = False,
+    dropout=None,
+    skip_dropout: tuple[str, ...] = (),
+    dropout_after_sum: bool = False,
+    ffn_dropout_at: str = "hidden",
 ) -> torch.Tensor:
     """The decoder block in float64, with switches for the known mistakes.
 
@@ -73,6 +77,8 @@ def decoder64(
     left out. no_residual: "self", "cross" or "ffn" sublayer without its residual. no_cross: the
     cross-attention sublayer left out. reuse_norm1: norm1 for every sublayer. post_sum_of_norm:
     post-LN written x + norm(sublayer(x)). annotated_norm: the Annotated Transformer's LayerNorm.
+    dropout ... ffn_dropout_at: training mode, as in :func:`references.block64`, with the
+    cross-attention's sites "cross_weights" and "cross_out" besides.
     """
     x, memory = x.double(), memory.double()
 
@@ -85,33 +91,39 @@ def decoder64(
             return layer_norm64(h, w, b, 1e-6, unbiased=True, eps_inside=False)
         return layer_norm64(h, state[f"{name}.weight"], state[f"{name}.bias"], 1e-5)
 
+    def drop(name):
+        return None if dropout is None or name in skip_dropout else dropout
+
     def self_attn(h):
-        return attn64(state, "self_attn.", h, h, num_heads, tgt_mask)
+        return attn64(state, "self_attn.", h, h, num_heads, tgt_mask, drop("weights"))
 
     def cross_attn(h):
         mem = h if cross_on_self else (norm("norm2", memory) if norm_memory else memory)
-        return attn64(
-            state, "cross_attn.", h, mem, num_heads, None if cross_on_self else memory_mask
-        )
+        mask = None if cross_on_self else memory_mask
+        return attn64(state, "cross_attn.", h, mem, num_heads, mask, drop("cross_weights"))
 
     def ffn(h):
-        return ffn64(state, h, prefix="ffn.")
+        d = drop("ffn_hidden")
+        return ffn64(state, h, prefix="ffn.", dropout=d, dropout_at=ffn_dropout_at)
 
     sublayers = [
-        ("norm1", self_attn, "self"),
-        ("norm2", cross_attn, "cross"),
-        ("norm3", ffn, "ffn"),
+        ("norm1", self_attn, "self", "attn_out"),
+        ("norm2", cross_attn, "cross", "cross_out"),
+        ("norm3", ffn, "ffn", "ffn_out"),
     ]
-    for name, sub, key in sublayers:
+    for name, sub, key, site in sublayers:
         if no_cross and key == "cross":
             continue
-        keep = 0.0 if no_residual == key else 1.0
-        if norm_first:
-            x = keep * x + sub(norm(name, x))
-        elif post_sum_of_norm:
-            x = keep * x + norm(name, sub(x))
-        else:
-            x = norm(name, keep * x + sub(x))
+        x = residual64(
+            x,
+            sub,
+            lambda h, name=name: norm(name, h),
+            norm_first=norm_first,
+            keep=0.0 if no_residual == key else 1.0,
+            sum_of_norm=post_sum_of_norm,
+            drop=drop(site),
+            after_sum=dropout_after_sum,
+        )
     return x
 
 
@@ -232,3 +244,49 @@ def decoder_mistakes(v, pre: bool, tgt_mask, memory_mask) -> list[tuple]:
             )
         )
     return mistakes
+
+
+# the misplacements every block-level check replays: (skip, moved, message, slug)
+BLOCK_MISPLACEMENTS = [
+    (
+        {"all"},
+        (),
+        "in training mode no dropout is applied: pass `dropout` on to every sublayer "
+        "and use it (model.train() must change the output).",
+        "no_dropout",
+    ),
+    (
+        {"attn"},
+        (),
+        "no dropout on the attention weights: build the attention with "
+        "MultiHeadAttention(d_model, num_heads, dropout).",
+        "no_attention_dropout",
+    ),
+    (
+        {"ffn"},
+        (),
+        "no dropout inside the feed-forward: build it with FeedForward(d_model, d_ff, dropout).",
+        "no_ffn_inner_dropout",
+    ),
+    (
+        {"res"},
+        (),
+        "no dropout on the sublayers' outputs: apply dropout to each sublayer's output before "
+        "the residual sum, x + dropout(sublayer(...)).",
+        "no_residual_dropout",
+    ),
+    (
+        (),
+        {"res_after_sum"},
+        "dropout is applied after the residual sum, to x + sublayer(...): apply it to the "
+        "sublayer's output only, x + dropout(sublayer(...)).",
+        "dropout_after_residual_sum",
+    ),
+    (
+        (),
+        {"ffn_after_linear2"},
+        "the feed-forward's dropout comes after linear2: it belongs between the activation "
+        "and linear2 (FeedForward(d_model, d_ff, dropout) does that).",
+        "ffn_dropout_after_linear2",
+    ),
+]

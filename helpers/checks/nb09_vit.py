@@ -12,14 +12,6 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .dropout64 import (
-    STACK_MISPLACEMENTS,
-    P,
-    blocks_drop64,
-    reference_in_train_mode,
-    rng_untouched,
-    run_train_mode,
-)
 from .framework import (
     Exercise,
     Fail,
@@ -36,8 +28,12 @@ from .modules import (
     expect_names,
     judge_module_info,
 )
+from .nb06_reference import STACK_MISPLACEMENTS
 from .nb09 import embed64
 from .nb09_reference import VIT_MISPLACEMENTS, vit64, vit_init, vit_names, vit_state
+from .probes import DROPOUT_SEED, P_TRAIN, fixed_drops, rng_untouched, train_forward
+from .references import stack64
+from .runner import to_device
 from .trained import TrainedModelCheck
 
 # --------------------------------------------------------------------------- the ViT
@@ -96,13 +92,13 @@ class VisionTransformerCheck(Exercise):
             info={"method": "attention_maps"},
         )
         yield Probe(
-            f"training mode, dropout={P}, patch 2 (N = 16), images (2, 1, 8, 8) (dropout in the "
-            "blocks, and optionally on the embedded tokens; same seed on both sides)",
+            f"training mode, dropout={P_TRAIN}, patch 2 (N = 16), images (2, 1, 8, 8) (dropout in "
+            "the blocks, and optionally on the embedded tokens; the same fixed masks on both "
+            "sides)",
             runner="train_mode",
-            init={**fine, "dropout": P},
+            init={**fine, "dropout": P_TRAIN},
             state=vit_state(gen, fine),
             args=(randn(2, 1, 8, 8, generator=gen),),
-            cpu_only=True,  # the dropout masks are drawn on the CPU on both sides
         )
 
     def run_train_mode(self, probe, candidate, device):
@@ -111,7 +107,7 @@ class VisionTransformerCheck(Exercise):
         if not isinstance(module, nn.Module):
             return module
         module.load_state_dict(probe.state)
-        return run_train_mode(module, probe.args)
+        return train_forward(module.to(device), to_device(probe.args, device), {}, DROPOUT_SEED)[0]
 
     def judge(self, probe, out):
         if probe.runner == "module_info":
@@ -210,17 +206,15 @@ class VisionTransformerCheck(Exercise):
         st64 = {k: v.double() for k, v in st.items()}
 
         def ref(skip=(), moved=()):
-            def fn(drops):
-                x = embed64(st64, images, init["patch_size"], "patch_embed.proj.")  # (B, N, d)
-                x = drops("emb", x) if "before_cls" in drops.moved else x
-                cls = st64["cls_token"].expand(x.shape[0], -1, -1)
-                x = drops("pos", torch.cat([cls, x], dim=1) + st64["pos_embed"])
-                L, H = init["num_layers"], init["num_heads"]
-                x = blocks_drop64(st64, x, "blocks.", L, H, drops)[:, 0]  # (B, d)
-                x = drops("extra", x) if "head" in drops.moved else x
-                return F.linear(x, st64["head.weight"], st64["head.bias"])
-
-            return reference_in_train_mode(fn, init["dropout"], skip, moved)
+            drops = fixed_drops(init["dropout"], skip, moved)
+            x = embed64(st64, images, init["patch_size"], "patch_embed.proj.")  # (B, N, d)
+            x = drops("emb", x) if "before_cls" in drops.moved else x
+            cls = st64["cls_token"].expand(x.shape[0], -1, -1)
+            x = drops("pos", torch.cat([cls, x], dim=1) + st64["pos_embed"])
+            L, H = init["num_layers"], init["num_heads"]
+            x = stack64(st64, x, "blocks.", L, H, drops)[:, 0]  # (B, d)
+            x = drops("extra", x) if "head" in drops.moved else x
+            return F.linear(x, st64["head.weight"], st64["head.bias"])
 
         if close(got, ref({"pos"}), 1e-4, 1e-4):  # no dropout on the embedded tokens: fine
             return

@@ -20,6 +20,7 @@ except ImportError:  # the course's package
     from ..device import to_device
 
 from .framework import Fail, Probe, close, describe_difference, rand_bool, randint
+from .references import Drops
 from .runner import _resolve
 
 # the built-ins a from-scratch attention must not call (F.scaled_dot_product_attention is
@@ -206,6 +207,34 @@ def dropout_fixed(seed: int):
             setattr(owner, attr, original)
 
 
+#: the seed of the fixed masks of the training-mode cases of 06, 07, 09 (any fixed number)
+DROPOUT_SEED = 20250611
+#: the dropout probability of those cases
+P_TRAIN = 0.3
+
+
+def fixed_drops(p: float, skip=(), moved=()) -> Drops:
+    """The float64 reference's dropout hook: the masks :func:`dropout_fixed` gives the learner's
+    module (seed ``DROPOUT_SEED``), at every site not in ``skip``."""
+    return Drops(lambda t: fixed_dropout(t, p, DROPOUT_SEED), skip, moved)
+
+
+@contextlib.contextmanager
+def rng_untouched():
+    """Build the learner's module without drawing from the notebook's global RNG: a check run
+    before training must leave the notebook's random numbers as they were."""
+    with torch.random.fork_rng(devices=[]):
+        yield
+
+
+def train_forward(module: nn.Module, args: tuple, kwargs: dict, seed: int) -> tuple:
+    """(output, dropout calls) of ``module`` in training mode under :func:`dropout_fixed`
+    (``args``, ``kwargs`` already on the module's device)."""
+    module.train()
+    with torch.no_grad(), dropout_fixed(seed) as calls:
+        return module(*args, **kwargs), len(calls)
+
+
 class TrainModeMixin:
     """``runner="train_mode"``: build the module, load ``state``, run ``forward`` in training
     mode under :func:`dropout_fixed` (seed ``kwargs["dropout_seed"]``), then in eval mode.
@@ -221,13 +250,10 @@ class TrainModeMixin:
         kwargs = dict(probe.kwargs)
         seed = kwargs.pop("dropout_seed")
         args, kwargs = to_device(probe.args, device), to_device(kwargs, device)
+        train, calls = train_forward(module, args, kwargs, seed)
         with torch.no_grad():
-            module.train()
-            with dropout_fixed(seed) as calls:
-                train = module(*args, **kwargs)
-            module.eval()
-            evald = module(*args, **kwargs)
-        return {"train": train, "eval": evald, "dropout_calls": len(calls)}
+            evald = module.eval()(*args, **kwargs)
+        return {"train": train, "eval": evald, "dropout_calls": calls}
 
 
 def train_mode_parts(out) -> tuple:

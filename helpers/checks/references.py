@@ -197,6 +197,70 @@ def attn64(
     return mha64(sub, num_heads, q_in, kv_in, kv_in, mask, dropout=dropout)[0]
 
 
+class Drops:
+    """A training-mode dropout hook, site by site (the check's fixed-mask dropout, or None).
+
+    Model-level sites are called by kind (``drops("pos", x)``); the blocks' sites go through
+    :meth:`block_kwargs`. Kinds: "attn" (attention weights), "ffn" (inside the feed-forward),
+    "res.self" / "res.cross" / "res.ffn" (a sublayer's output before the residual sum), and a
+    model's own ("pos", "emb", "extra"). ``skip``: kinds left out ("res" skips every "res.*",
+    "all" every site). ``moved``: named misplacements (e.g. "ffn_after_linear2").
+    """
+
+    def __init__(self, dropout=None, skip=(), moved=()):
+        self.dropout, self.skip, self.moved = dropout, set(skip), set(moved)
+
+    def skipped(self, kind: str) -> bool:
+        return self.dropout is None or bool({kind, kind.split(".")[0], "all"} & self.skip)
+
+    def __call__(self, kind: str, x: torch.Tensor) -> torch.Tensor:
+        return x if self.skipped(kind) else self.dropout(x)
+
+    def block_kwargs(self) -> dict:
+        """The dropout arguments of :func:`block64` and ``decoder64`` for these sites."""
+        sites = {
+            "attn": ("weights", "cross_weights"),
+            "ffn": ("ffn_hidden",),
+            "res.self": ("attn_out",),
+            "res.cross": ("cross_out",),
+            "res.ffn": ("ffn_out",),
+        }
+        skip = tuple(s for kind, names in sites.items() if self.skipped(kind) for s in names)
+        return {
+            "dropout": self.dropout,
+            "skip_dropout": skip,
+            "dropout_after_sum": "res_after_sum" in self.moved,
+            "ffn_dropout_at": "output" if "ffn_after_linear2" in self.moved else "hidden",
+        }
+
+
+def residual64(
+    x,
+    f,
+    norm,
+    *,
+    norm_first: bool,
+    keep: float = 1.0,
+    normed: bool = False,
+    sum_of_norm: bool = False,
+    drop=None,
+    after_sum: bool = False,
+) -> torch.Tensor:
+    """One residual sublayer: x + drop(f(norm(x))) (pre-LN) or norm(x + drop(f(x))) (post-LN).
+
+    Mistakes: ``keep=0`` (no residual), ``normed`` (pre-LN residual taken from norm(x)),
+    ``sum_of_norm`` (post-LN written x + norm(f(x))), ``after_sum`` (dropout of the whole sum).
+    """
+    drop = drop or (lambda t: t)
+    if norm_first:
+        h = norm(x)
+        r = (h if normed else x) * keep
+        return drop(r + f(h)) if after_sum else r + drop(f(h))
+    if sum_of_norm:
+        return x * keep + norm(drop(f(x)))
+    return norm(drop(x * keep + f(x))) if after_sum else norm(x * keep + drop(f(x)))
+
+
 def block64(
     state: dict,
     x: torch.Tensor,
@@ -212,6 +276,8 @@ def block64(
     post_ln: str = "norm_of_sum",
     dropout=None,
     skip_dropout: tuple[str, ...] = (),
+    dropout_after_sum: bool = False,
+    ffn_dropout_at: str = "hidden",
 ) -> torch.Tensor:
     """The encoder block (nn.TransformerEncoderLayer) in float64, with switches for mistakes.
 
@@ -221,7 +287,8 @@ def block64(
     written as x + LN(f(x)). ``dropout`` (a function, training mode) acts where PyTorch's layer
     has it: on the attention weights, after self-attention (dropout1), inside the feed-forward
     sublayer and after it (dropout2); ``skip_dropout`` leaves out some of "weights",
-    "attn_out", "ffn_hidden", "ffn_out".
+    "attn_out", "ffn_hidden", "ffn_out". Misplaced: ``dropout_after_sum`` (on x + sublayer),
+    ``ffn_dropout_at="output"`` (the feed-forward's after linear2).
     """
     x = x.double()
     n1, n2 = ("norm2", "norm1") if swap_norms else ("norm1", "norm2")
@@ -230,27 +297,46 @@ def block64(
     def drop(name):
         return None if dropout is None or name in skip_dropout else dropout
 
-    def norm(name, h):
-        return layer_norm64(h, state[f"{name}.weight"], state[f"{name}.bias"], 1e-5)
+    def norm(name):
+        return lambda h: layer_norm64(h, state[f"{name}.weight"], state[f"{name}.bias"], 1e-5)
 
     def attn(h):
-        out = attn64(state, "self_attn.", h, h, num_heads, mask, dropout=drop("weights"))
-        return (drop("attn_out") or (lambda t: t))(out)
+        return attn64(state, "self_attn.", h, h, num_heads, mask, dropout=drop("weights"))
 
     def ffn(h):
-        out = ffn64(state, h, activation, prefix="ffn.", dropout=drop("ffn_hidden"))
-        return (drop("ffn_out") or (lambda t: t))(out)
+        d = drop("ffn_hidden")
+        return ffn64(state, h, activation, prefix="ffn.", dropout=d, dropout_at=ffn_dropout_at)
 
-    keep_attn = residual in ("x", "normed", "attn_only")
-    keep_ffn = residual in ("x", "normed", "ffn_only")
-    if norm_first:
-        h = norm(n1, x)
-        x = (h if residual == "normed" else x) * keep_attn + attn(h)
-        h = norm(n2, x)
-        x = (h if residual == "normed" else x) * keep_ffn + ffn(h)
-        return norm(n2, x) if final_norm else x
-    if post_ln == "sum_of_norm":
-        x = x * keep_attn + norm(n1, attn(x))
-        return x * keep_ffn + norm(n2, ffn(x))
-    x = norm(n1, x * keep_attn + attn(x))
-    return norm(n2, x * keep_ffn + ffn(x))
+    common = {
+        "norm_first": norm_first,
+        "normed": residual == "normed",
+        "sum_of_norm": post_ln == "sum_of_norm",
+        "after_sum": dropout_after_sum,
+    }
+    keep_attn = float(residual in ("x", "normed", "attn_only"))
+    keep_ffn = float(residual in ("x", "normed", "ffn_only"))
+    x = residual64(x, attn, norm(n1), keep=keep_attn, drop=drop("attn_out"), **common)
+    x = residual64(x, ffn, norm(n2), keep=keep_ffn, drop=drop("ffn_out"), **common)
+    return norm(n2)(x) if final_norm and norm_first else x
+
+
+def stack64(
+    state: dict,
+    x: torch.Tensor,
+    prefix: str,
+    num_layers: int,
+    num_heads: int,
+    drops: Drops,
+    *,
+    mask=None,
+    norm_first: bool = True,
+) -> torch.Tensor:
+    """A stack of encoder blocks (weights under ``prefix`` + "0.", ...) and the final ``norm``,
+    in training mode, on an input that has had its embedding dropout; misplacements
+    "between_blocks" (an extra dropout after each block) and "after_final_norm"."""
+    for i in range(num_layers):
+        sub = substate(state, f"{prefix}{i}.")
+        x = block64(sub, x, num_heads, norm_first=norm_first, mask=mask, **drops.block_kwargs())
+        x = drops("extra", x) if "between_blocks" in drops.moved else x
+    x = layer_norm64(x, state["norm.weight"], state["norm.bias"], 1e-5)
+    return drops("extra", x) if "after_final_norm" in drops.moved else x

@@ -232,3 +232,33 @@ def test_greedy_float_output_and_overlong(run_check):
     assert not r.passed and (
         "more than max_len" in r.messages[0] or "never stops" in r.messages[0]
     ), r.messages
+
+
+def test_reference_decoder_with_fixed_dropout_equals_torch_layer_in_training_mode():
+    """decoder64's dropout placements (the training-mode check's reference) are
+    nn.TransformerDecoderLayer's: both in training mode with the check's fixed masks (PyTorch's
+    attentions asked for their weights, so that their dropout goes through F.dropout)."""
+    from helpers.checks.modules import DECODER_PARTS, block_state
+    from helpers.checks.nb07_reference import decoder64, torch_decoder_layer
+    from helpers.checks.probes import DROPOUT_SEED, dropout_fixed, fixed_drops
+
+    gen = torch.Generator().manual_seed(5)
+    for norm_first in (True, False):
+        state = block_state(gen, 8, 16, parts=DECODER_PARTS)
+        layer = torch_decoder_layer(
+            {"d_model": 8, "num_heads": 2, "d_ff": 16, "norm_first": norm_first}, state
+        )
+        for m in (layer.dropout, layer.dropout1, layer.dropout2, layer.dropout3):
+            m.p = 0.3
+        for attn in (layer.self_attn, layer.multihead_attn):
+            attn.dropout = 0.3
+            attn.forward = lambda *a, _f=attn.forward, **k: _f(*a, **{**k, "need_weights": True})
+        x = torch.randn(2, 5, 8, generator=gen, dtype=torch.float64)
+        memory = torch.randn(2, 7, 8, generator=gen, dtype=torch.float64)
+        with dropout_fixed(DROPOUT_SEED) as calls, torch.no_grad():
+            ref = layer(x, memory)
+        assert len(calls) == 6
+        drops = fixed_drops(0.3).block_kwargs()
+        ours = decoder64(state, x, memory, 2, norm_first=norm_first, **drops)
+        torch.testing.assert_close(ours, ref, atol=1e-10, rtol=1e-10)
+        assert not torch.allclose(decoder64(state, x, memory, 2, norm_first=norm_first), ref)
