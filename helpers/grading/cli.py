@@ -22,7 +22,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=None,
                    help="seed of the grader's inputs (default: a random one, printed)")
     p.add_argument("--memory", type=float, default=4.0,
-                   help="GiB of address space per kernel (RLIMIT_AS; 0 = no limit; use 0 for CUDA)")
+                   help="GiB of memory per kernel process (RLIMIT_DATA: heap and anonymous "
+                        "mappings, not library code; 0 = no limit; default: 4)")
     p.add_argument("--threads", type=int, default=None,
                    help="torch threads per kernel (default: CPU cores / jobs)")
     p.add_argument("--device", default="cpu", help="device the learner's code runs on (default: cpu)")

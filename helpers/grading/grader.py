@@ -72,7 +72,7 @@ class UsageError(Exception):
 class Settings:
     cell_timeout: float = 120.0
     total_timeout: float = 600.0
-    memory_bytes: int = 4 * 2**30  # address space per kernel (RLIMIT_AS); 0 = no limit
+    memory_bytes: int = 4 * 2**30  # memory per kernel process (RLIMIT_DATA, kernel.py); 0 = no limit
     file_bytes: int = 2**30  # largest file a kernel may write (RLIMIT_FSIZE); 0 = no limit
     output_cap: int = 2 * 2**20  # characters of output captured per submission
     threads: int = 1

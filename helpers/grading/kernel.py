@@ -1,5 +1,16 @@
 """A learner's kernel under limits: memory, file size, time per cell, captured output.
 
+The memory limit is ``RLIMIT_DATA``, not ``RLIMIT_AS``. Since Linux 4.7 ``RLIMIT_DATA`` counts
+the private writable mappings of a process (heap, anonymous ``mmap``, thread stacks, the
+writable data of libraries): the memory a cell can fill. ``RLIMIT_AS`` counts address space,
+which includes the text of every shared library mapped: importing a CUDA build of torch maps
+about 3.1 GB of it (0.6 GB for the CPU wheel) without using that memory, so an address-space
+limit failed honest notebooks on CUDA builds. Read-only library text and ``PROT_NONE``
+reservations (CUDA's unified address range) are not counted by ``RLIMIT_DATA``; an allocation
+beyond the limit fails in the cell that makes it (``MemoryError``, or torch's "can't allocate
+memory"). On older kernels ``RLIMIT_DATA`` counts only the heap (``brk``): large allocations,
+which glibc makes with ``mmap``, would not be stopped there.
+
 The kernel is an ipykernel started through a tiny launcher (``python -c LAUNCHER``) that sets
 resource limits on itself and then ``exec``s the kernel, so the limits hold for the kernel
 and everything it starts. It runs with its working directory, HOME and TMPDIR in the
@@ -22,7 +33,7 @@ try:
     import resource
     mem, fsize = int(sys.argv[1]), int(sys.argv[2])
     if mem > 0:
-        resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
+        resource.setrlimit(resource.RLIMIT_DATA, (mem, mem))
     if fsize > 0:
         resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
@@ -67,7 +78,7 @@ def kernel_env(home: str, threads: int) -> dict[str, str]:
 
 
 class Kernel:
-    """One ipykernel in ``workdir`` under ``memory_bytes`` of address space.
+    """One ipykernel in ``workdir`` under ``memory_bytes`` of memory (``RLIMIT_DATA``).
 
     Started as a new process (``python -c LAUNCHER ... ipykernel_launcher``), or, when a
     :class:`Zygote` is given, forked from it: the same kernel without paying for importing
@@ -344,7 +355,7 @@ def _become_kernel(connection_file, workdir, env, memory_bytes, file_bytes) -> N
         import resource
 
         if memory_bytes > 0:
-            resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+            resource.setrlimit(resource.RLIMIT_DATA, (memory_bytes, memory_bytes))  # see the docstring
         if file_bytes > 0:
             resource.setrlimit(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))

@@ -155,6 +155,10 @@ def build(folder: Path) -> dict[str, list[tuple]]:
     insert(nb, 4, "def eat():\n    hog = []\n    while True:\n        hog.append(bytearray(2**28))\n\neat()")
     add("00_eats_memory.ipynb", nb, RELU_PASSED)
 
+    nb = load("00")  # 10 GB in one tensor: refused by the memory limit, in this submission only
+    insert(nb, 4, "import torch\nhuge = torch.empty(10 * 2**30, dtype=torch.uint8)")
+    add("00_allocates_10gb.ipynb", nb, RELU_PASSED)
+
     nb = load("00")
     insert(nb, 4, ESCAPE)
     add("00_writes_files.ipynb", nb, RELU_PASSED)
@@ -233,6 +237,7 @@ LABELS = ["00_correct.ipynb", "alice/01_dot_product_attention.ipynb", "01_partly
           "00_wrong_and_patched.ipynb", "00_always_equal.ipynb", "00_tensor_subclass.ipynb",
           "00_renamed.ipynb", "01_cell_deleted.ipynb", "01_endless_loop.ipynb",
           "01_kills_kernel.ipynb", "00_prints_megabytes.ipynb", "00_eats_memory.ipynb",
+          "00_allocates_10gb.ipynb",
           "00_writes_files.ipynb", "00_forged_results.ipynb", "00_actually_01.ipynb",
           "01_untouched_student.ipynb", "homework.ipynb", "42_future.ipynb", "99_broken.ipynb",
           "00_dies_when_called.ipynb", "02_imports_the_reference.ipynb"]
@@ -273,6 +278,8 @@ def test_feedback_files(graded):
     assert "ran over the time limit" in loop
     memory = (fb / "00_eats_memory.md").read_text(encoding="utf-8")
     assert "raised MemoryError" in memory
+    huge = (fb / "00_allocates_10gb.md").read_text(encoding="utf-8")
+    assert "cell 5 raised RuntimeError" in huge and "can't allocate memory" in huge
     spam = (fb / "00_prints_megabytes.md").read_text(encoding="utf-8")
     assert "the output was not kept" in spam
     # kernels were forked from the preloaded zygote, none fell back to a process of its own
