@@ -202,7 +202,7 @@ def build(folder: Path) -> dict[str, list[tuple]]:
 
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory):
+def graded(tmp_path_factory, grade_device):
     root = tmp_path_factory.mktemp("grading")
     subs = root / "submissions"
     expected = build(subs)
@@ -215,7 +215,7 @@ def graded(tmp_path_factory):
     with contextlib.redirect_stdout(stdout):
         code = main(["grade", str(subs), str(notes), "--out", str(out), "--feedback", str(feedback),
                      "--jobs", "2", "--timeout", str(CELL_TIMEOUT), "--seed", str(SEED), "--memory", "3",
-                     "--no-progress"])
+                     "--device", grade_device, "--no-progress"])
     with open(out, newline="", encoding="utf-8") as f:
         rows = list(csv.reader(f))
     return {"code": code, "rows": rows, "expected": expected, "stdout": stdout.getvalue(),
@@ -294,14 +294,15 @@ def test_summary_on_stdout(graded):
     assert line01.split()[1] == "7"  # submissions of notebook 01
 
 
-def test_without_preload_each_kernel_is_a_new_process(tmp_path):
+def test_without_preload_each_kernel_is_a_new_process(tmp_path, grade_device):
     nb = set_exercise(load("00"), "00.relu", "def relu(x):\n    return x.abs()")
     insert(nb, after_check(nb, "00.relu"), PATCHES)
     write(nb, tmp_path / "00_wrong_and_patched.ipynb")
     out = tmp_path / "g.csv"
     with contextlib.redirect_stdout(io.StringIO()):
         code = main(["grade", str(tmp_path / "00_wrong_and_patched.ipynb"), "--out", str(out),
-                     "--no-preload", "--seed", str(SEED), "--memory", "3", "--no-progress"])
+                     "--no-preload", "--seed", str(SEED), "--memory", "3", "--device", grade_device,
+                     "--no-progress"])
     with open(out, newline="", encoding="utf-8") as f:
         rows = list(csv.reader(f))
     assert code == 0
@@ -309,14 +310,14 @@ def test_without_preload_each_kernel_is_a_new_process(tmp_path):
                            "|x|: negative inputs must become 0, not positive."]
 
 
-def test_whole_notebook_time_limit(tmp_path):
+def test_whole_notebook_time_limit(tmp_path, grade_device):
     from helpers.grading.grader import Settings, Submission, grade_submission
 
     nb = load("00")
     insert(nb, exercise_index(nb, "00.relu"), "import time\ntime.sleep(60)")
     path = write(nb, tmp_path / "00_slow.ipynb")
-    graded = grade_submission(Submission(path, "00_slow.ipynb"),
-                              Settings(cell_timeout=30, total_timeout=6, seed=SEED))
+    settings = Settings(cell_timeout=30, total_timeout=6, seed=SEED, device=grade_device)
+    graded = grade_submission(Submission(path, "00_slow.ipynb"), settings)
     assert [(r.exercise, r.status, r.message) for r in graded.rows] == [
         ("00.relu", "timeout", "not graded: the notebook ran over its time limit of 6 s before "
                                "`relu` was defined.")]
