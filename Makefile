@@ -10,8 +10,15 @@ unexport HELPERS_BLOCKS
 JOBS   ?= 2
 # the grader's sandbox: auto (bubblewrap where installed), bwrap (required) or none
 SANDBOX ?= auto
+# Linux without an NVIDIA GPU: TORCH_INDEX=https://download.pytorch.org/whl/cpu installs torch from
+# that index first (the small CPU wheel, not the multi-GB CUDA build). Empty: torch from PyPI.
+TORCH_INDEX ?=
+TORCH_REQ := $(shell grep -m1 '^torch' requirements.txt)
+NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg \
+	--nbval-cell-timeout 300
 
-.PHONY: lab lab-mine lint test test-fast test-notebooks test-gpu test-e2e student export execute grade bench clean
+.PHONY: lab lab-mine lint test test-fast test-notebooks test-grading test-gpu test-e2e \
+	student export execute grade bench clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -19,6 +26,7 @@ $(PY):
 # Reinstall only when requirements change; a torch that satisfies torch>=2.3 is kept.
 $(STAMP): requirements.txt pyproject.toml | $(PY)
 	$(PY) -m pip install --upgrade --quiet pip
+	$(if $(TORCH_INDEX),$(PY) -m pip install --quiet --index-url $(TORCH_INDEX) "$(TORCH_REQ)")
 	$(PY) -m pip install --quiet -r requirements.txt
 	touch $(STAMP)
 
@@ -37,21 +45,28 @@ lint: $(STAMP)
 
 ## the whole suite: lint, unit tests, checks, generated notebooks in sync, nbval over solutions/
 test: lint
-	$(PY) -m pytest -n $(JOBS) --dist loadfile tests solutions \
-		--nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg \
-		--nbval-cell-timeout 300
+	$(PY) -m pytest -n $(JOBS) --dist loadfile tests solutions $(NBVAL)
 
 test-fast: $(STAMP)
 	$(PY) -m pytest -q tests -m "not slow"
 
+## nbval over solutions/ (a per-notebook summary at the end)
 test-notebooks: $(STAMP)
-	$(PY) -m pytest -n $(JOBS) --dist loadfile solutions --nbval --nbval-current-env \
-		--nbval-sanitize-with tests/nbval_sanitize.cfg
+	$(PY) -m pytest -n $(JOBS) --dist loadfile solutions $(NBVAL)
 
-## nbval over solutions/ on whatever accelerator torch finds, against the stored CPU outputs
+## the grader's tests; GRADE_DEVICE=cuda grades on that device (default cpu)
+test-grading: $(STAMP)
+	$(PY) -m pytest -n $(JOBS) --dist loadfile tests/grading
+
+## on the accelerator torch finds: the grading tests with --device on it, then nbval over
+## solutions/ against the stored CPU outputs; reports every notebook that differs, not the first
 test-gpu: $(STAMP)
-	$(PY) -c "import helpers; d = helpers.get_device(); print('device:', d); assert d.type != 'cpu', 'no GPU found'"
-	$(PY) -m pytest solutions --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
+	@dev=$$($(PY) -c "import helpers; print(helpers.get_device().type)"); echo "device: $$dev"; \
+	test "$$dev" != cpu || { echo "test-gpu: torch finds no GPU"; exit 1; }; \
+	GRADE_DEVICE=$$dev $(MAKE) --no-print-directory test-grading; grading=$$?; \
+	$(MAKE) --no-print-directory test-notebooks; notebooks=$$?; \
+	echo "test-gpu: grading tests exit $$grading, nbval exit $$notebooks"; \
+	test $$grading = 0 && test $$notebooks = 0
 
 student: $(STAMP)
 	$(PY) -m helpers export

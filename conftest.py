@@ -16,11 +16,16 @@ def pytest_collectstart(collector):
 # process that sees every report (the xdist controller, or the only process); the session fails
 # when a notebook takes more than NOISE_FACTOR times its budget.
 _budget = {"times": None, "problems": []}
+# nbval per notebook: {path: {cell name: passed}}, for a summary that names every notebook whose
+# outputs differ (`make test-gpu` compares a GPU run with the stored CPU outputs).
+_cells: dict[str, dict[str, bool]] = {}
 
 
 def pytest_runtest_logreport(report):
-    path = report.nodeid.partition("::")[0]
+    path, _, cell = report.nodeid.partition("::")
     if path.endswith(".ipynb"):
+        cells = _cells.setdefault(path, {})
+        cells[cell] = cells.get(cell, True) and not report.failed
         if _budget["times"] is None:
             from helpers.notebooks.bench import NbvalTimes
 
@@ -53,3 +58,12 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.write_line(line)
     for problem in _budget["problems"]:
         terminalreporter.write_line(f"FAILED runtime budget: {problem}", red=True, bold=True)
+    terminalreporter.section("nbval per notebook")
+    for path, cells in sorted(_cells.items()):
+        bad = [cell for cell, ok in cells.items() if not ok]
+        if bad:
+            terminalreporter.write_line(
+                f"DIFFERS {path}: {len(bad)} of {len(cells)} cells ({', '.join(bad)})", red=True
+            )
+        else:
+            terminalreporter.write_line(f"ok      {path}: {len(cells)} cells")

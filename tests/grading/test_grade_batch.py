@@ -109,7 +109,10 @@ def build(folder: Path) -> dict[str, list[tuple]]:
     def add(label, nb, rows, notebook=None):
         write(nb, folder / label)
         number = notebook if notebook is not None else label.rsplit("/", 1)[-1][:2]
-        expected[label] = [(number, *row[:4], "", row[4]) for row in rows]  # "": no mistake code
+        # a row: (exercise, points, max_points, status, message[, mistake code])
+        expected[label] = [
+            (number, *row[:4], row[5] if len(row) > 5 else "", row[4]) for row in rows
+        ]
 
     add("00_correct.ipynb", load("00"), RELU_PASSED)
     add("alice/01_dot_product_attention.ipynb", load("01"), NB01_PASSED)
@@ -131,6 +134,7 @@ def build(folder: Path) -> dict[str, list[tuple]]:
                 "case x = [1000, 1001, 999] (large values): the output "
                 "has NaN or inf: exp(1000) overflows. Subtract the max along `dim` "
                 "(keepdim=True) before exponentiating; softmax does not change.",
+                "01.softmax/no_shift",
             ),
             NB01_PASSED[1],
         ],
@@ -149,6 +153,7 @@ def build(folder: Path) -> dict[str, list[tuple]]:
                 "failed",
                 "case x = [-2, -0.5, 0, 1.5]: you returned |x|: negative "
                 "inputs must become 0, not positive.",
+                "00.relu/abs",
             )
         ],
     )
@@ -171,6 +176,7 @@ def build(folder: Path) -> dict[str, list[tuple]]:
                 "failed",
                 "case x = [-2, -0.5, 0, 1.5]: the output should be a "
                 "torch.Tensor, got __main__.AlwaysEqual.",
+                "00.relu/not_a_tensor",
             )
         ],
     )
@@ -192,6 +198,7 @@ def build(folder: Path) -> dict[str, list[tuple]]:
                 "failed",
                 "case x = [-2, -0.5, 0, 1.5]: the output should be a "
                 "torch.Tensor, got a tensor subclass (Sneaky).",
+                "00.relu/not_a_tensor",
             )
         ],
     )
@@ -406,7 +413,7 @@ def build(folder: Path) -> dict[str, list[tuple]]:
 
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory):
+def graded(tmp_path_factory, grade_device):
     root = tmp_path_factory.mktemp("grading")
     subs = root / "submissions"
     expected = build(subs)
@@ -444,6 +451,8 @@ def graded(tmp_path_factory):
                 str(SEED),
                 "--memory",
                 "3",
+                "--device",
+                grade_device,
                 "--no-progress",
             ]
         )
@@ -555,7 +564,7 @@ def test_summary_on_stdout(graded):
     assert line01.split()[1] == "7"  # submissions of notebook 01
 
 
-def test_without_preload_each_kernel_is_a_new_process(tmp_path):
+def test_without_preload_each_kernel_is_a_new_process(tmp_path, grade_device):
     nb = set_exercise(load("00"), "00.relu", "def relu(x):\n    return x.abs()")
     insert(nb, after_check(nb, "00.relu"), PATCHES)
     write(nb, tmp_path / "00_wrong_and_patched.ipynb")
@@ -572,6 +581,8 @@ def test_without_preload_each_kernel_is_a_new_process(tmp_path):
                 str(SEED),
                 "--memory",
                 "3",
+                "--device",
+                grade_device,
                 "--no-progress",
             ]
         )
@@ -583,21 +594,20 @@ def test_without_preload_each_kernel_is_a_new_process(tmp_path):
         "0",
         "1",
         "failed",
-        "",
+        "00.relu/abs",
         "case x = [-2, -0.5, 0, 1.5]: you returned "
         "|x|: negative inputs must become 0, not positive.",
     ]
 
 
-def test_whole_notebook_time_limit(tmp_path):
+def test_whole_notebook_time_limit(tmp_path, grade_device):
     from helpers.grading.grader import Settings, Submission, grade_submission
 
     nb = load("00")
     insert(nb, exercise_index(nb, "00.relu"), "import time\ntime.sleep(60)")
     path = write(nb, tmp_path / "00_slow.ipynb")
-    graded = grade_submission(
-        Submission(path, "00_slow.ipynb"), Settings(cell_timeout=30, total_timeout=6, seed=SEED)
-    )
+    settings = Settings(cell_timeout=30, total_timeout=6, seed=SEED, device=grade_device)
+    graded = grade_submission(Submission(path, "00_slow.ipynb"), settings)
     assert [(r.exercise, r.status, r.message) for r in graded.rows] == [
         (
             "00.relu",

@@ -103,8 +103,8 @@ def test_deep_nesting_is_refused(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def kernel_side():
-    ns = {"__name__": "__course_grader__"}
+def kernel_side(grade_device):
+    ns = {"__name__": "__course_grader__", "device": grade_device}
     exec(compile(KERNEL_SIDE_SOURCE, "<kernel_side>", "exec"), ns)
     ns["setup"](CHECK_SOURCES, package=f"__grader_test_{uuid.uuid4().hex[:6]}__")
     return ns
@@ -117,7 +117,9 @@ def graded_as_kernel(kernel_side, tmp_path, ex_id, candidate, seed=5):
     probes_path, out = tmp_path / "probes.pt", tmp_path / "out.pt"
     torch.save([grader.probe_fields(p) for p in probes], probes_path)
     name = grader.target_name(ex)
-    kernel_side["grade"](ex_id, name, str(probes_path), str(out), "cpu", {name: candidate})
+    kernel_side["grade"](
+        ex_id, name, str(probes_path), str(out), kernel_side.get("device", "cpu"), {name: candidate}
+    )
     data = load_results(out)
     assert data["status"] == "ran"
     return judge(ex, probes, data["outcomes"])[:3]  # (status, points, message); mistake aside

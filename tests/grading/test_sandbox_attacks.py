@@ -54,7 +54,7 @@ WRONG = (
     "0",
     "1",
     "failed",
-    "",
+    "00.relu/abs",
     "case x = [-2, -0.5, 0, 1.5]: you returned |x|: negative inputs must become 0, not positive.",
 )
 JUDGE_FILES = [
