@@ -8,8 +8,9 @@ points, max_points, status, [mistake,] message``. The ``mistake`` column (a code
 from __future__ import annotations
 
 import csv
-from dataclasses import dataclass
 from pathlib import Path
+
+from .records import Row
 
 REQUIRED = ("submission", "notebook", "exercise", "points", "max_points", "status", "message")
 FORMULA_START = ("=", "+", "-", "@")
@@ -17,18 +18,6 @@ FORMULA_START = ("=", "+", "-", "@")
 
 class GradebookError(ValueError):
     """Not a gradebook this command wrote; the message names the file."""
-
-
-@dataclass
-class GradeRow:
-    submission: str
-    notebook: str
-    exercise: str
-    points: float
-    max_points: float
-    status: str
-    message: str
-    mistake: str = ""
 
 
 def unquote(text: str) -> str:
@@ -55,7 +44,7 @@ def read_table(path: str | Path) -> tuple[list[str], list[list[str]]]:
     return header, rows
 
 
-def read_rows(path: str | Path) -> list[GradeRow]:
+def read_rows(path: str | Path) -> list[Row]:
     header, raw = read_table(path)
     col = {name: i for i, name in enumerate(header)}
     rows = []
@@ -65,7 +54,7 @@ def read_rows(path: str | Path) -> list[GradeRow]:
         except ValueError:
             raise GradebookError(f"{path}: points that are not numbers in {fields}") from None
         rows.append(
-            GradeRow(
+            Row(
                 submission=unquote(fields[col["submission"]]),
                 notebook=fields[col["notebook"]],
                 exercise=fields[col["exercise"]],

@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from .book import GradeRow
+from .records import Row
 
 CANVAS = r"^(?:.*/)?(?P<student>[^/_]+)(?P<late>_LATE)?_(?P<id>\d+)_\d+_[^/]+$"
 MOODLE = r"(?:^|/)(?P<student>[^/]+?)_(?P<id>\d+)_assignsubmission_[a-z]+_"
@@ -150,7 +150,7 @@ class Totals:
     unattributed: list[str] = field(default_factory=list)  # labels of unknown notebooks
 
 
-def compute_totals(rows: list[GradeRow], pattern: re.Pattern | None = None) -> Totals:
+def compute_totals(rows: list[Row], pattern: re.Pattern | None = None) -> Totals:
     """Per student and notebook, the points (the best submission when there are several)."""
     per_sub: dict[str, dict] = {}
     for r in rows:
@@ -215,7 +215,7 @@ def totals_summary(totals: Totals, path: str | Path) -> str:
     return "\n".join(lines)
 
 
-def print_totals(rows: list[GradeRow], path: str | Path, pattern: re.Pattern | None) -> None:
+def print_totals(rows: list[Row], path: str | Path, pattern: re.Pattern | None) -> None:
     totals = compute_totals(rows, pattern)
     write_totals(path, totals)
     print(totals_summary(totals, path), file=sys.stderr)

@@ -15,7 +15,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .book import GradeRow
+from .records import Row
 
 STATUSES = ("passed", "failed", "error", "timeout", "missing")
 TOP_MISTAKES = 5
@@ -49,11 +49,11 @@ class Summary:
     exercises: dict[str, ExerciseStats]
     scores: dict[str, list[float]]  # notebook -> each submission's points
     max_points: dict[str, float]  # notebook -> points possible
-    problems: list[GradeRow]  # rows with status error or timeout
+    problems: list[Row]  # rows with status error or timeout
     submissions: int
 
 
-def summarize(rows: list[GradeRow]) -> Summary:
+def summarize(rows: list[Row]) -> Summary:
     from ..checks import EXERCISES
     from .book import exercise_order
 
@@ -243,7 +243,7 @@ def render(summary: Summary, title: str = "Class report") -> str:
     return "\n".join(parts) + "\n"
 
 
-def write_report(path: str | Path, rows: list[GradeRow], title: str = "Class report") -> Summary:
+def write_report(path: str | Path, rows: list[Row], title: str = "Class report") -> Summary:
     summary = summarize(rows)
     Path(path).write_text(render(summary, title), encoding="utf-8")
     return summary
