@@ -30,7 +30,6 @@ from .modules import (
 )
 from .nb06_reference import (
     ENCODER_MISPLACEMENTS,
-    STACK_MISPLACEMENTS,
     encoder64,
     encoder_init,
     encoder_mistakes,
@@ -39,7 +38,7 @@ from .nb06_reference import (
     load_encoder,
 )
 from .probes import DROPOUT_SEED, P_TRAIN, fixed_drops, rng_untouched, train_forward
-from .references import stack64
+from .references import STACK_MISPLACEMENTS, stack64
 from .runner import to_device
 
 # --------------------------------------------------------------------------- the encoder

@@ -258,26 +258,3 @@ ENCODER_MISPLACEMENTS = [
 
 
 # the misplacements of a model built from encoder blocks (06, 09): (skip, moved, message, slug)
-STACK_MISPLACEMENTS = [
-    (
-        {"attn", "ffn", "res"},
-        (),
-        "the blocks are built without dropout: pass `dropout` to every block, "
-        "TransformerEncoderBlock(d_model, num_heads, d_ff, dropout, ...).",
-        "blocks_without_dropout",
-    ),
-    (
-        (),
-        {"between_blocks"},
-        "an extra dropout is applied to each block's output: the blocks apply their own "
-        "dropout, x = block(x) is all the loop needs.",
-        "extra_dropout_between_blocks",
-    ),
-    (
-        (),
-        {"after_final_norm"},
-        "an extra dropout is applied after the final norm: dropout belongs inside the blocks "
-        "(and on the embedding), not on the normalized output.",
-        "dropout_after_final_norm",
-    ),
-]

@@ -8,8 +8,6 @@ known mistakes (no CLS token, no position embedding, no final norm, another pool
 
 from __future__ import annotations
 
-import math
-
 import torch
 import torch.nn.functional as F
 
@@ -28,6 +26,7 @@ from .modules import (
     expect_names,
     judge_module_info,
 )
+from .nb09_reference import conv_state, embed64
 
 
 def patches64(images: torch.Tensor, p: int, order: str = "chw", grid: str = "row") -> torch.Tensor:
@@ -133,23 +132,6 @@ class PatchifyCheck(Exercise):
 
 
 # --------------------------------------------------------------------------- patch embedding
-
-
-def conv_state(gen, C: int, d: int, p: int, prefix: str = "proj.") -> dict:
-    return {
-        f"{prefix}weight": randn(d, C, p, p, generator=gen) / math.sqrt(C * p * p),
-        f"{prefix}bias": 0.3 * randn(d, generator=gen),
-    }
-
-
-def embed64(state: dict, images: torch.Tensor, p: int, prefix: str = "proj.") -> torch.Tensor:
-    y = F.conv2d(
-        images.double(),
-        state[f"{prefix}weight"].double(),
-        state[f"{prefix}bias"].double(),
-        stride=p,
-    )
-    return y.flatten(2).transpose(1, 2)  # (B, d, h, w) -> (B, N, d)
 
 
 class PatchEmbeddingCheck(Exercise):

@@ -4,22 +4,38 @@ known mistakes; its parameter names and random states.
 
 from __future__ import annotations
 
+import math
+
 import torch
 import torch.nn.functional as F
 
-from .framework import (
-    randn,
-)
+from .framework import randn
 from .modules import (
     block_names,
     block_state,
     linear_state,
     torch_layer,
 )
-from .nb09 import conv_state, embed64
 from .references import substate
 
 # --------------------------------------------------------------------------- the ViT
+
+
+def conv_state(gen, C: int, d: int, p: int, prefix: str = "proj.") -> dict:
+    return {
+        f"{prefix}weight": randn(d, C, p, p, generator=gen) / math.sqrt(C * p * p),
+        f"{prefix}bias": 0.3 * randn(d, generator=gen),
+    }
+
+
+def embed64(state: dict, images: torch.Tensor, p: int, prefix: str = "proj.") -> torch.Tensor:
+    y = F.conv2d(
+        images.double(),
+        state[f"{prefix}weight"].double(),
+        state[f"{prefix}bias"].double(),
+        stride=p,
+    )
+    return y.flatten(2).transpose(1, 2)  # (B, d, h, w) -> (B, N, d)
 
 
 def vit_init(img=8, p=4, C=1, classes=10, d=16, H=2, L=2, d_ff=32, **kw) -> dict:

@@ -28,11 +28,10 @@ from .modules import (
     expect_names,
     judge_module_info,
 )
-from .nb06_reference import STACK_MISPLACEMENTS
 from .nb09 import embed64
 from .nb09_reference import VIT_MISPLACEMENTS, vit64, vit_init, vit_names, vit_state
 from .probes import DROPOUT_SEED, P_TRAIN, fixed_drops, rng_untouched, train_forward
-from .references import stack64
+from .references import STACK_MISPLACEMENTS, stack64
 from .runner import to_device
 from .trained import TrainedModelCheck
 

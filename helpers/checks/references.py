@@ -340,3 +340,29 @@ def stack64(
         x = drops("extra", x) if "between_blocks" in drops.moved else x
     x = layer_norm64(x, state["norm.weight"], state["norm.bias"], 1e-5)
     return drops("extra", x) if "after_final_norm" in drops.moved else x
+
+
+# misplaced dropout in a stack of encoder blocks (06's encoder, 09's ViT): stack64's switches
+STACK_MISPLACEMENTS = [
+    (
+        {"attn", "ffn", "res"},
+        (),
+        "the blocks are built without dropout: pass `dropout` to every block, "
+        "TransformerEncoderBlock(d_model, num_heads, d_ff, dropout, ...).",
+        "blocks_without_dropout",
+    ),
+    (
+        (),
+        {"between_blocks"},
+        "an extra dropout is applied to each block's output: the blocks apply their own "
+        "dropout, x = block(x) is all the loop needs.",
+        "extra_dropout_between_blocks",
+    ),
+    (
+        (),
+        {"after_final_norm"},
+        "an extra dropout is applied after the final norm: dropout belongs inside the blocks "
+        "(and on the embedding), not on the normalized output.",
+        "dropout_after_final_norm",
+    ),
+]
