@@ -15,8 +15,11 @@ importing this package imports them all and fills :data:`EXERCISES`. Around them
                    device="meta" case), dropout with fixed masks for training-mode cases
     trained.py     the base of the trained-model exercises
 
-A notebook module imports only these (never another notebook's module), so the import chain
-is at most three floors deep; the grader ships every module here to the kernel.
+Three floors: the core (``framework``, ``runner``, ``references``), the shared helpers
+(``modules``, ``probes``, ``trained``) and a notebook's modules (``nbNN_reference.py`` holds its
+float64 reference, the others its exercises). A notebook's modules import the floors below and
+each other, never another notebook's; the grader ships every module here (and
+``helpers/device.py``) to the kernel.
 """
 
 from __future__ import annotations
