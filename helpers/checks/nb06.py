@@ -1,4 +1,5 @@
-"""Notebook 06: the encoder stack and the training loop.
+"""Notebook 06: the encoder stack (the training loop: nb06_training.py; the float64 reference:
+nb06_reference.py).
 
 The encoder is checked against a float64 reference made of PyTorch's own pieces
 (``nn.TransformerEncoderLayer``, ``F.layer_norm``) with the probe's weights copied in; the

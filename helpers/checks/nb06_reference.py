@@ -255,6 +255,3 @@ ENCODER_MISPLACEMENTS = [
         "extra_embedding_dropout",
     ),
 ]
-
-
-# the misplacements of a model built from encoder blocks (06, 09): (skip, moved, message, slug)

@@ -1,4 +1,5 @@
-"""Notebook 07: the decoder block and greedy decoding.
+"""Notebook 07: the decoder block (greedy decoding: nb07_decode.py; the float64 reference:
+nb07_reference.py).
 
 The decoder block loads the same weights as ``nn.TransformerDecoderLayer(batch_first=True,
 dropout=0.0, norm_first=...)`` (float64) and must match it; the known wrong variants come from

@@ -246,7 +246,7 @@ def decoder_mistakes(v, pre: bool, tgt_mask, memory_mask) -> list[tuple]:
     return mistakes
 
 
-# the misplacements every block-level check replays: (skip, moved, message, slug)
+# the misplacements the decoder-block check replays: (skip, moved, message, slug)
 BLOCK_MISPLACEMENTS = [
     (
         {"all"},

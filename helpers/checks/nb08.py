@@ -1,4 +1,5 @@
-"""Notebook 08: sliding-window masks, linear attention, blockwise attention with an online softmax.
+"""Notebook 08: sliding-window masks and linear attention (blockwise attention with an online
+softmax: nb08_blockwise.py; the KV cache: nb08_kv_cache.py).
 
 References are float64 formulas written out in full (the quadratic form of linear attention,
 softmax attention for the blockwise exercise); the known wrong variants are the same formulas

@@ -1,4 +1,5 @@
-"""Notebook 09: patchify, the patch embedding, the Vision Transformer.
+"""Notebook 09: patchify and the patch embedding (the Vision Transformer: nb09_vit.py; its float64
+reference: nb09_reference.py).
 
 References: ``F.unfold`` for patches, ``F.conv2d`` for the patch embedding, and for the ViT a
 float64 model assembled from PyTorch modules (``nn.TransformerEncoderLayer(norm_first=True)``

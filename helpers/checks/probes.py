@@ -14,14 +14,9 @@ from collections.abc import Iterator
 import torch
 from torch import nn
 
-try:  # in a grading kernel: the grader's private copy, shipped beside the checks
-    from .device import to_device  # (a learner's patch of helpers.device cannot reach it)
-except ImportError:  # the course's package
-    from ..device import to_device
-
 from .framework import Fail, Probe, close, describe_difference, rand_bool, randint
 from .references import Drops
-from .runner import _resolve
+from .runner import _resolve, to_device
 
 # the built-ins a from-scratch attention must not call (F.scaled_dot_product_attention is
 # torch._C._nn.scaled_dot_product_attention under another name)
@@ -141,7 +136,7 @@ def _judging_meta_case(judge):
         if probe.runner != "device_meta":
             return judge(self, probe, out)
         if not isinstance(out, dict) or "device" not in out:
-            raise Fail("with device='meta' the result is not a tensor.")
+            raise Fail("with device='meta' the result is not a tensor.", "not_a_tensor")
         if out["device"] != "meta":
             raise Fail(
                 f"asked for device='meta', the result is on {out['device']}: the `device` "

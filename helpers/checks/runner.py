@@ -9,6 +9,7 @@ learner's own line.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import importlib
 import linecache
 import os
@@ -164,7 +165,7 @@ def _has_float64(probe: Probe) -> bool:
 
 
 def call_candidate(ex: Exercise, probe: Probe, candidate: Any, device: torch.device) -> Any:
-    """Call the candidate as the probe's kind says; raises whatever the candidate raises."""
+    """Call the candidate as the probe's runner says; raises whatever the candidate raises."""
     # copies, so that a candidate that writes into its inputs cannot change the probe's tensors
     args = clone_tensors(to_device(probe.args, device))
     kwargs = clone_tensors(to_device(probe.kwargs, device))
@@ -191,7 +192,11 @@ def call_candidate(ex: Exercise, probe: Probe, candidate: Any, device: torch.dev
     custom = getattr(ex, f"run_{probe.runner}", None)
     if custom is None:
         raise ValueError(f"exercise {ex.id} has no runner {probe.runner!r}")
-    return custom(probe, candidate, device)
+    # an exercise's own runner gets copies too: the judge builds its reference from probe.args
+    mine = dataclasses.replace(
+        probe, args=clone_tensors(probe.args), kwargs=clone_tensors(probe.kwargs)
+    )
+    return custom(mine, candidate, device)
 
 
 #: the value a runner returns, instead of the output, when the candidate changed an input
