@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from .book import unquote
 from .records import COLUMNS, OLD_COLUMNS, STATUSES, BatchResult, Row, UsageError
 
 
@@ -17,14 +18,14 @@ def row_from_csv(fields: list[str], columns: list[str] = COLUMNS) -> Row | None:
         return None
     d = dict(zip(columns, fields))
     try:
-        return Row(
-            d["submission"],
+        return Row(  # the CSV-injection quote undone: --resume matches labels as written
+            unquote(d["submission"]),
             d["notebook"],
             d["exercise"],
             float(d["points"]),
             float(d["max_points"]),
             d["status"],
-            d["message"],
+            unquote(d["message"]),
             d.get("mistake", ""),
         )
     except ValueError:

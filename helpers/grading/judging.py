@@ -10,6 +10,9 @@ loud error, not a silent change of grades.
 from __future__ import annotations
 
 import hashlib
+import io
+import os
+import stat
 import warnings
 from pathlib import Path
 from typing import Any
@@ -146,15 +149,21 @@ def _outcome(item: Any) -> Outcome:
 
 def load_results(path: Path) -> dict:
     """The kernel's answer for one exercise, as plain data, or ResultError."""
-    if not path.is_file():
-        raise ResultError("the kernel wrote no results")
-    size = path.stat().st_size
-    if size > MAX_RESULT_BYTES:
-        raise ResultError(f"the results are too large ({size / 2**20:.0f} MB)")
+    # the kernel wrote it: no link to follow, no file swapped between a check and the read
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        raise ResultError("the kernel wrote no results") from None
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            raise ResultError("the kernel wrote no results")
+        raw = f.read(MAX_RESULT_BYTES + 1)
+    if len(raw) > MAX_RESULT_BYTES:
+        raise ResultError(f"the results are too large (over {MAX_RESULT_BYTES / 2**20:.0f} MB)")
     try:
         with warnings.catch_warnings():  # a forged file may warn about its pickle protocol
             warnings.simplefilter("ignore")
-            data = torch.load(path, weights_only=True, map_location="cpu")
+            data = torch.load(io.BytesIO(raw), weights_only=True, map_location="cpu")
     except Exception as exc:
         raise ResultError(f"the results file is not plain data ({type(exc).__name__})") from None
     if (
