@@ -72,6 +72,9 @@ student: $(STAMP)
 	$(PY) -m helpers export
 	$(PY) -m helpers student
 
+export: $(STAMP)
+	$(PY) -m helpers export
+
 execute: $(STAMP)
 	$(PY) -m helpers execute solutions/*.ipynb
 
