@@ -14,8 +14,9 @@ SANDBOX ?= auto
 # that index first (the small CPU wheel, not the multi-GB CUDA build). Empty: torch from PyPI.
 TORCH_INDEX ?=
 TORCH_REQ := $(shell grep -m1 '^torch' requirements.txt)
+# kernel start: nbval's 60 s default was once exceeded on CI's loaded 2-core machine (09, lowest env)
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg \
-	--nbval-cell-timeout 300
+	--nbval-cell-timeout 300 --nbval-kernel-startup-timeout 180
 
 .PHONY: lab lab-mine lint test test-fast test-notebooks test-grading test-gpu test-e2e \
 	student export execute grade bench clean

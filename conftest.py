@@ -33,6 +33,26 @@ def pytest_runtest_logreport(report):
         _budget["times"].add(report.nodeid, report.duration)
 
 
+def pytest_runtest_makereport(item, call):
+    """A notebook whose kernel did not start: say what the machine was doing (load, top processes).
+
+    CI once saw "Kernel didn't respond in 60 seconds" for one notebook, never here; the next time
+    the report shows the cause.
+    """
+    if call.when != "setup" or call.excinfo is None or not item.nodeid.endswith("Cell 0"):
+        return
+    if item.nodeid.partition("::")[0].endswith(".ipynb"):
+        import subprocess
+
+        ps = subprocess.run(
+            ["ps", "-eo", "pid,ppid,stat,etime,pcpu,rss,args", "--sort=-pcpu"],
+            capture_output=True,
+            text=True,
+        ).stdout.splitlines()[:16]
+        load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+        item.add_report_section("setup", "machine", f"load average {load}\n" + "\n".join(ps))
+
+
 def pytest_sessionfinish(session, exitstatus):
     times = _budget["times"]
     if times is None or hasattr(session.config, "workerinput"):

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
-import shutil
 import signal
 import sys
 import tempfile
@@ -27,7 +26,7 @@ import torch
 
 from ..checks import REGISTRY
 from . import run as run_module
-from . import sandbox
+from . import sandbox, scratch
 from .gradebook import Gradebook, feedback_path, read_gradebook
 from .judging import changed_sources
 from .kernel import kernel_env
@@ -70,14 +69,6 @@ def _kill_group(pid: int) -> None:
         pass
 
 
-def _empty(folder: Path) -> None:
-    for entry in folder.iterdir():
-        if entry.is_dir() and not entry.is_symlink():
-            shutil.rmtree(entry, ignore_errors=True)
-        else:
-            entry.unlink(missing_ok=True)
-
-
 class _Slots:
     """The job slots: a folder each, and a sandboxed zygote each when kernels are preloaded."""
 
@@ -87,6 +78,7 @@ class _Slots:
         self.free: list[Slot] = []
         self.all: dict[Path, Slot] = {}  # folder -> its slot, free or not
         self.restarts: list[str] = []  # why a slot's sandbox had to be made again
+        self.leftovers: list[str] = []  # what a submission left that could not be removed
         try:
             for i in range(jobs):
                 folder = self.root / f"slot-{i}"
@@ -121,16 +113,18 @@ class _Slots:
             except RuntimeError as exc:  # stuck or gone: a new sandbox and zygote for this slot
                 self.restarts.append(str(exc))
                 slot.zygote.close()
-                _empty(slot.folder)
+                scratch.empty(slot.folder)
                 slot = self._make(slot.folder)
-        _empty(slot.folder)
+        left = scratch.empty(slot.folder)
+        if left:  # the next submission gets a new work folder all the same
+            self.leftovers.append(f"{', '.join(left)} in {slot.folder}")
         self.free.append(slot)
 
     def close(self) -> None:
         for slot in self.all.values():
             if slot.zygote is not None:
                 slot.zygote.close()
-        shutil.rmtree(self.root, ignore_errors=True)
+        scratch.remove(self.root)
 
 
 def _prepare(paths, out: Path, jobs: int, settings: Settings, resume: bool, log, select=None):
@@ -348,6 +342,11 @@ def grade_batch(
                 result.warnings.append(
                     f"(grader) {len(slots.restarts)} sandboxes were restarted between submissions "
                     f"(first: {slots.restarts[0]})"
+                )
+            if slots.leftovers:
+                result.warnings.append(
+                    f"(grader) {len(slots.leftovers)} times a submission left files the grader "
+                    f"could not remove (first: {slots.leftovers[0]})"
                 )
     _wrap_up(result, book, log)
     result.seconds = time.monotonic() - start

@@ -213,6 +213,7 @@ def run(args: argparse.Namespace) -> int:
         device=args.device,
         preload=not args.no_preload,
         sandbox=args.sandbox,
+        student_pattern=args.student_pattern,
     )
     try:
         with expanded(args.submissions) as paths:  # each .zip becomes a temporary folder

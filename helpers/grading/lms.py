@@ -62,9 +62,7 @@ class Student:
     late: bool = False
 
 
-def student_of(label: str, pattern: re.Pattern | None = None) -> Student:
-    """Who submitted ``label`` (see the module docstring for the patterns tried)."""
-    patterns = [pattern] if pattern is not None else [re.compile(p) for p in PATTERNS]
+def _named(label: str, patterns: list[re.Pattern]) -> Student | None:
     for p in patterns:
         m = p.search(label)
         if m and m.group("student"):
@@ -74,7 +72,22 @@ def student_of(label: str, pattern: re.Pattern | None = None) -> Student:
                 (groups.get("id") or "").strip(),
                 bool(groups.get("late")),
             )
-    return Student(PurePosixPath(label).name.removesuffix(".ipynb"))
+    return None
+
+
+def student_of(label: str, pattern: re.Pattern | None = None) -> Student:
+    """Who submitted ``label`` (see the module docstring for the patterns tried)."""
+    patterns = [pattern] if pattern is not None else [re.compile(p) for p in PATTERNS]
+    named = _named(label, patterns)
+    return named or Student(PurePosixPath(label).name.removesuffix(".ipynb"))
+
+
+def owner_of_file(name: str, pattern: re.Pattern | None = None) -> tuple[str, str] | None:
+    """(student, id) that a file's own name gives, in a folder where an LMS put every student's
+    files side by side (Canvas, Moodle without folders, or ``pattern``); None: it names no one."""
+    patterns = [pattern] if pattern is not None else [re.compile(CANVAS), re.compile(MOODLE)]
+    named = _named(name, patterns)
+    return (named.name, named.id) if named else None
 
 
 # --------------------------------------------------------------------------- zips in

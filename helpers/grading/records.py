@@ -38,6 +38,7 @@ class Settings:
     preload: bool = True  # fork kernels from a process with torch & co. imported (Linux)
     sandbox: str = "auto"  # auto | bwrap | none (sandbox.py)
     hidden: list[str] = field(default_factory=list)  # paths a sandbox must not show (the inputs)
+    student_pattern: str | None = None  # --student-pattern: whose files lie side by side (lms.py)
 
 
 @dataclass

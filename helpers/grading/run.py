@@ -15,7 +15,6 @@ from __future__ import annotations
 import base64
 import json
 import os
-import shutil
 import tempfile
 import time
 from collections.abc import Callable
@@ -24,6 +23,7 @@ from pathlib import Path
 
 import torch
 
+from . import scratch
 from .judging import (
     BLOCKS,
     CHECK_SOURCES,
@@ -197,9 +197,8 @@ def grade_submission(
     if own:
         slot = standalone_slot(settings)
     try:
-        work = slot.folder / "work"
-        work.mkdir()
-        copy_siblings(sub.path.parent, work)
+        work = scratch.new_work_folder(slot.folder)
+        copy_siblings(sub.path, work, settings.student_pattern)
         (work / sub.path.name).write_bytes(sub.path.read_bytes())
         private = Path(tempfile.mkdtemp(prefix=".grader-", dir=work))
         run = KernelRun(nb, work, private, settings, slot, on_kernel)
@@ -209,7 +208,7 @@ def grade_submission(
             run.close()
     finally:
         if own:
-            shutil.rmtree(slot.folder, ignore_errors=True)
+            scratch.remove(slot.folder)
     graded.notebook_seconds = run.notebook_seconds
     if run.fallback:
         graded.notes.append(f"(grader) the kernel was started as a new process: {run.fallback}")

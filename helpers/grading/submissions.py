@@ -139,15 +139,26 @@ def exercise_cell(cells, ex: Exercise) -> int | None:
     return None
 
 
-def copy_siblings(src: Path, dest: Path) -> None:
-    """The plain files beside the notebook (data a notebook may read), within a size budget."""
+def copy_siblings(notebook: Path, dest: Path, student_pattern: str | None = None) -> None:
+    """The plain files beside the notebook (data a notebook may read), within a size budget.
+
+    Where an LMS put every student's files side by side (the notebook's own name gives its
+    student: lms.owner_of_file), a file whose name gives another student is not copied: no
+    kernel sees a classmate's files.
+    """
+    from .lms import compile_pattern, owner_of_file
+
+    pattern = compile_pattern(student_pattern) if student_pattern else None
+    owner = owner_of_file(notebook.name, pattern)
     budget = MAX_SIBLING_BYTES
     try:
-        entries = sorted(src.iterdir())
+        entries = sorted(notebook.parent.iterdir())
     except OSError:
         return
     for entry in entries:
         if entry.suffix == ".ipynb" or entry.is_symlink() or not entry.is_file():
+            continue
+        if owner is not None and owner_of_file(entry.name, pattern) not in (None, owner):
             continue
         size = entry.stat().st_size
         if size > budget:

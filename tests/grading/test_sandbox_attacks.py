@@ -204,6 +204,18 @@ libc.msgget(0x4D41524B, 0o1666)
 open("/dev/shm/planted_$mark", "w").write("x")
 open(os.path.expanduser("~/planted_$mark"), "w").write("x")
 LEAK = []""",
+    # modes that stop the removal of its folder by a grader that is not root (graded early: the
+    # honest submissions after it in the slot must not pay for it)
+    "ac_lock": r"""
+import os
+os.makedirs("locked/inner", exist_ok=True)
+for path in ("locked/f", "locked/inner/f"):
+    open(path, "w").write("x")
+for path in ("locked/f", "locked/inner/f", "locked/inner", "locked"):
+    os.chmod(path, 0)
+os.chmod(".", 0o500)
+os.chmod("..", 0o500)
+LEAK = []""",
     "zz_collect": r"""
 import glob, os
 LEAK = [line for kind in ("shm", "msg", "sem")

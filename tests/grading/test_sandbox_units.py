@@ -6,7 +6,9 @@ from __future__ import annotations
 import multiprocessing as mp
 import os
 import pickle
+import shutil
 import sys
+import tempfile
 import uuid
 from pathlib import Path
 
@@ -18,7 +20,7 @@ from helpers.blocks.attention import causal_mask
 from helpers.blocks.multihead import MultiHeadAttention as ReferenceMHA
 from helpers.checks import REGISTRY
 from helpers.checks.framework import CheckResult
-from helpers.grading import judging, sandbox
+from helpers.grading import judging, sandbox, scratch
 from helpers.grading.grader import KERNEL_SIDE_SOURCE, Row, UsageError, load_results
 from helpers.grading.records import Graded, recv_plain, send_plain
 
@@ -93,6 +95,66 @@ def test_cuda_gets_the_nvidia_device_nodes(tmp_path, monkeypatch):
 class Payload:
     def __reduce__(self):
         return (os.system, (f"touch {Path.cwd() / 'pwned'}",))
+
+
+# --------------------------------------------------------------- what a submission leaves behind
+
+
+def _as_nobody(test) -> int:
+    """Run ``test()`` (its return: the exit code) in a child that is not root: root ignores file
+    modes, so a grader run by root cannot show what chmod does to one run by an instructor."""
+    pid = os.fork()
+    if pid == 0:
+        code = 99
+        try:
+            if os.getuid() == 0:
+                os.setgroups([])
+                os.setgid(65534)
+                os.setuid(65534)
+            code = test()
+        finally:
+            os._exit(code)
+    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+
+
+def _locked_slot(outside: str) -> Path:
+    """A slot as a hostile kernel can leave it: folders and files with mode 000, the work folder
+    and the slot's own folder read-only, and a link to a folder outside."""
+    slot = Path(tempfile.mkdtemp())
+    work = scratch.new_work_folder(slot)
+    (work / "locked" / "inner").mkdir(parents=True)
+    (work / "locked" / "inner" / "f").write_text("x")
+    (work / "locked" / "f").write_text("x")
+    (work / "link").symlink_to(outside)
+    for path in (work / "locked" / "f", work / "locked" / "inner", work / "locked"):
+        os.chmod(path, 0)
+    os.chmod(work, 0o500)
+    os.chmod(slot, 0o500)
+    return slot
+
+
+def test_a_slot_left_locked_by_chmod_is_emptied_and_used_again():
+    def test():
+        outside = tempfile.mkdtemp()
+        Path(outside, "keep").write_text("x")
+        os.chmod(outside, 0o500)  # a link must not be followed: this mode must stay
+        naive = _locked_slot(outside)
+        shutil.rmtree(naive, ignore_errors=True)
+        if not naive.exists():
+            return 1  # the premise: without scratch.empty, the folder stays
+        slot = _locked_slot(outside)
+        left = scratch.empty(slot)
+        if left or list(slot.iterdir()):
+            return 2
+        os.chmod(slot, 0o500)
+        if not scratch.new_work_folder(slot).is_dir():
+            return 3
+        if os.stat(outside).st_mode & 0o777 != 0o500 or not Path(outside, "keep").exists():
+            return 4
+        scratch.remove(slot)
+        return 5 if slot.exists() else 0
+
+    assert _as_nobody(test) == 0
 
 
 def test_the_worker_channel_never_unpickles(tmp_path, monkeypatch):

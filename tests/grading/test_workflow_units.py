@@ -26,6 +26,7 @@ from helpers.grading.lms import (
 )
 from helpers.grading.report import summarize, write_report
 from helpers.grading.shard import merge, parse_shard, shard_of
+from helpers.grading.submissions import copy_siblings
 
 from . import classbook
 from .builders import SOLUTIONS
@@ -140,6 +141,41 @@ def test_student_pattern_overrides():
         compile_pattern(r"(?P<name>\w+)")
     with pytest.raises(ValueError, match="regular expression"):
         compile_pattern(r"(?P<student>")
+
+
+@pytest.mark.parametrize(
+    ("notebook", "copied"),
+    [  # Canvas and Moodle put every student's files in one folder: only the owner's are copied
+        ("alicejones_11_21_02_attention.ipynb", ["alicejones_11_22_data.csv", "shared.csv"]),
+        ("bobsmith_LATE_12_23_02_attention.ipynb", ["bobsmith_12_24_data.csv", "shared.csv"]),
+        (
+            "Ann Lee_345_assignsubmission_file_02_attention.ipynb",
+            ["Ann Lee_345_assignsubmission_file_notes.txt", "shared.csv"],
+        ),
+        # a notebook whose name gives no student: its folder is not an LMS's, all is copied
+        ("02_attention.ipynb", None),
+    ],
+)
+def test_siblings_of_a_classmate_are_not_copied(tmp_path, notebook, copied):
+    src, dest = tmp_path / "src", tmp_path / "dest"
+    src.mkdir()
+    dest.mkdir()
+    files = [
+        "alicejones_11_21_02_attention.ipynb",
+        "alicejones_11_22_data.csv",
+        "bobsmith_LATE_12_23_02_attention.ipynb",
+        "bobsmith_12_24_data.csv",
+        "Ann Lee_345_assignsubmission_file_02_attention.ipynb",
+        "Ann Lee_345_assignsubmission_file_notes.txt",
+        "02_attention.ipynb",
+        "shared.csv",
+        "weather_2024_01_data.csv",  # a Canvas-like name that is data, not a student's
+    ]
+    for name in files:
+        (src / name).write_text("x")
+    copy_siblings(src / notebook, dest)
+    plain = sorted(f for f in files if not f.endswith(".ipynb"))
+    assert sorted(p.name for p in dest.iterdir()) == (copied if copied is not None else plain)
 
 
 def test_totals_one_row_per_student(tmp_path):
