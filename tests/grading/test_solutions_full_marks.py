@@ -1,0 +1,30 @@
+"""The solved notebooks 00-09, graded as an instructor grades (default limits, sandbox, 2 jobs),
+get full marks: on every torch build CI installs (.ci/run), and on a GPU with GRADE_DEVICE."""
+
+from __future__ import annotations
+
+import csv
+import subprocess
+import sys
+
+import pytest
+
+from helpers.checks import REGISTRY
+
+from .builders import ROOT, SOLUTIONS
+
+pytestmark = pytest.mark.slow
+
+
+def test_every_exercise_of_every_solved_notebook_gets_full_points(tmp_path, grade_device):
+    out = tmp_path / "grades.csv"
+    cmd = [sys.executable, "-m", "helpers", "grade", str(SOLUTIONS), "--out", str(out)]
+    cmd += ["--jobs", "2", "--device", grade_device, "--no-progress"]
+    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=1200)
+    assert done.returncode == 0, done.stdout + done.stderr
+    with open(out, newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    assert len({r["submission"] for r in rows}) == len(list(SOLUTIONS.glob("[0-9][0-9]_*.ipynb")))
+    assert sorted(r["exercise"] for r in rows) == sorted(REGISTRY)
+    lost = [r for r in rows if r["status"] != "passed" or r["points"] != r["max_points"]]
+    assert lost == [], "\n".join(f"{r['exercise']}: {r['status']}: {r['message']}" for r in lost)
