@@ -34,6 +34,9 @@ cmd = sys.argv[6:]
 os.execv(cmd[0], cmd)
 """
 
+# the largest message the grader accepts from a kernel (ZeroMQ drops a larger one on arrival)
+MAX_MESSAGE_BYTES = 64 * 2**20
+
 # variables passed on to the kernel; everything else in the grader's environment is dropped
 KEEP_ENV = (
     "PATH",
@@ -147,14 +150,23 @@ class Kernel:
             self.kc.load_connection_file()
         else:
             self._start_process(cf, workdir, env, memory_bytes, file_bytes, sandbox or [])
+        import zmq
+
+        # one message larger than this (a single print of a huge string) is dropped by ZeroMQ
+        # on arrival: it never fills the grader's memory (the kernel's own limit allows GBs)
+        self.kc.context.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
         self.kc.start_channels()
+        # ZeroMQ drops an oversized message by dropping the connection (output after it is lost
+        # too): a disconnect while the kernel lives counts as output over the cap
+        self.iopub_monitor = self.kc.iopub_channel.socket.get_monitor_socket(
+            zmq.EVENT_DISCONNECTED
+        )
+        self.dropped = False
         try:
             self._wait_for_ready(startup_timeout)
         except Exception:
             self.close()
             raise
-        import zmq
-
         self.poller = zmq.Poller()
         self.poller.register(self.kc.shell_channel.socket, zmq.POLLIN)
         self.poller.register(self.kc.iopub_channel.socket, zmq.POLLIN)
@@ -216,6 +228,9 @@ class Kernel:
     # ------------------------------------------------------------------ running code
 
     def _drain_iopub(self) -> None:
+        while self.iopub_monitor.poll(0):
+            self.iopub_monitor.recv_multipart()
+            self.dropped = True
         while self.kc.iopub_channel.msg_ready():
             try:
                 msg = self.kc.iopub_channel.get_msg(timeout=0)
@@ -230,7 +245,7 @@ class Kernel:
 
     @property
     def output_capped(self) -> bool:
-        return self.output_bytes > self.output_cap
+        return self.output_bytes > self.output_cap or (self.dropped and self.alive())
 
     def alive(self) -> bool:
         if self.km is not None:
@@ -314,6 +329,11 @@ class Kernel:
                 pass
 
     def close(self) -> None:
+        try:
+            self.kc.iopub_channel.socket.disable_monitor()
+            self.iopub_monitor.close(linger=0)
+        except Exception:
+            pass
         try:
             self.kc.stop_channels()
         except Exception:

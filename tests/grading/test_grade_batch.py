@@ -277,6 +277,10 @@ def build(folder: Path) -> dict[str, list[tuple]]:
     insert(nb, 4, 'for i in range(100):\n    print("spam " * 10_000)')
     add("00_prints_megabytes.ipynb", nb, RELU_PASSED)
 
+    nb = load("00")  # one 200 MB message: dropped on arrival (MAX_MESSAGE_BYTES), never parsed
+    insert(nb, 4, 'print("x" * 200_000_000)\nprint("after it")')
+    add("00_prints_one_huge_line.ipynb", nb, RELU_PASSED)
+
     nb = load("00")
     insert(
         nb,
@@ -499,6 +503,7 @@ LABELS = [
     "01_endless_loop.ipynb",
     "01_kills_kernel.ipynb",
     "00_prints_megabytes.ipynb",
+    "00_prints_one_huge_line.ipynb",
     "00_eats_memory.ipynb",
     "00_allocates_10gb.ipynb",
     "00_writes_files.ipynb",
@@ -550,8 +555,10 @@ def test_feedback_files(graded):
     assert "raised MemoryError" in memory
     huge = (fb / "00_allocates_10gb.md").read_text(encoding="utf-8")
     assert "cell 5 raised RuntimeError" in huge and "can't allocate memory" in huge
-    spam = (fb / "00_prints_megabytes.md").read_text(encoding="utf-8")
-    assert "the output was not kept" in spam
+    not_kept = sorted(
+        p.name for p in fb.glob("*.md") if "output was not kept" in p.read_text(encoding="utf-8")
+    )
+    assert not_kept == ["00_prints_megabytes.md", "00_prints_one_huge_line.md"]
     # kernels were forked from the preloaded zygote, none fell back to a process of its own
     assert not [p.name for p in fb.glob("*.md") if "(grader)" in p.read_text(encoding="utf-8")]
 

@@ -9,6 +9,7 @@ import pickle
 import shutil
 import sys
 import tempfile
+import time
 import uuid
 from pathlib import Path
 
@@ -155,6 +156,33 @@ def test_a_slot_left_locked_by_chmod_is_emptied_and_used_again():
         return 5 if slot.exists() else 0
 
     assert _as_nobody(test) == 0
+
+
+def test_one_huge_message_is_dropped_before_the_grader_reads_it(tmp_path):
+    from helpers.grading.kernel import MAX_MESSAGE_BYTES, Kernel
+
+    private = tmp_path / "private"
+    private.mkdir()
+    limits = {"memory_bytes": 2**31, "file_bytes": 2**20, "threads": 1, "output_cap": 2**21}
+    kernel = Kernel(str(tmp_path), private=str(private), **limits)
+    try:
+
+        def drained(until=lambda: False, seconds=3.0):  # output may arrive after the reply
+            end = time.monotonic() + seconds
+            while not until() and time.monotonic() < end:
+                kernel._drain_iopub()
+                time.sleep(0.05)
+
+        assert kernel.run('print("x" * 1000)', 30).status == "ok"
+        drained(until=lambda: kernel.output_bytes > 1000)
+        assert 1000 < kernel.output_bytes < 2000 and not kernel.output_capped
+        assert kernel.run(f'print("x" * {MAX_MESSAGE_BYTES + 1000})', 60).status == "ok"
+        assert kernel.run("x = 1", 30).status == "ok"  # the kernel goes on
+        drained()
+        assert kernel.output_bytes < 2000  # never parsed: not counted
+        assert kernel.output_capped  # but reported as output over the cap
+    finally:
+        kernel.close()
 
 
 def test_the_worker_channel_never_unpickles(tmp_path, monkeypatch):
