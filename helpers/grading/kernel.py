@@ -158,9 +158,7 @@ class Kernel:
         self.kc.start_channels()
         # ZeroMQ drops an oversized message by dropping the connection (output after it is lost
         # too): a disconnect while the kernel lives counts as output over the cap
-        self.iopub_monitor = self.kc.iopub_channel.socket.get_monitor_socket(
-            zmq.EVENT_DISCONNECTED
-        )
+        self.iopub_monitor = self.kc.iopub_channel.socket.get_monitor_socket(zmq.EVENT_DISCONNECTED)
         self.dropped = False
         try:
             self._wait_for_ready(startup_timeout)
