@@ -110,7 +110,6 @@ def test_attention_stub(run_check):
         ),
     ],
 )
-@pytest.mark.filterwarnings("ignore:The use of `x.T`:UserWarning")  # the x.T mistake: torch warns
 def test_attention_mistakes(run_check, candidate, words):
     r = run_check("01.dot_product_attention", candidate)
     assert not r.passed
