@@ -84,7 +84,9 @@ def student_of(label: str, pattern: re.Pattern | None = None) -> Student:
 
 def owner_of_file(name: str, pattern: re.Pattern | None = None) -> tuple[str, str] | None:
     """(student, id) that a file's own name gives, in a folder where an LMS put every student's
-    files side by side (Canvas, Moodle without folders, or ``pattern``); None: it names no one."""
+    files side by side (Canvas, Moodle without folders, or ``pattern``, searched in the name
+    alone: a pattern for a folder per student names no one here, and that folder is the
+    student's own); None: it names no one."""
     patterns = [pattern] if pattern is not None else [re.compile(CANVAS), re.compile(MOODLE)]
     named = _named(name, patterns)
     return (named.name, named.id) if named else None
