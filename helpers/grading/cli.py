@@ -96,12 +96,7 @@ def add_workflow_arguments(p: argparse.ArgumentParser) -> None:
         "searched in its path (default: Canvas, then Moodle download names, then "
         "a folder per student)",
     )
-    p.add_argument(
-        "--totals",
-        metavar="CSV",
-        help="write one row per student: a column per "
-        "notebook and the total, to import into an LMS gradebook",
-    )
+    add_totals_arguments(p)
     p.add_argument(
         "--report",
         metavar="HTML",
@@ -116,19 +111,67 @@ def add_workflow_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
-def write_outputs(
-    gradebook: str, totals: str | None, report: str | None, pattern: str | None
-) -> None:
+def add_totals_arguments(p: argparse.ArgumentParser) -> None:
+    """``--totals`` and how it is written (for `grade` and `grade merge`)."""
+    p.add_argument(
+        "--totals",
+        metavar="CSV",
+        help="write the totals per student in the file --lms imports as it is",
+    )
+    p.add_argument(
+        "--lms",
+        choices=("auto", "canvas", "moodle", "plain"),
+        default="auto",
+        help="--totals for: canvas (its gradebook import), moodle (an offline grading "
+        "worksheet per notebook, CSV_NN.csv), plain (student, id, a column per notebook, "
+        "total, late); auto = recognized from the download's file names (default)",
+    )
+    p.add_argument(
+        "--canvas-assignment",
+        action="append",
+        metavar="NN=ID",
+        help="the Canvas assignment id of notebook NN (the number in its URL); repeat per notebook",
+    )
+    p.add_argument(
+        "--policy",
+        choices=("latest", "best", "ontime"),
+        default="latest",
+        help="which of a student's submissions of a notebook counts: latest (as LMSs do; "
+        "default), best, ontime (the best on time, else the latest)",
+    )
+    p.add_argument(
+        "--late-penalty",
+        type=float,
+        default=0.0,
+        metavar="PERCENT",
+        help="percent of a notebook's points taken off a late submission (default: 0)",
+    )
+
+
+def check_totals_arguments(args: argparse.Namespace) -> None:
+    """ValueError for a bad --student-pattern, --canvas-assignment or --late-penalty."""
+    from .lms import compile_pattern
+    from .lms_export import parse_assignments
+
+    if args.student_pattern:
+        compile_pattern(args.student_pattern)
+    parse_assignments(args.canvas_assignment)
+    if not 0 <= args.late_penalty <= 100:
+        raise ValueError("--late-penalty is a percentage between 0 and 100")
+
+
+def write_outputs(gradebook: str, options: argparse.Namespace) -> None:
     """Totals and report, from a gradebook already written (one run's, or a merged one)."""
+    totals, report = options.totals, options.report
     if not (totals or report):
         return
     from .book import read_rows
 
     rows = read_rows(gradebook)
     if totals:
-        from .lms import compile_pattern, print_totals
+        from .lms_export import print_totals
 
-        print_totals(rows, totals, compile_pattern(pattern) if pattern else None)
+        print_totals(rows, totals, options)
     if report:
         from .report import write_report
 
@@ -160,19 +203,17 @@ def merge_main(argv: list[str]) -> int:
     p.add_argument("out", help="the merged gradebook")
     p.add_argument("parts", nargs="+", metavar="PART", help="the shards' gradebooks")
     p.add_argument("--student-pattern", metavar="REGEX", help="as for `grade`")
-    p.add_argument("--totals", metavar="CSV", help="as for `grade`, from the merged gradebook")
+    add_totals_arguments(p)
     p.add_argument("--report", metavar="HTML", help="as for `grade`, from the merged gradebook")
     args = p.parse_args(argv)
     from .book import GradebookError
-    from .lms import compile_pattern
     from .shard import merge
 
     try:
-        if args.student_pattern:
-            compile_pattern(args.student_pattern)
+        check_totals_arguments(args)
         n = merge(args.out, args.parts)
         print(f"merged {len(args.parts)} gradebooks, {n} rows -> {args.out}")
-        write_outputs(args.out, args.totals, args.report, args.student_pattern)
+        write_outputs(args.out, args)
     except (GradebookError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -194,11 +235,10 @@ def run(args: argparse.Namespace) -> int:
         return bad("--timeout and --notebook-timeout must be positive")
     if args.memory < 0:
         return bad("--memory must be 0 (no limit) or positive")
-    from .lms import ArchiveError, compile_pattern, expanded
+    from .lms import ArchiveError, expanded
 
     try:
-        if args.student_pattern:
-            compile_pattern(args.student_pattern)
+        check_totals_arguments(args)
         pick = shard_filter(args.shard) if args.shard else None
     except ValueError as exc:
         return bad(str(exc))
@@ -251,7 +291,7 @@ def run(args: argparse.Namespace) -> int:
         print(warning)
     if result.rows:
         print(summary_table(result))
-    write_outputs(args.out, args.totals, args.report, args.student_pattern)
+    write_outputs(args.out, args)
     if result.tampered:
         print(
             "ERROR: the grader's source files changed during the run; do not trust these grades: "

@@ -107,7 +107,7 @@ def test_lms_zips_to_totals(tmp_path):
             "00": "0",
             "01": "0",
             "total": "0",
-            "late": "yes",
+            "late": "00",
         },
         "smithjohn": {
             "student": "smithjohn",
