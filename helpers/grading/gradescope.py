@@ -42,7 +42,11 @@ SETUP_SH = """\
 set -euo pipefail
 ROOT="${AUTOGRADER_ROOT:-/autograder}"
 apt-get update -qq
-apt-get install -y -qq python3 python3-venv python3-pip
+# bubblewrap: each notebook runs in a sandbox; where the container does not let it start,
+# the notebook runs as the unprivileged user `notebook` instead (helpers/grading/separate_user.py)
+apt-get install -y -qq python3 python3-venv python3-pip bubblewrap
+id -u notebook >/dev/null 2>&1 ||
+    useradd --system --no-create-home --shell /usr/sbin/nologin notebook
 python3 -m venv "$ROOT/venv"
 "$ROOT/venv/bin/python" -m pip install --quiet --upgrade pip
 # a CPU build of torch: Gradescope's machines have no GPU, and the CUDA build is gigabytes
@@ -64,7 +68,8 @@ export PYTHONPATH="$ROOT/source${{PYTHONPATH:+:$PYTHONPATH}}"
 export OMP_NUM_THREADS="${{OMP_NUM_THREADS:-1}}"
 mkdir -p "$ROOT/results"
 cd "$ROOT/source"
-exec "$PYTHON" -m helpers.grading.gradescope run --root "$ROOT" --notebook {notebook}
+exec "$PYTHON" -m helpers.grading.gradescope run --root "$ROOT" --notebook {notebook} \
+    ${{AUTOGRADER_USER:+--user "$AUTOGRADER_USER"}}
 """
 
 
@@ -118,91 +123,147 @@ def pick_submission(folder: Path, number: str) -> Path | None:
     return (named or found or [None])[0]
 
 
-def results_json(graded, number: str, seconds: float, picked: str) -> dict:
-    """Gradescope's results.json from the grader's rows and full messages."""
-    from ..checks import EXERCISES
+def _test(i: int, ex, score: float, status: str, output: str, mistake: str = "") -> dict:
+    """One test of results.json: named after the exercise, whatever happened to it."""
+    extra = {"status": status, **({"mistake": mistake} if mistake else {})}
+    return {
+        "name": f"{ex.id}: {ex.title}",
+        "number": str(i),
+        "score": score,
+        "max_score": float(ex.points),
+        "status": "passed" if status == "passed" else "failed",
+        "output": output.strip() or status,
+        "visibility": "visible",
+        "extra_data": extra,
+    }
 
-    tests = []
-    for i, r in enumerate(graded.rows, 1):
-        ex = EXERCISES.get(r.exercise)
-        message = graded.messages.get(r.exercise, r.message) if r.exercise else r.message
-        extra = {"status": r.status}
-        if getattr(r, "mistake", ""):
-            extra["mistake"] = r.mistake
-        tests.append(
-            {
-                "name": f"{r.exercise}: {ex.title}"
-                if ex is not None
-                else (r.exercise or "submission"),
-                "number": str(i),
-                "score": r.points,
-                "max_score": r.max_points,
-                "status": "passed" if r.status == "passed" else "failed",
-                "output": message.strip() or r.status,
-                "visibility": "visible",
-                "extra_data": extra,
-            }
-        )
-    notes = "".join(f"\n- {n}" for n in graded.notes)
+
+def _results(tests: list[dict], seconds: float, output: str) -> dict:
     return {
         "score": sum(t["score"] for t in tests),
         "execution_time": round(seconds),
-        "output": f"Graded {picked} as notebook {number}, on fresh random inputs."
-        + (f"\nNotes from running the notebook:{notes}" if notes else ""),
+        "output": output,
         "visibility": "visible",
         "stdout_visibility": "hidden",
         "tests": tests,
     }
 
 
-def _no_notebook(number: str) -> dict:
+def results_json(graded, number: str, seconds: float, picked: str) -> dict:
+    """Gradescope's results.json: one test per exercise of notebook ``number``, in order,
+    from the grader's rows (a row of the whole submission, e.g. not a notebook, applies to
+    every exercise)."""
     from .grader import exercises_of
 
-    tests = [
-        {
-            "name": ex.id,
-            "number": str(i),
-            "score": 0.0,
-            "max_score": float(ex.points),
-            "status": "failed",
-            "output": "no notebook (.ipynb) was submitted.",
-            "visibility": "visible",
-        }
-        for i, ex in enumerate(exercises_of(number), 1)
-    ]
-    return {
-        "score": 0.0,
-        "output": f"No .ipynb file found: upload your notebook {number}.",
-        "visibility": "visible",
-        "stdout_visibility": "hidden",
-        "tests": tests,
-    }
+    rows = {r.exercise: r for r in graded.rows}
+    whole = next((r for r in graded.rows if not r.exercise), None)
+    tests = []
+    for i, ex in enumerate(exercises_of(number), 1):
+        r = rows.get(ex.id)
+        if r is None:
+            why = whole.message if whole else "not graded"
+            tests.append(_test(i, ex, 0.0, whole.status if whole else "missing", why))
+            continue
+        message = graded.messages.get(r.exercise, r.message)
+        tests.append(_test(i, ex, r.points, r.status, message, getattr(r, "mistake", "")))
+    notes = "".join(f"\n- {n}" for n in graded.notes)
+    return _results(
+        tests,
+        seconds,
+        f"Graded {picked} as notebook {number}, on fresh random inputs."
+        + (f"\nNotes from running the notebook:{notes}" if notes else ""),
+    )
 
 
-def grade_upload(root: Path, number: str, seed: int | None = None) -> dict:
-    """Grade ``root/submission`` and write ``root/results/results.json``; returns the results."""
+def _zero(number: str, why: str, seconds: float = 0.0) -> dict:
+    """Every exercise 0 points, each saying ``why`` (no notebook, the wrong notebook)."""
+    from .grader import exercises_of
+
+    tests = [_test(i, ex, 0.0, "error", why) for i, ex in enumerate(exercises_of(number), 1)]
+    return _results(tests, seconds, why)
+
+
+def notebook_number(path: Path) -> str | None:
+    """The notebook number the grader would grade ``path`` as (its metadata, or its name)."""
+    from .records import Submission
+    from .submissions import read_notebook
+
+    sub = Submission(path, path.name)
+    read_notebook(sub)
+    return sub.notebook
+
+
+def confinement(user: str | None) -> tuple[str, tuple[int, int] | None, str]:
+    """How the notebook runs here: ("bwrap" | "user" | "none", (uid, gid), the note to show).
+    Never unconfined without saying so."""
+    from . import sandbox, separate_user
+
+    kind, warning = sandbox.resolve("auto")
+    if kind == "bwrap":
+        return "bwrap", None, "Sandbox: bubblewrap."
+    why = warning.split("UNCONFINED: ", 1)[-1].split(". Code", 1)[0]
+    if separate_user.available():
+        uid, gid = separate_user.resolve_user(user)
+        return (
+            "user",
+            (uid, gid),
+            f"WARNING: bubblewrap cannot sandbox here ({why}): the notebook ran as the "
+            f"unprivileged user uid {uid} instead (it can write neither results.json nor the "
+            "autograder's files; all its processes were ended before the results were written).",
+        )
+    return "none", None, f"WARNING: the notebook ran UNCONFINED ({why}, and not as root)."
+
+
+def _grade_file(picked: Path, number: str, seed: int | None, user: str | None):
+    """Run and judge ``picked`` as notebook ``number``: (graded, the confinement note)."""
+    from . import scratch, separate_user
     from .grader import Settings, Submission, grade_submission
+    from .run import Slot
 
+    kind, ids, note = confinement(user)
+    settings = Settings(seed=seed if seed is not None else secrets.randbelow(2**31), threads=1)
+    with tempfile.TemporaryDirectory(prefix="gradescope-") as tmp:
+        # the bundle grades notebook NN whatever the upload is called: name the copy NN_...
+        work = Path(tmp) / "work"
+        shutil.copytree(picked.parent, work, ignore=shutil.ignore_patterns("*.ipynb"))
+        path = work / (picked.name if picked.name.startswith(number) else f"{number}_{picked.name}")
+        shutil.copyfile(picked, path)
+        sub = Submission(path, picked.name)
+        if kind != "user":
+            return grade_submission(sub, settings), note
+        folder = Path(tempfile.mkdtemp(prefix="gradescope-slot-"))  # the user enters it
+        try:
+            slot = Slot(folder, sandbox=separate_user.prefix(*ids))
+            graded = grade_submission(sub, settings, slot=slot)
+        finally:
+            left = separate_user.end_all(ids[0])  # every process of the user, detached too
+            scratch.remove(folder)
+        if left:
+            graded.notes.append(f"(grader) {left} processes the notebook left running were ended.")
+        return graded, note
+
+
+def grade_upload(root: Path, number: str, seed: int | None = None, user: str | None = None) -> dict:
+    """Grade ``root/submission`` and write ``root/results/results.json``; returns the results.
+    A notebook other than ``number`` scores 0 and says which it is."""
     started = time.monotonic()
     results_dir = root / "results"
     results_dir.mkdir(parents=True, exist_ok=True)
     picked = pick_submission(root / "submission", number)
+    found = notebook_number(picked) if picked is not None else None
     if picked is None:
-        results = _no_notebook(number)
+        results = _zero(number, f"No .ipynb file found: upload your notebook {number}.")
+    elif found is not None and found != number:
+        results = _zero(
+            number,
+            f"{picked.name} is notebook {found}, not notebook {number}: upload your notebook "
+            f"{number} to this assignment.",
+        )
     else:
-        with tempfile.TemporaryDirectory(prefix="gradescope-") as tmp:
-            # the bundle grades notebook NN whatever the upload is called: name the copy NN_...
-            work = Path(tmp) / "work"
-            shutil.copytree(picked.parent, work, ignore=shutil.ignore_patterns("*.ipynb"))
-            path = work / (
-                picked.name if picked.name.startswith(number) else f"{number}_{picked.name}"
-            )
-            shutil.copyfile(picked, path)
-            settings = Settings(
-                seed=seed if seed is not None else secrets.randbelow(2**31), threads=1
-            )
-            graded = grade_submission(Submission(path, picked.name), settings)
+        graded, note = _grade_file(picked, number, seed, user)
         results = results_json(graded, number, time.monotonic() - started, picked.name)
+        results["output"] += "\n" + note
+        print(note)  # run_autograder's stdout: what the instructor sees
     (results_dir / "results.json").write_text(json.dumps(results, indent=1), encoding="utf-8")
     return results
 
@@ -237,8 +298,14 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--root", type=Path, default=Path("/autograder"))
     r.add_argument("--notebook", required=True)
     r.add_argument("--seed", type=int, default=None)
+    r.add_argument(
+        "--user",
+        default=None,
+        help="where bubblewrap cannot start: the unprivileged user (name or uid) the notebook "
+        "runs as (default: notebook, made by setup.sh, else nobody)",
+    )
     args = p.parse_args(argv)
-    results = grade_upload(args.root, f"{int(args.notebook):02d}", args.seed)
+    results = grade_upload(args.root, f"{int(args.notebook):02d}", args.seed, args.user)
     print(f"score {results['score']:g}: {args.root / 'results' / 'results.json'}")
     return 0
 

@@ -1,0 +1,181 @@
+"""The Gradescope bundle where bubblewrap cannot start: the notebook runs as a separate
+unprivileged user, and a detached process it leaves behind can neither rewrite results.json
+nor touch the autograder's files, and is gone before results.json is written. A notebook of
+another number scores 0 and says which it is; the tests are named alike in every case.
+
+The results are checked against Gradescope's documented format
+(https://gradescope-autograders.readthedocs.io/en/latest/specs/: top-level ``score``,
+``execution_time``, ``output``, ``visibility``, ``stdout_visibility``, ``tests``; per test
+``score``, ``max_score``, ``status`` passed/failed, ``name``, ``number``, ``output``,
+``visibility``, ``extra_data``; ``/autograder/results/stdout`` is what the instructor sees).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from helpers.__main__ import main
+from helpers.checks import REGISTRY
+from helpers.grading import separate_user
+
+from .builders import insert, load, plain_notebook, write
+from .test_instructor_workflow import _validate_results, exercises_only, points
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        not separate_user.available() or not shutil.which("unshare"),
+        reason="needs root (to run the notebook as another user) and unshare",
+    ),
+]
+
+IDS = [ex.id for ex in REGISTRY.values() if ex.notebook == "02"]
+
+
+def unused_uid() -> int:
+    """A uid no process runs as and no account has: end_all may kill all of its processes."""
+    import pwd
+
+    taken = {e.pw_uid for e in pwd.getpwall()}
+    for uid in range(61000, 65000):
+        if uid not in taken and not separate_user.pids_of(uid):
+            return uid
+    raise RuntimeError("no free uid")
+
+
+def path_without_bwrap(tmp_path: Path) -> str:
+    """A PATH with every program of /usr/bin but bwrap (symbolic links)."""
+    bindir = tmp_path / "bin-no-bwrap"
+    bindir.mkdir()
+    for entry in Path("/usr/bin").iterdir():
+        if entry.name != "bwrap":
+            (bindir / entry.name).symlink_to(entry)
+    return str(bindir)
+
+
+def in_private_mounts(cmd: list[str], tmp_path: Path) -> list[str]:
+    """This machine's Python lives under /root (mode 0700), which another user cannot cross
+    (on Gradescope it lies in /usr and /autograder). In a private mount namespace (nothing
+    outside changes) /root becomes a 0711 tmpfs showing only the Python installation."""
+    real = Path(os.path.realpath(sys.executable))
+    if not str(real).startswith("/root/"):
+        return cmd
+    top = Path("/root") / real.relative_to("/root").parts[0]
+    keep = tmp_path / "keep"
+    keep.mkdir(exist_ok=True)
+    script = (
+        f"mount --bind {top} {keep} && mount -t tmpfs -o mode=0711 tmpfs /root && "
+        f'mkdir {top} && mount --bind {keep} {top} && exec "$@"'
+    )
+    return ["unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh", *cmd]
+
+
+def run_autograder(root: Path, notebook: Path | None, env: dict, tmp_path: Path) -> dict:
+    shutil.rmtree(root / "submission", ignore_errors=True)
+    shutil.rmtree(root / "results", ignore_errors=True)
+    (root / "submission").mkdir()
+    if notebook is not None:
+        shutil.copyfile(notebook, root / "submission" / notebook.name)
+    done = subprocess.run(
+        in_private_mounts(["bash", str(root / "run_autograder")], tmp_path),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=400,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    results = json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
+    results["_stdout"] = done.stdout
+    return results
+
+
+def detached_writer(root: Path) -> str:
+    """A cell that leaves a detached process behind, which keeps trying for a minute to
+    rewrite results.json to a full score and to write into the autograder's source."""
+    forged = json.dumps({"score": 100, "tests": []})
+    return f"""
+import os, time
+_pid = os.fork()
+if _pid == 0:
+    os.setsid()
+    if os.fork() == 0:
+        _end = time.time() + 60
+        while time.time() < _end:
+            for _path, _text in [({str(root / "results" / "results.json")!r}, {forged!r}),
+                                 ({str(root / "source" / "pwned.txt")!r}, "x")]:
+                try:
+                    os.makedirs(os.path.dirname(_path), exist_ok=True)
+                    with open(_path, "w") as _f:
+                        _f.write(_text)
+                except OSError:
+                    pass
+            time.sleep(0.1)
+        os._exit(0)
+    os._exit(0)
+os.waitpid(_pid, 0)
+print("detached writer started")
+"""
+
+
+@pytest.fixture
+def autograder_root():
+    """Stands in for /autograder (root's, mode 0755: others may read the source, as there)."""
+    root = Path(tempfile.mkdtemp(prefix="autograder-"))
+    root.chmod(0o755)
+    yield root
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def test_gradescope_without_bwrap_runs_the_notebook_as_another_user(tmp_path, autograder_root):
+    bundle = tmp_path / "autograder_02.zip"
+    assert main(["gradescope", "02", "--out", str(bundle)]) == 0
+    root = autograder_root
+    with zipfile.ZipFile(bundle) as z:
+        setup = z.read("setup.sh").decode()
+        z.extractall(root / "source")
+    assert "bubblewrap" in setup and "useradd" in setup
+    shutil.copyfile(root / "source" / "run_autograder", root / "run_autograder")
+    uid = unused_uid()
+    env = dict(
+        os.environ,
+        PATH=path_without_bwrap(tmp_path),
+        AUTOGRADER_ROOT=str(root),
+        AUTOGRADER_PYTHON=sys.executable,
+        AUTOGRADER_USER=str(uid),
+    )
+    nb = exercises_only(load("02"))
+    insert(nb, 1, detached_writer(root))
+    hostile = write(nb, tmp_path / "up" / "02_scaled_dot_product_attention.ipynb")
+    results = run_autograder(root, hostile, env, tmp_path)
+    written = (root / "results" / "results.json").read_bytes()
+    time.sleep(2)  # a writer still alive would have rewritten it by now
+    assert (root / "results" / "results.json").read_bytes() == written
+    assert not (root / "source" / "pwned.txt").exists()
+    assert separate_user.pids_of(uid) == []
+    assert "processes the notebook left running were ended" in results["output"]  # the writer
+    _validate_results({k: v for k, v in results.items() if k != "_stdout"})
+    assert results["score"] == points("02"), results  # the attack earned nothing
+    note = f"ran as the unprivileged user uid {uid}"
+    assert note in results["output"] and note in results["_stdout"]  # instructor's view
+
+    # notebook 00 uploaded to the 02 autograder: 0, saying which notebook it is
+    wrong = write(plain_notebook("def relu(x):\n    return x", notebook="00"), tmp_path / "w.ipynb")
+    other = run_autograder(root, wrong, env, tmp_path)
+    assert other["score"] == 0 and "is notebook 00, not notebook 02" in other["output"]
+    none = run_autograder(root, None, env, tmp_path)
+    assert none["score"] == 0 and "No .ipynb" in none["output"]
+    names = [[t["name"] for t in r["tests"]] for r in (results, other, none)]
+    assert names[0] == names[1] == names[2] == [f"{i}: {REGISTRY[i].title}" for i in IDS]
+    for r in (other, none):
+        _validate_results({k: v for k, v in r.items() if k != "_stdout"})
