@@ -84,3 +84,39 @@ def write_table(path: str | Path, header: list[str], rows: list[list[str]]) -> N
         w.writerow(header)
         w.writerows(rows)
     tmp.replace(path)
+
+
+# --------------------------------------------------------------------------- the record
+
+
+def record_path(gradebook: str | Path) -> Path:
+    """The record beside a gradebook: ``grades.csv`` -> ``grades.csv.json``."""
+    return Path(f"{gradebook}.json")
+
+
+def write_record(gradebook: str | Path, record: dict) -> None:
+    """What a gradebook covers: ``seed``, ``shard`` ([K, N] or None), ``found`` (submissions
+    found before sharding) and ``submissions`` (the labels it is to hold). Atomic."""
+    import json
+
+    path = record_path(gradebook)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    tmp.replace(path)
+
+
+def read_record(gradebook: str | Path) -> dict | None:
+    """The record of a gradebook (None: none was written, e.g. an older gradebook)."""
+    import json
+
+    path = record_path(gradebook)
+    if not path.exists():
+        return None
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+        ok = isinstance(record, dict) and isinstance(record.get("submissions"), list)
+    except (OSError, ValueError) as exc:
+        raise GradebookError(f"{path}: cannot read the gradebook's record ({exc})") from None
+    if not ok:
+        raise GradebookError(f"{path} is not a gradebook's record")
+    return record

@@ -70,6 +70,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="keep the rows of submissions already in --out and grade only the others",
     )
     p.add_argument(
+        "--new-seed",
+        action="store_true",
+        help="with --resume and a --seed other than the recorded one: grade the rest with it",
+    )
+    p.add_argument(
         "--no-preload",
         action="store_true",
         help="start each kernel as a new process instead of forking it from one that "
@@ -107,7 +112,8 @@ def add_workflow_arguments(p: argparse.ArgumentParser) -> None:
         "--shard",
         metavar="K/N",
         help="grade only shard K of N (1 <= K <= N), a stable "
-        "partition of the submissions; merge with `python -m helpers grade merge`",
+        "partition of the submissions; merge with `python -m helpers grade merge`. "
+        "auto: K/N of a Slurm job array; auto/N: K from a Kubernetes Indexed Job",
     )
 
 
@@ -179,18 +185,58 @@ def write_outputs(gradebook: str, options: argparse.Namespace) -> None:
         print(f"class report ({summary.submissions} submissions) -> {report}", file=sys.stderr)
 
 
-def shard_filter(text: str) -> Callable[[list], list]:
-    """``--shard K/N`` as the grader's ``select`` hook (ValueError for a bad K/N)."""
+def shard_filter(text: str | None, out: str, seed: int) -> Callable[[list], list]:
+    """The grader's ``select`` hook: ``--shard K/N`` (all when None; ValueError for a bad
+    K/N), writing the gradebook's record (seed, shard, the submissions it is to hold) before
+    anything is graded, so that an interrupted part is known unfinished."""
+    from .book import write_record
     from .shard import parse_shard, select
 
-    k, n = parse_shard(text)
+    k, n = parse_shard(text) if text else (1, 1)
 
     def pick(subs: list) -> list:
-        mine = select(subs, k, n)
-        print(f"shard {k}/{n}: {len(mine)} of {len(subs)} submissions", file=sys.stderr)
+        mine = select(subs, k, n) if text else list(subs)
+        if text:
+            print(f"shard {k}/{n}: {len(mine)} of {len(subs)} submissions", file=sys.stderr)
+        write_record(
+            out,
+            {
+                "seed": seed,
+                "shard": [k, n] if text else None,
+                "found": len(subs),
+                "submissions": sorted(s.label for s in mine),
+            },
+        )
         return mine
 
     return pick
+
+
+def resume_seed(args: argparse.Namespace) -> tuple[int | None, str]:
+    """The seed for ``--resume``: the one recorded with ``--out`` (ValueError if ``--seed``
+    differs without ``--new-seed``, or the shard differs), and what to say about it."""
+    from .book import read_record
+    from .shard import parse_shard
+
+    record = read_record(args.out) if args.resume and os.path.exists(args.out) else None
+    if record is None:
+        return args.seed, ""
+    recorded = record.get("seed")
+    shard = list(parse_shard(args.shard)) if args.shard else None
+    if record.get("shard") != shard:
+        raise ValueError(
+            f"--resume: {args.out} is shard {record.get('shard') or 'all'}, not "
+            f"{shard or 'all'}: give the same --shard, or another --out"
+        )
+    if args.seed is None or args.seed == recorded:
+        return recorded, f"--resume: grading the rest with the recorded seed {recorded}"
+    if not args.new_seed:
+        raise ValueError(
+            f"--resume: {args.out} was graded with seed {recorded}; --seed {args.seed} would "
+            "give the rest of the class other inputs. Leave out --seed to keep it, or add "
+            "--new-seed to grade the rest with the new one."
+        )
+    return args.seed, f"--resume --new-seed: the rest gets seed {args.seed}, not {recorded}"
 
 
 def merge_main(argv: list[str]) -> int:
@@ -206,13 +252,19 @@ def merge_main(argv: list[str]) -> int:
     add_totals_arguments(p)
     p.add_argument("--report", metavar="HTML", help="as for `grade`, from the merged gradebook")
     args = p.parse_args(argv)
-    from .book import GradebookError
+    from .book import GradebookError, read_record
     from .shard import merge
 
     try:
         check_totals_arguments(args)
         n = merge(args.out, args.parts)
         print(f"merged {len(args.parts)} gradebooks, {n} rows -> {args.out}")
+        if read_record(args.out) is None:
+            print(
+                "warning: the parts have no record (older gradebooks): nothing says whether "
+                "a shard is missing",
+                file=sys.stderr,
+            )
         write_outputs(args.out, args)
     except (GradebookError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -235,14 +287,18 @@ def run(args: argparse.Namespace) -> int:
         return bad("--timeout and --notebook-timeout must be positive")
     if args.memory < 0:
         return bad("--memory must be 0 (no limit) or positive")
+    from .book import GradebookError
     from .lms import ArchiveError, expanded
 
     try:
         check_totals_arguments(args)
-        pick = shard_filter(args.shard) if args.shard else None
-    except ValueError as exc:
+        seed, said = resume_seed(args)
+        seed = seed if seed is not None else secrets.randbelow(2**31)
+        pick = shard_filter(args.shard, args.out, seed)
+    except (ValueError, GradebookError) as exc:
         return bad(str(exc))
-    seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
+    if said:
+        print(said, file=sys.stderr)
     threads = args.threads or max(1, (os.cpu_count() or 1) // args.jobs)
     settings = Settings(
         cell_timeout=args.timeout,

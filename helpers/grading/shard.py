@@ -4,6 +4,10 @@ A submission belongs to shard ``1 + sha256(label) mod N``, where the label is it
 relative to the folder given on the command line (what the gradebook's ``submission`` column
 holds). The partition depends on nothing else, so every machine that sees the same folder
 layout computes the same one, with no coordination: run shard 1/N ... N/N anywhere, then merge.
+``--shard auto`` reads K/N from a Slurm job array, ``--shard auto/N`` from a Kubernetes
+Indexed Job. Each gradebook's record (book.py) says which shard of how many it is, its seed
+and its submissions: merging refuses a part missing, given twice, unfinished, or graded with
+another seed.
 """
 
 from __future__ import annotations
@@ -13,13 +17,48 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from .book import GradebookError, exercise_order, read_table, unquote, write_table
+from .book import (
+    GradebookError,
+    exercise_order,
+    read_record,
+    read_table,
+    record_path,
+    unquote,
+    write_record,
+    write_table,
+)
 
 SHARD_RE = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
 
 
-def parse_shard(text: str) -> tuple[int, int]:
-    """``"K/N"`` -> (K, N) with 1 <= K <= N; ValueError with a readable message otherwise."""
+def shard_from_env(text: str, env) -> str:
+    """``auto``: K/N of a Slurm job array (``SLURM_ARRAY_TASK_ID``, ``_MIN``, ``_COUNT``,
+    ``_STEP``); ``auto/N``: K = ``JOB_COMPLETION_INDEX`` + 1 of a Kubernetes Indexed Job."""
+    m = re.fullmatch(r"\s*auto\s*(?:/\s*(\d+)\s*)?", text)
+    if not m:
+        return text
+    n = m.group(1)
+    if n is not None and env.get("JOB_COMPLETION_INDEX", "").isdigit():
+        return f"{int(env['JOB_COMPLETION_INDEX']) + 1}/{n}"
+    slurm = [env.get(f"SLURM_ARRAY_TASK_{v}", "") for v in ("ID", "MIN", "COUNT", "STEP")]
+    if all(x.isdigit() for x in slurm[:3]):
+        task, first, count = map(int, slurm[:3])
+        step = int(slurm[3]) if slurm[3].isdigit() and int(slurm[3]) > 0 else 1
+        if n is not None and int(n) != count:
+            raise ValueError(f"--shard {text}: the Slurm array has {count} tasks, not {n}")
+        return f"{(task - first) // step + 1}/{count}"
+    raise ValueError(
+        f"--shard {text}: no JOB_COMPLETION_INDEX (Kubernetes Indexed Job, with auto/N) and "
+        "no SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_MIN and SLURM_ARRAY_TASK_COUNT (Slurm array)"
+    )
+
+
+def parse_shard(text: str, env=None) -> tuple[int, int]:
+    """``"K/N"`` (or ``auto``, ``auto/N`` with ``env``, the environment: see
+    :func:`shard_from_env`) -> (K, N) with 1 <= K <= N; ValueError with a readable message."""
+    import os
+
+    text = shard_from_env(text or "", os.environ if env is None else env)
     m = SHARD_RE.match(text or "")
     if not m:
         raise ValueError(f"--shard takes K/N (e.g. 2/8), got {text!r}")
@@ -44,10 +83,12 @@ def merge(out: str | Path, parts: Sequence[str | Path]) -> int:
     """Merge the gradebooks ``parts`` into ``out``, sorted as one unsharded run sorts them.
 
     Returns the number of rows. A submission in two parts is an error (overlapping shards, or
-    the same part given twice), and so are parts with different columns.
+    the same part given twice), and so are parts with different columns, and what
+    :func:`check_parts` refuses. ``out`` gets the record of the whole.
     """
     if not parts:
         raise GradebookError("no gradebooks to merge")
+    whole = check_parts(parts)
     header: list[str] | None = None
     rows: list[list[str]] = []
     owner: dict[str, str] = {}  # submission -> the part it came from
@@ -72,4 +113,64 @@ def merge(out: str | Path, parts: Sequence[str | Path]) -> int:
     # the grader's final order: by submission label, then by the exercise's registry position
     rows.sort(key=lambda r: (unquote(r[sub_col]), order.get(r[ex_col], -1)))
     write_table(out, header, rows)
+    if whole is not None:
+        write_record(out, whole)
+    else:  # no record to write: none of an earlier run may stay beside the new file
+        record_path(out).unlink(missing_ok=True)
     return len(rows)
+
+
+def check_parts(parts: Sequence[str | Path]) -> dict | None:
+    """The parts' records agree and none is missing: one seed, one N, each K of 1..N once,
+    each part holding every submission its record lists. Returns the record of the merged
+    gradebook; None when no part has a record (older gradebooks: nothing can be checked)."""
+    records = {str(p): read_record(p) for p in parts}
+    if all(r is None for r in records.values()):
+        return None
+    without = [p for p, r in records.items() if r is None]
+    if without:
+        raise GradebookError(f"no record ({', '.join(without)}.json): not graded by this version")
+    seeds = {p: r.get("seed") for p, r in records.items()}
+    if len(set(seeds.values())) > 1:
+        raise GradebookError(
+            "parts graded with different seeds (students got different inputs): "
+            + ", ".join(f"{p}: {s}" for p, s in seeds.items())
+        )
+    shards = {p: tuple(r["shard"]) if r.get("shard") else None for p, r in records.items()}
+    if any(s is not None for s in shards.values()):
+        ns = {s[1] if s else None for s in shards.values()}
+        if len(ns) > 1:
+            raise GradebookError(
+                "parts of different shardings: "
+                + ", ".join(f"{p}: {f'{s[0]}/{s[1]}' if s else 'all'}" for p, s in shards.items())
+            )
+        n = ns.pop()
+        by_k: dict[int, list[str]] = {}
+        for p, s in shards.items():
+            by_k.setdefault(s[0], []).append(p)
+        twice = {k: ps for k, ps in by_k.items() if len(ps) > 1}
+        if twice:
+            raise GradebookError(
+                "shard given twice: "
+                + "; ".join(f"{k}/{n} in {', '.join(ps)}" for k, ps in sorted(twice.items()))
+            )
+        missing = [k for k in range(1, n + 1) if k not in by_k]
+        if missing:
+            raise GradebookError(
+                f"missing shard(s): {', '.join(f'{k}/{n}' for k in missing)} (merge all {n})"
+            )
+    for p, r in records.items():
+        header, rows = read_table(p)
+        have = {unquote(row[header.index("submission")]) for row in rows}
+        lacking = [s for s in r["submissions"] if s not in have]
+        if lacking:
+            raise GradebookError(
+                f"{p} is unfinished: {len(lacking)} of its {len(r['submissions'])} submissions "
+                f"have no rows (e.g. {lacking[0]!r}); finish it with --resume"
+            )
+    return {
+        "seed": next(iter(seeds.values())),
+        "shard": None,
+        "found": max(int(r.get("found", 0)) for r in records.values()),
+        "submissions": sorted({s for r in records.values() for s in r["submissions"]}),
+    }

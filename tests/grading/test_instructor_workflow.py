@@ -120,7 +120,8 @@ def test_lms_zips_to_totals(tmp_path):
     }
 
 
-def test_three_shards_merged_equal_one_run(tmp_path):
+def test_three_slurm_array_shards_merged_equal_one_run(tmp_path, monkeypatch):
+    """`--shard auto` in each task of a Slurm array `--array=1-3` (the variables Slurm sets)."""
     subs = tmp_path / "subs"
     for name, source, nb in [
         ("alice/00_welcome.ipynb", RELU_OK, "00"),
@@ -136,9 +137,12 @@ def test_three_shards_merged_equal_one_run(tmp_path):
     whole = tmp_path / "whole.csv"
     grade(str(subs), "--out", str(whole))
     parts = []
+    monkeypatch.setenv("SLURM_ARRAY_TASK_MIN", "1")
+    monkeypatch.setenv("SLURM_ARRAY_TASK_COUNT", "3")
     for k in (1, 2, 3):
         part = tmp_path / f"part{k}.csv"
-        grade(str(subs), "--out", str(part), "--shard", f"{k}/3")
+        monkeypatch.setenv("SLURM_ARRAY_TASK_ID", str(k))
+        grade(str(subs), "--out", str(part), "--shard", "auto")
         _, rows = read_table(part)
         assert {r[0] for r in rows} == {lb for lb in labels if shard_of(lb, 3) == k}
         parts.append(str(part))
@@ -159,6 +163,7 @@ def test_three_shards_merged_equal_one_run(tmp_path):
         == 0
     )
     assert merged.read_bytes() == whole.read_bytes()  # row for row, byte for byte
+    assert main(["grade", "merge", str(tmp_path / "m2.csv"), *parts[:2]]) == 2  # 3/3 missing
     assert len(read_table(whole)[1]) >= len(labels)
     assert totals.is_file() and "<img" in report.read_text(encoding="utf-8")
 
