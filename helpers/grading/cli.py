@@ -179,10 +179,15 @@ def write_outputs(gradebook: str, options: argparse.Namespace) -> None:
 
         print_totals(rows, totals, options)
     if report:
+        from .lms import compile_pattern
         from .report import write_report
 
-        summary = write_report(report, rows)
-        print(f"class report ({summary.submissions} submissions) -> {report}", file=sys.stderr)
+        pattern = compile_pattern(options.student_pattern) if options.student_pattern else None
+        summary = write_report(report, rows, pattern=pattern)
+        print(
+            f"class report ({summary.students} students, {summary.submissions} files) -> {report}",
+            file=sys.stderr,
+        )
 
 
 def shard_filter(text: str | None, out: str, seed: int) -> Callable[[list], list]:

@@ -15,6 +15,10 @@ def feedback_markdown(sub, graded) -> str:
     lines = [f"# Feedback: {sub.label}", ""]
     head = f"Notebook {notebook}" if notebook else "Notebook: unknown"
     lines += [f"{head} · **{points:g} / {max_points:g} points**", ""]
+    from .lms import student_of
+
+    if student_of(sub.label).late:
+        lines += ["Handed in late (so marked by the LMS): the totals may take points off.", ""]
     if any(r.exercise for r in rows):
         lines += ["| exercise | status | points |", "| --- | --- | --- |"]
         for r in rows:

@@ -1,9 +1,12 @@
 """The class report: ``--report report.html``, one self-contained page an instructor reads offline.
 
-Per exercise the pass rate and the most frequent named mistakes (the gradebook's ``mistake``
-codes) with their counts and the message students saw; the distribution of scores per
-notebook as a histogram; the submissions that errored or timed out. Plots are matplotlib PNGs
-embedded as base64, styles are inline: the file needs nothing else.
+Per student, not per file: a student who handed in a notebook more than once counts once,
+with the submission the totals count (the latest, lms.py). Per exercise the pass rate and
+the most frequent named mistakes (the gradebook's ``mistake`` codes) with their counts and
+the message students saw; the distribution of students' scores per notebook as a
+histogram; the notebooks handed in empty (nothing implemented) and those that raised or
+timed out. Plots are matplotlib PNGs embedded as base64, styles are inline: the file needs
+nothing else. A section with nothing to show has no heading.
 """
 
 from __future__ import annotations
@@ -47,20 +50,37 @@ class ExerciseStats:
 @dataclass
 class Summary:
     exercises: dict[str, ExerciseStats]
-    scores: dict[str, list[float]]  # notebook -> each submission's points
+    scores: dict[str, list[float]]  # notebook -> each student's points
     max_points: dict[str, float]  # notebook -> points possible
     problems: list[Row]  # rows with status error or timeout
-    submissions: int
+    submissions: int  # files graded
+    students: int = 0
+    empty: list[str] = field(default_factory=list)  # submissions with nothing implemented
+    counted: int = 0  # submissions that count (one per student and notebook)
 
 
-def summarize(rows: list[Row]) -> Summary:
+def counting(rows: list[Row], pattern=None) -> list[Row]:
+    """The rows of the submissions that count: one per student and notebook (lms.py)."""
+    from .lms import compute_totals
+
+    totals = compute_totals(rows, pattern)
+    keep = {s.label for per_nb in totals.students.values() for s in per_nb.values()}
+    keep |= set(totals.unattributed)
+    return [r for r in rows if r.submission in keep]
+
+
+def summarize(all_rows: list[Row], pattern=None) -> Summary:
     from ..checks import EXERCISES
     from .book import exercise_order
+    from .lms import student_of
 
+    rows = counting(all_rows, pattern)
     order = exercise_order()
     exercises: dict[str, ExerciseStats] = {}
     per_sub: dict[str, tuple[str, float, float]] = {}
+    statuses: dict[str, set[str]] = {}
     for r in rows:
+        statuses.setdefault(r.submission, set()).add(r.status if r.exercise else "error")
         nb, pts, mx = per_sub.get(r.submission, (r.notebook, 0.0, 0.0))
         per_sub[r.submission] = (nb or r.notebook, pts + r.points, mx + r.max_points)
         if not r.exercise:
@@ -84,7 +104,16 @@ def summarize(rows: list[Row]) -> Summary:
         (r for r in rows if r.status in ("error", "timeout")),
         key=lambda r: (r.submission, order.get(r.exercise, -1)),
     )
-    return Summary(ordered, dict(sorted(scores.items())), max_points, problems, len(per_sub))
+    return Summary(
+        ordered,
+        dict(sorted(scores.items())),
+        max_points,
+        problems,
+        len({r.submission for r in all_rows}),
+        students=len({student_of(lb, pattern) for lb in per_sub}),
+        empty=sorted(lb for lb, st in statuses.items() if st == {"missing"}),
+        counted=len(per_sub),
+    )
 
 
 # --------------------------------------------------------------------------- figures
@@ -100,11 +129,16 @@ def _png(fig) -> str:
 
 
 def histogram(summary: Summary) -> str:
-    """One panel per notebook: how many submissions got each score."""
+    return _png(histogram_figure(summary))
+
+
+def histogram_figure(summary: Summary):
+    """One panel per notebook: how many students got each score (whole counts on the axis)."""
     import matplotlib
 
     matplotlib.use("Agg")  # no display needed; the report may be made on a headless node
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     nbs = list(summary.scores)
     fig, axes = plt.subplots(
@@ -115,10 +149,11 @@ def histogram(summary: Summary) -> str:
         # whole points: one bar per score; otherwise 20 bins over the range
         bins = [i - 0.5 for i in range(int(top) + 2)] if top == int(top) and top <= 40 else 20
         ax.hist(summary.scores[nb], bins=bins, range=(0, top), color="#4878a8", edgecolor="white")
-        ax.set_title(f"notebook {nb}: {len(summary.scores[nb])} submissions")
+        ax.set_title(f"notebook {nb}: {len(summary.scores[nb])} students")
         ax.set_xlabel(f"points (of {top:g})")
-        ax.set_ylabel("submissions")
-    return _png(fig)
+        ax.set_ylabel("students")
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    return fig
 
 
 def pass_rate_chart(summary: Summary) -> str:
@@ -177,15 +212,16 @@ def _exercise_table(summary: Summary) -> list[str]:
 
 
 def _mistake_tables(summary: Summary) -> list[str]:
-    out = []
+    out, unnamed = [], []
     for s in summary.exercises.values():
         failed = s.counts["failed"]
         if not failed:
             continue
         named = sum(s.mistakes.values())
-        out.append(f"<h3>{_e(s.exercise)}: {failed} failed, {named} with a named mistake</h3>")
-        if not s.mistakes:
+        if not s.mistakes:  # no heading with nothing under it: one line for these
+            unnamed.append(f"{_e(s.exercise)} ({failed})")
             continue
+        out.append(f"<h3>{_e(s.exercise)}: {failed} failed, {named} with a named mistake</h3>")
         out.append(
             "<table class='mistakes'><tr><th>mistake</th><th>count</th>"
             "<th>the message students saw</th></tr>"
@@ -196,12 +232,12 @@ def _mistake_tables(summary: Summary) -> list[str]:
                 f"</code></td><td class='n'>{count}</td><td>{_message(message)}</td></tr>"
             )
         out.append("</table>")
-    return out or ["<p>No exercise failed.</p>"]
+    if unnamed:
+        out.append(f"<p>Failed without a named mistake: {', '.join(unnamed)}.</p>")
+    return out
 
 
 def _problem_table(summary: Summary) -> list[str]:
-    if not summary.problems:
-        return ["<p>None.</p>"]
     out = [
         (
             "<table id='problems'><tr><th>submission</th><th>exercise</th><th>status</th>"
@@ -220,7 +256,9 @@ def render(summary: Summary, title: str = "Class report") -> str:
     parts = [
         f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{_e(title)}</title>",
         f"<style>{STYLE}</style></head><body><h1>{_e(title)}</h1>",
-        f"<p>{summary.submissions} submissions, {len(summary.exercises)} exercises.</p>",
+        f"<p>{summary.students} students ({summary.submissions} files; where a student handed "
+        f"in a notebook more than once, the latest counts), {len(summary.exercises)} "
+        "exercises.</p>",
     ]
     if summary.exercises:
         parts += [
@@ -233,17 +271,28 @@ def render(summary: Summary, title: str = "Class report") -> str:
             "<h2>Score distribution</h2>",
             f"<img id='histogram' alt='score histogram' src='{histogram(summary)}'>",
         ]
-    parts += [
-        "<h2>Most frequent mistakes</h2>",
-        *_mistake_tables(summary),
-        "<h2>Submissions that errored or timed out</h2>",
-        *_problem_table(summary),
-        "</body></html>",
-    ]
+    mistakes = _mistake_tables(summary)
+    if mistakes:
+        parts += ["<h2>Most frequent mistakes</h2>", *mistakes]
+    if summary.empty:
+        parts += [
+            f"<h2>Notebooks handed in empty ({len(summary.empty)})</h2>",
+            "<p>Nothing implemented: every exercise is missing.</p><ul id='empty'>",
+            *(f"<li>{_e(label)}</li>" for label in summary.empty),
+            "</ul>",
+        ]
+    if summary.problems:
+        raised = len({r.submission for r in summary.problems})
+        parts += [f"<h2>Notebooks that raised or timed out ({raised})</h2>"]
+        parts += _problem_table(summary)
+    parts.append("</body></html>")
     return "\n".join(parts) + "\n"
 
 
-def write_report(path: str | Path, rows: list[Row], title: str = "Class report") -> Summary:
-    summary = summarize(rows)
+def write_report(
+    path: str | Path, rows: list[Row], title: str = "Class report", pattern=None
+) -> Summary:
+    """``pattern``: a compiled ``--student-pattern`` (None: the LMSs' names, lms.py)."""
+    summary = summarize(rows, pattern)
     Path(path).write_text(render(summary, title), encoding="utf-8")
     return summary
