@@ -166,8 +166,17 @@ def check_totals_arguments(args: argparse.Namespace) -> None:
         raise ValueError("--late-penalty is a percentage between 0 and 100")
 
 
-def write_outputs(gradebook: str, options: argparse.Namespace) -> None:
-    """Totals and report, from a gradebook already written (one run's, or a merged one)."""
+def code_similarity(paths: list[str]) -> list:
+    """The report's similar-code findings over the notebooks under ``paths`` (similarity.py)."""
+    from .similarity import similar_in
+    from .submissions import find_submissions
+
+    return similar_in(find_submissions(paths))
+
+
+def write_outputs(gradebook: str, options: argparse.Namespace, similar=None) -> None:
+    """Totals and report, from a gradebook already written (one run's, or a merged one);
+    ``similar``: the similar-code findings for the report (None: that section is left out)."""
     totals, report = options.totals, options.report
     if not (totals or report):
         return
@@ -183,7 +192,7 @@ def write_outputs(gradebook: str, options: argparse.Namespace) -> None:
         from .report import write_report
 
         pattern = compile_pattern(options.student_pattern) if options.student_pattern else None
-        summary = write_report(report, rows, pattern=pattern)
+        summary = write_report(report, rows, pattern=pattern, similar=similar)
         print(
             f"class report ({summary.students} students, {summary.submissions} files) -> {report}",
             file=sys.stderr,
@@ -256,8 +265,15 @@ def merge_main(argv: list[str]) -> int:
     p.add_argument("--student-pattern", metavar="REGEX", help="as for `grade`")
     add_totals_arguments(p)
     p.add_argument("--report", metavar="HTML", help="as for `grade`, from the merged gradebook")
+    p.add_argument(
+        "--similarity-from",
+        nargs="+",
+        metavar="SUBMISSION",
+        help="the submissions (folders, zips) graded: the report gets its similar-code section",
+    )
     args = p.parse_args(argv)
     from .book import GradebookError, read_record
+    from .records import UsageError
     from .shard import merge
 
     try:
@@ -270,8 +286,14 @@ def merge_main(argv: list[str]) -> int:
                 "a shard is missing",
                 file=sys.stderr,
             )
-        write_outputs(args.out, args)
-    except (GradebookError, ValueError) as exc:
+        similar = None
+        if args.similarity_from and args.report:
+            from .lms import expanded
+
+            with expanded(args.similarity_from) as paths:
+                similar = code_similarity(paths)
+        write_outputs(args.out, args, similar)
+    except (GradebookError, ValueError, UsageError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     return 0
@@ -329,6 +351,7 @@ def run(args: argparse.Namespace) -> int:
                 log=lambda m: print(m, file=sys.stderr),
                 select=pick,
             )
+            similar = code_similarity(paths) if args.report else None
     except (UsageError, ArchiveError) as exc:
         return bad(str(exc))
     except KeyboardInterrupt:
@@ -352,7 +375,7 @@ def run(args: argparse.Namespace) -> int:
         print(warning)
     if result.rows:
         print(summary_table(result))
-    write_outputs(args.out, args)
+    write_outputs(args.out, args, similar)
     if result.tampered:
         print(
             "ERROR: the grader's source files changed during the run; do not trust these grades: "

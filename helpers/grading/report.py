@@ -57,6 +57,7 @@ class Summary:
     students: int = 0
     empty: list[str] = field(default_factory=list)  # submissions with nothing implemented
     counted: int = 0  # submissions that count (one per student and notebook)
+    similar: list | None = None  # similarity.Finding, when the code was compared
 
 
 def counting(rows: list[Row], pattern=None) -> list[Row]:
@@ -252,6 +253,37 @@ def _problem_table(summary: Summary) -> list[str]:
     return out + ["</table>"]
 
 
+def _similar_section(findings: list) -> list[str]:
+    from .similarity import MIN_RARE, THRESHOLD, K
+
+    out = [
+        "<h2>Similar code</h2>",
+        f"<p>Per exercise, the code of two students (or a student's and the course's reference) "
+        f"of which at least {THRESHOLD:.0%} of the smaller lies in the other once names, comments, "
+        f"docstrings and layout are set aside ({K}-token runs of the syntax tree, the stub and "
+        f"the runs many students write left out; at least {MIN_RARE} runs few others write "
+        "shared). A lead to read, not a verdict: short exercises have few ways to be written.</p>",
+    ]
+    if not findings:
+        return out + ["<p>No pair over the threshold.</p>"]
+    by_ex: dict[str, list] = {}
+    for f in findings:
+        by_ex.setdefault(f.exercise, []).append(f)
+    for ex, fs in sorted(by_ex.items()):
+        out.append(
+            f"<h3>{_e(ex)}</h3><table class='similar'><tr><th>submission</th>"
+            "<th>like</th><th>share</th></tr>"
+        )
+        for f in sorted(fs, key=lambda f: -f.score):
+            out.append(
+                f"<tr data-exercise='{_e(ex)}' data-first='{_e(f.first)}' "
+                f"data-second='{_e(f.second)}'><td>{_e(f.first)}</td><td>{_e(f.second)}</td>"
+                f"<td class='n'>{f.score:.0%}</td></tr>"
+            )
+        out.append("</table>")
+    return out
+
+
 def render(summary: Summary, title: str = "Class report") -> str:
     parts = [
         f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{_e(title)}</title>",
@@ -285,14 +317,18 @@ def render(summary: Summary, title: str = "Class report") -> str:
         raised = len({r.submission for r in summary.problems})
         parts += [f"<h2>Notebooks that raised or timed out ({raised})</h2>"]
         parts += _problem_table(summary)
+    if summary.similar is not None:
+        parts += _similar_section(summary.similar)
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"
 
 
 def write_report(
-    path: str | Path, rows: list[Row], title: str = "Class report", pattern=None
+    path: str | Path, rows: list[Row], title: str = "Class report", pattern=None, similar=None
 ) -> Summary:
-    """``pattern``: a compiled ``--student-pattern`` (None: the LMSs' names, lms.py)."""
+    """``pattern``: a compiled ``--student-pattern`` (None: the LMSs' names, lms.py);
+    ``similar``: similarity.py's findings (None: no such section)."""
     summary = summarize(rows, pattern)
+    summary.similar = similar
     Path(path).write_text(render(summary, title), encoding="utf-8")
     return summary
