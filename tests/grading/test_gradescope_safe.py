@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -29,7 +28,7 @@ from helpers.checks import REGISTRY
 from helpers.grading import separate_user
 
 from .builders import insert, load, plain_notebook, write
-from .test_instructor_workflow import _validate_results, exercises_only, points
+from .test_instructor_workflow import _run_autograder, _validate_results, exercises_only, points
 
 pytestmark = [
     pytest.mark.slow,
@@ -81,23 +80,11 @@ def in_private_mounts(cmd: list[str], tmp_path: Path) -> list[str]:
 
 
 def run_autograder(root: Path, notebook: Path | None, env: dict, tmp_path: Path) -> dict:
-    shutil.rmtree(root / "submission", ignore_errors=True)
-    shutil.rmtree(root / "results", ignore_errors=True)
-    (root / "submission").mkdir()
-    if notebook is not None:
-        shutil.copyfile(notebook, root / "submission" / notebook.name)
-    done = subprocess.run(
-        in_private_mounts(["bash", str(root / "run_autograder")], tmp_path),
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=400,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    results = json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
-    results["_stdout"] = done.stdout
-    return results
+    stdout: list[str] = []
+    name = notebook.name if notebook is not None else ""
+    wrap = lambda cmd: in_private_mounts(cmd, tmp_path)  # noqa: E731
+    results = _run_autograder(root, notebook, name, env=env, wrap=wrap, stdout=stdout)
+    return {**results, "_stdout": stdout[0]}
 
 
 def detached_writer(root: Path) -> str:

@@ -168,21 +168,29 @@ def test_three_slurm_array_shards_merged_equal_one_run(tmp_path, monkeypatch):
     assert totals.is_file() and "<img" in report.read_text(encoding="utf-8")
 
 
-def _run_autograder(root: Path, notebook: Path, upload_name: str) -> dict:
+def _run_autograder(
+    root: Path, notebook: Path | None, upload_name: str, env=None, wrap=None, stdout=None
+) -> dict:
+    """Run the bundle's run_autograder on one upload (None: nothing uploaded); ``wrap``: a
+    function of the command; ``stdout``: a list that gets what the script printed."""
     shutil.rmtree(root / "submission", ignore_errors=True)
     shutil.rmtree(root / "results", ignore_errors=True)
     (root / "submission").mkdir()
-    shutil.copyfile(notebook, root / "submission" / upload_name)
-    env = dict(os.environ, AUTOGRADER_ROOT=str(root), AUTOGRADER_PYTHON=sys.executable)
+    if notebook is not None:
+        shutil.copyfile(notebook, root / "submission" / upload_name)
+    env = env or dict(os.environ, AUTOGRADER_ROOT=str(root), AUTOGRADER_PYTHON=sys.executable)
+    cmd = ["bash", str(root / "run_autograder")]
     done = subprocess.run(
-        ["bash", str(root / "run_autograder")],
+        wrap(cmd) if wrap else cmd,
         env=env,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=400,
         check=False,
     )
     assert done.returncode == 0, done.stderr[-3000:]
+    if stdout is not None:
+        stdout.append(done.stdout)
     return json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
 
 
