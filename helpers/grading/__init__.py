@@ -7,11 +7,16 @@ summary.
 
 The instructor's workflow around it (issue 13), on submission lists and finished gradebooks:
 
-- ``lms.py``: ``.zip`` downloads, Canvas/Moodle student names, ``--totals``;
+- ``lms.py``: ``.zip`` downloads, Canvas/Moodle student names, totals per student
+  (``--policy``, ``--late-penalty``); ``lms_export.py``: ``--totals`` as Canvas's
+  gradebook import or Moodle's offline grading worksheets (``--lms``);
 - ``report.py``: ``--report``, the class report (HTML, plots embedded);
-- ``shard.py``: ``--shard K/N`` and ``grade merge``; ``book.py``: gradebooks read back;
+  ``similarity.py``: its similar-code section;
+- ``shard.py``: ``--shard K/N|auto`` and ``grade merge``; ``book.py``: gradebooks read
+  back, and each gradebook's record (seed, shard, submissions);
 - ``nbgrader.py``: ``python -m helpers nbgrader``;
-  ``gradescope.py``: ``python -m helpers gradescope``.
+  ``gradescope.py``: ``python -m helpers gradescope``; ``separate_user.py``: its fallback
+  where bubblewrap cannot start (the notebook as an unprivileged user).
 """
 
 __all__ = ["Settings", "UsageError", "grade_batch", "grade_submission", "summary_table"]
