@@ -39,7 +39,9 @@ from .zygote import Zygote
 def hard_limit(settings: Settings, sub: Submission) -> float:
     """Seconds after which the parent gives up on a worker (its own limits should act first)."""
     n = len(exercises_of(sub.notebook))
-    return 2 * settings.total_timeout + (n + 2) * (settings.cell_timeout + 15) + 120
+    starts = run_module.MAX_STARTS  # the first run of the cells, and re-runs in fresh kernels
+    cells = starts * settings.total_timeout
+    return cells + (n + 2 * starts) * (settings.cell_timeout + 15) + 120  # probes, setups
 
 
 def _worker(conn, sub: Submission, nb, settings: Settings, slot: Slot) -> None:
