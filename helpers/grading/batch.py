@@ -25,8 +25,8 @@ from pathlib import Path
 import torch
 
 from ..checks import REGISTRY
+from . import cgroup, sandbox, scratch
 from . import run as run_module
-from . import sandbox, scratch
 from .gradebook import Gradebook, feedback_path, read_gradebook
 from .judging import changed_sources
 from .kernel import kernel_env
@@ -93,9 +93,10 @@ class _Slots:
     def _prefix(self, folder: Path, as_pid_1: bool) -> list[str] | None:
         if self.kind != "bwrap":
             return None
-        return sandbox.bwrap_command(
+        prefix = sandbox.bwrap_command(
             str(folder), hidden=self.settings.hidden, device=self.settings.device, as_pid_1=as_pid_1
         )
+        return cgroup.limit(prefix, str(folder))  # the slot's tasks capped, where the host can
 
     def _make(self, folder: Path) -> Slot:
         zygote = None
@@ -126,6 +127,7 @@ class _Slots:
         for slot in self.all.values():
             if slot.zygote is not None:
                 slot.zygote.close()
+            cgroup.release(str(slot.folder))
         scratch.remove(self.root)
 
 

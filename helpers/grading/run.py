@@ -24,7 +24,7 @@ from pathlib import Path
 
 import torch
 
-from . import scratch
+from . import cgroup, scratch
 from .faults import Injector
 from .judging import (
     BLOCKS,
@@ -236,6 +236,7 @@ def grade_submission(
     finally:
         if own:
             scratch.remove(slot.folder)
+            cgroup.release(str(slot.folder))
     graded.notebook_seconds = run.notebook_seconds
     if run.replayed:
         graded.notes.append(
@@ -265,7 +266,7 @@ def standalone_slot(settings: Settings) -> Slot:
         if kind == "bwrap"
         else None
     )
-    return Slot(folder, sandbox=prefix)
+    return Slot(folder, sandbox=cgroup.limit(prefix, str(folder)))
 
 
 def grade_in_kernel(sub: Submission, run: KernelRun, settings: Settings) -> Graded:
