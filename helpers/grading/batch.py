@@ -25,8 +25,8 @@ from pathlib import Path
 import torch
 
 from ..checks import REGISTRY
+from . import cgroup, sandbox, scratch
 from . import run as run_module
-from . import sandbox, scratch
 from .gradebook import Gradebook, feedback_path, read_gradebook
 from .judging import changed_sources
 from .kernel import kernel_env
@@ -39,7 +39,9 @@ from .zygote import Zygote
 def hard_limit(settings: Settings, sub: Submission) -> float:
     """Seconds after which the parent gives up on a worker (its own limits should act first)."""
     n = len(exercises_of(sub.notebook))
-    return 2 * settings.total_timeout + (n + 2) * (settings.cell_timeout + 15) + 120
+    starts = run_module.MAX_STARTS  # the first run of the cells, and re-runs in fresh kernels
+    cells = starts * settings.total_timeout
+    return cells + (n + 2 * starts) * (settings.cell_timeout + 15) + 120  # probes, setups
 
 
 def _worker(conn, sub: Submission, nb, settings: Settings, slot: Slot) -> None:
@@ -91,9 +93,10 @@ class _Slots:
     def _prefix(self, folder: Path, as_pid_1: bool) -> list[str] | None:
         if self.kind != "bwrap":
             return None
-        return sandbox.bwrap_command(
+        prefix = sandbox.bwrap_command(
             str(folder), hidden=self.settings.hidden, device=self.settings.device, as_pid_1=as_pid_1
         )
+        return cgroup.limit(prefix, str(folder))  # the slot's tasks capped, where the host can
 
     def _make(self, folder: Path) -> Slot:
         zygote = None
@@ -124,6 +127,7 @@ class _Slots:
         for slot in self.all.values():
             if slot.zygote is not None:
                 slot.zygote.close()
+            cgroup.release(str(slot.folder))
         scratch.remove(self.root)
 
 

@@ -304,8 +304,9 @@ class Kernel:
                     str(content.get("evalue", "")),
                     seconds=seconds,
                 )
-            if not events and not self.alive():
-                return CellRun("died", seconds=time.monotonic() - start, alive=False)
+            if not events and not self.alive():  # after the limit's interrupt: that limit
+                status = "timeout" if interrupted else "died"
+                return CellRun(status, seconds=time.monotonic() - start, alive=False)
 
     # ------------------------------------------------------------------ cleanup
 

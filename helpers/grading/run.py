@@ -3,8 +3,9 @@
 1. the notebook (and the plain files beside it) is copied into the slot's folder, the only
    folder its sandbox can write (and the only one of the grader's it can see);
 2. the code cells run in a kernel, each under a time limit, the whole notebook under another;
-   a timeout or a dead kernel stops the run, and a dead kernel is replaced by a fresh one that
-   re-runs the cells before the fatal one;
+   a timeout or a dead kernel stops the run. A kernel that a limit interrupted (or killed) is
+   never trusted again: the grader's code runs only in a sound kernel, a fresh one that re-runs
+   the cells that completed (``KernelRun.usable``); the same after a probe's timeout;
 3. for each exercise: probes are made from the secret seed *here*, written to a file; the
    kernel calls the learner's object on them (kernel_side.py, sent as text) and saves the
    outcomes; they are loaded as plain data and judged here (judging.py).
@@ -23,7 +24,8 @@ from pathlib import Path
 
 import torch
 
-from . import scratch
+from . import cgroup, scratch
+from .faults import Injector
 from .judging import (
     BLOCKS,
     CHECK_SOURCES,
@@ -80,6 +82,9 @@ class KernelRun:
         self.starts = 0
         self.notebook_seconds = 0.0
         self.output_capped = False
+        self.sound = False  # no limit, interrupt or death struck the kernel since it started
+        self.replayed: list[str] = []  # why each fresh kernel was started (notes for the learner)
+        self.faults = Injector()  # none, except in the tests (faults.py)
 
     def start(self) -> Kernel:
         self.close()
@@ -103,7 +108,16 @@ class KernelRun:
             self.kernel = Kernel(str(self.workdir), sandbox=slot.sandbox, **limits)
             if self.kernel.pid:  # a process of its own: the grader ends its group at the end
                 self.on_kernel(self.kernel.pid)
+        self.sound = True
         return self.kernel
+
+    def run_code(self, point: str, code: str, timeout: float) -> CellRun:
+        """Run ``code`` in the kernel (``point`` names it for faults.py); a time limit or a death
+        makes the kernel unsound: what the interrupt left half done is never relied on."""
+        run = self.faults.run(self.kernel, point, code, timeout)
+        if run.status in ("timeout", "died"):
+            self.sound = False
+        return run
 
     def close(self) -> None:
         if self.kernel is not None:
@@ -114,65 +128,78 @@ class KernelRun:
     def cell_label(self, pos: int) -> str:
         return f"cell {self.cells[pos][0] + 1}"
 
+    def point(self, pos: int) -> str:
+        return f"cell:{self.cells[pos][0] + 1}"  # as faults.py names it
+
     def execute(self) -> None:
         """Run the learner's cells until the end, a timeout or a dead kernel."""
         s = self.settings
-        kernel = self.start()
+        self.start()
         start = time.monotonic()
         deadline = start + s.total_timeout
         for pos, (_, cell) in enumerate(self.cells):
             remaining = deadline - time.monotonic()
             limit = min(s.cell_timeout, remaining)
             run = (
-                kernel.run(cell.source, limit) if remaining > 0 else CellRun("timeout", alive=True)
+                self.run_code(self.point(pos), cell.source, limit)
+                if remaining > 0
+                else CellRun("timeout", alive=True)
             )
             if run.status == "error":
                 self.errors[pos] = run
-            elif run.status == "timeout":
-                why = (
-                    f"the notebook ran over its time limit of {s.total_timeout:g} s"
-                    if limit < s.cell_timeout
-                    else f"{self.cell_label(pos)} ran over the time limit of {s.cell_timeout:g} s "
-                    "per cell"
-                )
-                self.stop = (pos, run, why)
-                break
-            elif run.status == "died":
-                self.stop = (
-                    pos,
-                    run,
-                    f"the kernel died in {self.cell_label(pos)} (os._exit, a crash, "
-                    "or out of memory)",
-                )
+            elif run.status in ("timeout", "died"):
+                self.stop = (pos, run, self.why_stopped(pos, run, limit))
                 break
         self.notebook_seconds = time.monotonic() - start
-        if not kernel.alive():
-            self.replay()
+
+    def why_stopped(self, pos: int, run: CellRun, limit: float) -> str:
+        s = self.settings
+        if run.status == "died":
+            where = self.cell_label(pos)
+            return f"the kernel died in {where} (os._exit, a crash, or out of memory)"
+        if limit < s.cell_timeout:
+            return f"the notebook ran over its time limit of {s.total_timeout:g} s"
+        return f"{self.cell_label(pos)} ran over the time limit of {s.cell_timeout:g} s per cell"
 
     def replay(self) -> bool:
-        """A fresh kernel that re-runs the cells before the fatal one (once, within limits)."""
-        if self.starts >= 3:
-            self.close()
-            return False
-        end = self.stop[0] if self.stop else len(self.cells)
-        kernel = self.start()
-        deadline = time.monotonic() + self.settings.total_timeout
-        for pos in range(end):
-            remaining = deadline - time.monotonic()
-            run = (
-                kernel.run(self.cells[pos][1].source, min(self.settings.cell_timeout, remaining))
-                if remaining > 0
-                else CellRun("timeout")
-            )
-            if run.status in ("timeout", "died"):
-                self.close()
-                return False
-        return True
+        """A fresh kernel that re-runs the cells that completed (those before the stop), under
+        the notebook's limits. If one of them now stops too, that is the stop (a real timeout or
+        death, in the notebook's own cells) and the cells before it are re-run, in a new kernel
+        again: at most ``MAX_STARTS`` kernels in all."""
+        s = self.settings
+        while self.starts < MAX_STARTS:
+            end = self.stop[0] if self.stop else len(self.cells)
+            self.start()
+            deadline = time.monotonic() + s.total_timeout
+            for pos in range(end):
+                remaining = deadline - time.monotonic()
+                limit = min(s.cell_timeout, remaining)
+                source = self.cells[pos][1].source
+                run = (
+                    self.run_code(self.point(pos), source, limit)
+                    if remaining > 0
+                    else CellRun("timeout")
+                )
+                if run.status in ("timeout", "died"):
+                    why = self.why_stopped(pos, run, limit)
+                    self.stop = (pos, run, f"{why} when the grader re-ran it in a fresh kernel")
+                    break
+            else:
+                if end:
+                    self.replayed.append(f"the cells up to cell {self.cells[end - 1][0] + 1}")
+                return True
+        self.close()
+        return False
 
     def usable(self) -> bool:
-        if self.kernel is not None and self.kernel.alive():
+        """Whether the kernel is sound (alive, and no limit or death has struck it since it
+        started), after a replay in a fresh kernel if need be."""
+        if self.sound and self.kernel is not None and self.kernel.alive():
             return True
         return self.replay()
+
+
+MAX_STARTS = 4  # kernels per submission: the first and at most three fresh ones
 
 
 def grade_submission(
@@ -209,7 +236,14 @@ def grade_submission(
     finally:
         if own:
             scratch.remove(slot.folder)
+            cgroup.release(str(slot.folder))
     graded.notebook_seconds = run.notebook_seconds
+    if run.replayed:
+        graded.notes.append(
+            "to grade, the grader re-ran "
+            + ", then ".join(run.replayed)
+            + " in a fresh kernel (a time limit or a crash had stopped the first one)."
+        )
     if run.fallback:
         graded.notes.append(f"(grader) the kernel was started as a new process: {run.fallback}")
     if run.output_capped:
@@ -232,7 +266,7 @@ def standalone_slot(settings: Settings) -> Slot:
         if kind == "bwrap"
         else None
     )
-    return Slot(folder, sandbox=prefix)
+    return Slot(folder, sandbox=cgroup.limit(prefix, str(folder)))
 
 
 def grade_in_kernel(sub: Submission, run: KernelRun, settings: Settings) -> Graded:
@@ -261,22 +295,43 @@ def grade_in_kernel(sub: Submission, run: KernelRun, settings: Settings) -> Grad
 def grade_exercise(
     ex, i: int, run: KernelRun, settings: Settings, token: str, ready: dict
 ) -> tuple[str, float, str, str]:
-    """(status, points, message, mistake) of one exercise, from a call in the kernel."""
-    name = target_name(ex)
-    if not run.usable():
-        return "error", 0.0, "not graded: the kernel could not be restarted after it died.", ""
-    if ready["kernel"] is not run.kernel:
-        problem = set_up_in_kernel(run, token, ex.notebook, settings)
+    """(status, points, message, mistake) of one exercise, from a call in the kernel (a sound
+    one: see ``KernelRun.usable``); once more in a fresh kernel if its results file was cut."""
+    for attempt in range(2):
+        problem = sound_and_set_up(run, token, ex.notebook, settings, ready)
         if problem:
-            return (
-                "error",
-                0.0,
-                f"not graded: the grader could not set up in the kernel ({problem}).",
-                "",
-            )
-        ready["kernel"] = run.kernel
+            return "error", 0.0, f"not graded: {problem}.", ""
+        answer = call_in_kernel(ex, i, run, settings, token)
+        if answer[0] != "cut" or attempt:
+            break
+        run.sound = False  # the results were not all written: never trust that kernel
+    if answer[0] == "cut":
+        return "error", 0.0, f"not graded: {answer[1]}.", ""
+    return answer
+
+
+def sound_and_set_up(run: KernelRun, token: str, notebook: str, settings: Settings, ready) -> str:
+    """ "" once the grader's code is set up in a sound kernel, else why it could not be."""
+    while True:
+        if not run.usable():
+            return "the grader could not get a working kernel again after it stopped"
+        if ready["kernel"] is run.kernel:
+            return ""
+        boot = set_up_in_kernel(run, token, notebook, settings)
+        if boot.status == "ok":
+            ready["kernel"] = run.kernel
+            return ""
+        if run.sound:  # the notebook left a kernel the grader's code cannot run in
+            return f"the grader could not set up in the kernel ({boot.describe()})"
+        # a time limit or a death struck the grader's own setup: a fresh kernel, if any is left
+
+
+def call_in_kernel(ex, i: int, run: KernelRun, settings: Settings, token: str) -> tuple:
+    """Call the learner's object on the probes in the kernel and judge the results: (status,
+    points, message, mistake), or ("cut", why) when the results file is not whole."""
+    name = target_name(ex)
     probes = make_probes(ex, settings.seed)
-    probes_path = run.private / f"probes-{i}.pt"
+    probes_path = run.private / f"probes-{i}-{run.starts}.pt"
     out_path = run.private / f"results-{i}-{run.starts}.pt"
     # "xb": the kernel can write in this folder; never follow a link it planted to a host file
     with open(probes_path, "xb") as f:
@@ -285,7 +340,7 @@ def grade_exercise(
         f"_course_grader_{token}['grade']({ex.id!r}, {name!r}, {str(probes_path)!r}, "
         f"{str(out_path)!r}, {settings.device!r}, (lambda: None).__globals__)"
     )
-    result = run.kernel.run(call, settings.cell_timeout)
+    result = run.run_code(f"probe:{ex.id}", call, settings.cell_timeout)
     if result.status == "died":
         return "error", 0.0, f"the kernel died while running `{name}` on the grader's inputs.", ""
     if result.status == "timeout":
@@ -298,19 +353,21 @@ def grade_exercise(
             ),
             "",
         )
+    run.faults.written(f"results:{ex.id}", out_path)
     try:
         data = load_results(out_path)
     except ResultError as exc:
-        return "error", 0.0, f"not graded: {exc}.", ""
+        return "cut", str(exc)
     return verdict(ex, probes, data, run)
 
 
-def set_up_in_kernel(run: KernelRun, token: str, notebook: str, settings: Settings) -> str:
-    """Load the grader's code into the kernel; "" when done, else what went wrong."""
+def set_up_in_kernel(run: KernelRun, token: str, notebook: str, settings: Settings) -> CellRun:
+    """Load the grader's code into the kernel; the run of its setup cell."""
     release, setup = bootstrap_code(token, notebook)
-    run.kernel.run(release, settings.cell_timeout)
-    boot = run.kernel.run(setup, settings.cell_timeout)
-    return "" if boot.status == "ok" else boot.describe()
+    freed = run.run_code("release", release, settings.cell_timeout)
+    if freed.status in ("timeout", "died"):
+        return freed
+    return run.run_code("setup", setup, settings.cell_timeout)
 
 
 def bootstrap_code(token: str, notebook: str | None = None) -> tuple[str, str]:

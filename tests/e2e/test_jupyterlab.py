@@ -18,14 +18,15 @@ import re
 import nbformat
 import pytest
 
+from ..speed import scaled
 from .conftest import REPO, skip_without_browser
 
 skip_without_browser("JupyterLab browser test")
 
 pytestmark = pytest.mark.slow
 
-KERNEL_S = 120_000  # ms: kernel start and whole-notebook runs on a loaded 2-core machine
-UI_S = 60_000  # ms: a page element appearing
+KERNEL_S = scaled(120) * 1000  # ms: kernel start and whole-notebook runs on a 2-core machine
+UI_S = scaled(60) * 1000  # ms: a page element appearing
 
 SOLVED = "solutions/01_dot_product_attention.ipynb"
 STUDENT = "notebooks/01_dot_product_attention.ipynb"

@@ -25,6 +25,7 @@ from helpers.checks import REGISTRY
 from helpers.grading.book import read_table
 from helpers.grading.shard import shard_of
 
+from ..speed import scaled
 from .builders import load, plain_notebook, set_exercise, write
 
 pytestmark = pytest.mark.slow
@@ -62,7 +63,7 @@ def grade(*args: str) -> str:
                 "--jobs",
                 "2",
                 "--timeout",
-                "30",
+                str(scaled(30)),
                 "--memory",
                 "3",
                 "--no-progress",

@@ -33,6 +33,7 @@ from helpers.checks import REGISTRY
 from helpers.grading import sandbox
 from helpers.grading.grader import exercises_of, make_probes
 
+from ..speed import scaled
 from .builders import ROOT, exercise_index, insert, load, set_exercise, write
 
 SANDBOXED = sandbox.resolve("auto")[0] == "bwrap"
@@ -349,7 +350,7 @@ def grade(folder: Path, out: Path, *extra: str) -> tuple[int, list[list[str]], s
         "--jobs",
         "2",
         "--timeout",
-        "30",
+        str(scaled(30)),
         "--seed",
         str(SEED),
         "--no-progress",

@@ -25,6 +25,7 @@ from helpers.grading import judging, sandbox, scratch
 from helpers.grading.grader import KERNEL_SIDE_SOURCE, Row, UsageError, load_results
 from helpers.grading.records import Graded, recv_plain, send_plain
 
+from ..speed import scaled
 from .builders import ROOT
 from .test_grading_units import graded_as_kernel
 
@@ -167,8 +168,8 @@ def test_one_huge_message_is_dropped_before_the_grader_reads_it(tmp_path):
     kernel = Kernel(str(tmp_path), private=str(private), **limits)
     try:
 
-        def drained(until=lambda: False, seconds=3.0):  # output may arrive after the reply
-            end = time.monotonic() + seconds
+        def drained(until=lambda: False):  # output may arrive after the reply
+            end = time.monotonic() + scaled(3)
             while not until() and time.monotonic() < end:
                 kernel._drain_iopub()
                 time.sleep(0.05)

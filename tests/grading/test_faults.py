@@ -1,0 +1,228 @@
+"""Faults injected at named points (helpers/grading/faults.py): exact rows, with and without the
+sandbox, kernels started as processes of their own (a cold ``import torch``) and forked from the
+zygote of a batch.
+
+Whatever strikes (the grader's interrupt or a kill, in the notebook's imports, in the grader's
+own setup, in a probe, while the results are written), the rows say what really happened to the
+learner's code, and the grader's own code runs only in a sound kernel: never "could not set up".
+The CUDA build is not covered here (this machine has none; `make test-gpu` runs these tests on
+one with GRADE_DEVICE=cuda).
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+
+import pytest
+
+from helpers.checks import REGISTRY
+from helpers.grading import faults, sandbox
+from helpers.grading.grader import Settings, Submission, grade_submission, make_probes
+
+from .builders import exercise_index, load, plain_notebook, write
+
+pytestmark = pytest.mark.slow
+
+SEED = 5
+CELL_TIMEOUT = 60
+SANDBOXES = ["none"] + (["bwrap"] if sandbox.resolve("auto")[0] == "bwrap" else [])
+SLOW_CALL = "    __import__('time').sleep(0.5)  # the grader's interrupt strikes in here\n"
+
+
+def exercise_source(ex_id: str) -> str:
+    nb = load("01")
+    return nb.cells[exercise_index(nb, ex_id)].source
+
+
+def notebook(slow_softmax: bool = False):
+    """Cells: 1 imports torch (a cold kernel takes seconds), 2 softmax, 3 a pause, 4 attention."""
+    softmax = exercise_source("01.softmax")
+    if slow_softmax:  # every call sleeps first: a probe the injected interrupt surely meets
+        head, body = softmax.split("\n", 1)
+        softmax = f"{head}\n{SLOW_CALL}{body}"
+    return plain_notebook(
+        "import torch",
+        softmax,
+        "import time\ntime.sleep(1.5)",
+        exercise_source("01.dot_product_attention"),
+        notebook="01",
+    )
+
+
+def passed(ex_id: str) -> tuple:
+    return (ex_id, "passed", f"passed {len(make_probes(REGISTRY[ex_id], SEED))} cases")
+
+
+SOFTMAX, ATTENTION = passed("01.softmax"), passed("01.dot_product_attention")
+RERAN_ALL = "to grade, the grader re-ran the cells up to cell 4 in a fresh kernel"
+RERAN_2 = "to grade, the grader re-ran the cells up to cell 2 in a fresh kernel"
+
+
+def not_defined(why: str, status: str, ex_id: str, name: str) -> tuple:
+    return (ex_id, status, f"not graded: {why} before `{name}` was defined.")
+
+
+def both_stopped(why: str, status: str) -> list[tuple]:
+    return [
+        not_defined(why, status, "01.softmax", "softmax"),
+        not_defined(why, status, "01.dot_product_attention", "dot_product_attention"),
+    ]
+
+
+# fault -> (exact rows, a note the recovery leaves, or None when no fresh kernel re-ran cells)
+CASES = {
+    "": ([SOFTMAX, ATTENTION], None),
+    # the notebook's imports: a cold kernel is in `import torch` after 0.3 s
+    "cell:1=interrupt@0.3": (
+        both_stopped(f"cell 1 ran over the time limit of {CELL_TIMEOUT} s per cell", "timeout"),
+        None,
+    ),
+    "cell:1=kill@0.3": (
+        both_stopped("the kernel died in cell 1 (os._exit, a crash, or out of memory)", "error"),
+        None,
+    ),
+    # a later cell: the cells before it are re-run in a fresh kernel for the grader
+    "cell:3=interrupt@0.3": (
+        [
+            SOFTMAX,
+            not_defined(
+                f"cell 3 ran over the time limit of {CELL_TIMEOUT} s per cell",
+                "timeout",
+                "01.dot_product_attention",
+                "dot_product_attention",
+            ),
+        ],
+        RERAN_2,
+    ),
+    "cell:3=kill@0.3": (
+        [
+            SOFTMAX,
+            not_defined(
+                "the kernel died in cell 3 (os._exit, a crash, or out of memory)",
+                "error",
+                "01.dot_product_attention",
+                "dot_product_attention",
+            ),
+        ],
+        RERAN_2,
+    ),
+    # the grader's own setup: done again in a fresh kernel, nothing is the learner's
+    "release=kill@0": ([SOFTMAX, ATTENTION], RERAN_ALL),
+    "setup=kill@0": ([SOFTMAX, ATTENTION], RERAN_ALL),
+    # a probe: that exercise's row says so, the next one is graded in a fresh kernel
+    "probe:01.softmax=kill@0.2": (
+        [
+            (
+                "01.softmax",
+                "error",
+                "the kernel died while running `softmax` on the grader's inputs.",
+            ),
+            ATTENTION,
+        ],
+        RERAN_ALL,
+    ),
+    "probe:01.dot_product_attention=kill@0": (
+        [
+            SOFTMAX,
+            (
+                "01.dot_product_attention",
+                "error",
+                "the kernel died while running `dot_product_attention` on the grader's inputs.",
+            ),
+        ],
+        None,
+    ),
+    # results cut while written: the exercise is graded again in a fresh kernel
+    "results:01.softmax=truncate": ([SOFTMAX, ATTENTION], RERAN_ALL),
+}
+SLOW_CASES = {  # the learner's softmax sleeps: the injected interrupt meets it mid-probe
+    "probe:01.softmax=interrupt@0.2": (
+        [
+            (
+                "01.softmax",
+                "timeout",
+                f"`softmax` did not finish within {CELL_TIMEOUT} s on the grader's inputs "
+                "(an endless loop?).",
+            ),
+            ATTENTION,
+        ],
+        RERAN_ALL,
+    ),
+}
+
+
+def grade_with(tmp_path, monkeypatch, fault: str, mode: str, device: str, slow=False):
+    monkeypatch.setenv(faults.VARIABLE, fault)
+    path = write(notebook(slow), tmp_path / "01_faulty.ipynb")
+    settings = Settings(
+        cell_timeout=CELL_TIMEOUT, total_timeout=300, seed=SEED, sandbox=mode, device=device
+    )
+    return grade_submission(Submission(path, "01_faulty.ipynb"), settings)
+
+
+def check(graded, rows, note):
+    assert [(r.exercise, r.status, r.message) for r in graded.rows] == rows
+    reran = [n for n in graded.notes if n.startswith("to grade, the grader re-ran")]
+    assert reran == (
+        [f"{note} (a time limit or a crash had stopped the first one)."] if note else []
+    )
+
+
+@pytest.mark.parametrize("mode", SANDBOXES)
+@pytest.mark.parametrize("fault", list(CASES))
+def test_a_fault_in_a_kernel_of_its_own(tmp_path, monkeypatch, grade_device, fault, mode):
+    check(grade_with(tmp_path, monkeypatch, fault, mode, grade_device), *CASES[fault])
+
+
+@pytest.mark.parametrize("mode", SANDBOXES)
+@pytest.mark.parametrize("fault", list(SLOW_CASES))
+def test_an_interrupt_in_a_probe(tmp_path, monkeypatch, grade_device, fault, mode):
+    graded = grade_with(tmp_path, monkeypatch, fault, mode, grade_device, slow=True)
+    check(graded, *SLOW_CASES[fault])
+
+
+def test_faults_in_a_batch_of_forked_kernels(tmp_path, monkeypatch, grade_device):
+    """A batch (zygote, sandbox as found): each submission meets the same faults."""
+    from helpers.__main__ import main
+
+    monkeypatch.setenv(faults.VARIABLE, "setup=kill@0,probe:01.dot_product_attention=kill@0")
+    for name in ("01_a.ipynb", "01_b.ipynb"):
+        write(notebook(), tmp_path / "in" / name)
+    out = tmp_path / "g.csv"
+    code = main(
+        [
+            "grade",
+            str(tmp_path / "in"),
+            "--out",
+            str(out),
+            "--jobs",
+            "2",
+            "--seed",
+            str(SEED),
+            "--timeout",
+            str(CELL_TIMEOUT),
+            "--device",
+            grade_device,
+            "--no-progress",
+        ]
+    )
+    with open(out, newline="", encoding="utf-8") as f:
+        rows = [(r[0], r[2], r[5], r[7]) for r in csv.reader(f)][1:]
+    died = "the kernel died while running `dot_product_attention` on the grader's inputs."
+    assert code == 0
+    assert rows == [
+        (sub, *row)
+        for sub in ("01_a.ipynb", "01_b.ipynb")
+        for row in [SOFTMAX, ("01.dot_product_attention", "error", died)]
+    ]
+
+
+def test_the_fault_plan_is_read_strictly(monkeypatch):
+    monkeypatch.setenv(faults.VARIABLE, "cell:2=interrupt@0.5, setup=kill")
+    assert faults.planned() == {"cell:2": ("interrupt", 0.5), "setup": ("kill", 0.2)}
+    monkeypatch.setenv(faults.VARIABLE, "setup=explode")
+    with pytest.raises(ValueError, match="unknown action 'explode'"):
+        faults.planned()
+    monkeypatch.delenv(faults.VARIABLE)
+    assert faults.planned() == {} and os.environ.get(faults.VARIABLE) is None
