@@ -22,6 +22,7 @@ import json
 import linecache
 import math
 import random
+import signal
 import sys
 import time
 from multiprocessing import Pool
@@ -34,6 +35,7 @@ from torch import nn
 from tests.checks.mutation_probes import PROBES, SOURCES, same
 
 ROOT = Path(__file__).resolve().parents[2]
+PROBE_SECONDS, CHECK_SECONDS = 20, 120  # generous: the machine may be shared
 SWAP = {
     ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult,
     ast.Pow: ast.Mult, ast.MatMult: ast.Mult, ast.FloorDiv: ast.Div, ast.Mod: ast.FloorDiv,
@@ -189,9 +191,27 @@ def build(source: str, ns: dict, name: str, tag: str):
     return ns[name]
 
 
-def run_probe(exercise, obj):
+@contextlib.contextmanager
+def time_limit(seconds: int):
+    """A mutant may loop forever (a deleted `break`, a flipped `<`): raise TimeoutError instead."""
+
+    def expire(*_):
+        raise TimeoutError(f"still running after {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(seconds)
     try:
-        with torch.no_grad() if exercise != "06.train_one_epoch" else contextlib.nullcontext():
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def run_probe(exercise, obj, seconds=PROBE_SECONDS):
+    try:
+        with time_limit(seconds), contextlib.ExitStack() as stack:
+            if exercise != "06.train_one_epoch":
+                stack.enter_context(torch.no_grad())
             return "ok", PROBES[exercise](obj)
     except Exception as e:  # noqa: BLE001 - a mutant may raise anything
         return "crash", f"{type(e).__name__}: {e}"[:200]
@@ -204,8 +224,11 @@ def judge_mutant(args):
     _, ns = reference_source(exercise)
     name = SOURCES[exercise][2]
     obj = build(source, ns, name, desc)
-    with contextlib.redirect_stdout(io.StringIO()):
-        r = check(exercise, obj)
+    try:
+        with time_limit(CHECK_SECONDS), contextlib.redirect_stdout(io.StringIO()):
+            r = check(exercise, obj)
+    except TimeoutError as e:  # the check did not come back: not counted as rejected
+        return {"site": desc, "passed": None, "mistake": None, "message": f"check: {e}"}
     first = (r.messages or [""])[0][:160]
     return {"site": desc, "passed": bool(r.passed), "mistake": r.mistake, "message": first}
 
@@ -214,7 +237,10 @@ def mutants(exercise: str, max_mutants: int, seed: int = 0):
     """The mutants of one exercise that change the probe's output (capped), and the counts."""
     source, ns = reference_source(exercise)
     name = SOURCES[exercise][2]
-    _, expected = run_probe(exercise, build(source, ns, name, "reference"))
+    # no time limit for the reference: its first run imports lazily (torch.optim, _dynamo)
+    status, expected = run_probe(exercise, build(source, ns, name, "reference"), seconds=0)
+    if status != "ok":
+        raise RuntimeError(f"{exercise}: the reference fails its own probe: {expected}")
     tree = _strip_annotations(ast.parse(source))
     sites = list(_sites(tree))
     counts = {"sites": len(sites), "equivalent": 0, "crash": 0, "unbuildable": 0}
@@ -249,8 +275,8 @@ def run(exercises, max_mutants=40, jobs=1):
         else:
             rows = [judge_mutant(m) for m in changed]
         tested = len(rows)
-        rejected = sum(not r["passed"] for r in rows)
-        coded = sum(bool(r["mistake"]) for r in rows if not r["passed"])
+        rejected = sum(r["passed"] is False for r in rows)
+        coded = sum(bool(r["mistake"]) for r in rows if r["passed"] is False)
         report[ex] = dict(counts, tested=tested, rejected=rejected, with_code=coded,
                           seconds=round(time.time() - start, 1), mutants=rows)  # fmt: skip
         print(f"{ex:34} changed {counts['changed']:3} tested {tested:3} rejected {rejected:3} "
