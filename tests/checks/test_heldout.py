@@ -52,7 +52,7 @@ def test_the_set_is_there():
     assert set(FAILS_ON_MAIN) <= {p.name for p in FILES}, "a listed file is gone"
 
 
-@pytest.mark.parametrize("path", _params())
+@pytest.mark.parametrize("path", list(_params()))
 def test_heldout(path):
     meta, candidate = load(path)
     with contextlib.redirect_stdout(io.StringIO()):
