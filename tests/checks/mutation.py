@@ -5,11 +5,13 @@
 For every exercise of tests/checks/mutation_probes.SOURCES the reference (a function or class in
 helpers/blocks/, or the solution cell of solutions/*.ipynb) is parsed with `ast`; one mutant is
 made per site (binary operator swapped, comparison flipped, number nudged, bool flipped, a call
-replaced by its first argument or its receiver, a statement deleted, a unary minus or `~` or
-`not` removed). A mutant is kept when it changes the output of a seeded probe (compared with the
-reference's); one that raises on the probe is counted as a crash, one that gives the same output
-as equivalent. check() runs on every kept mutant; the report gives per exercise the mutants that
-change the output, how many are rejected and how many get a mistake code.
+replaced by its first argument or its receiver or by a sibling (tril/triu, amax/amin, sin/cos ...),
+a keyword argument dropped (dim=, keepdim=, device= ...), a statement deleted, a unary minus or
+`~` or `not` removed; type hints are left alone). A mutant is kept when it changes the output
+of a seeded probe (compared with the reference's); one that raises on the probe is counted as a
+crash (not checked), one that gives the same output as equivalent. check() runs on every kept
+mutant; the report gives per exercise the mutants that change the output, how many are rejected
+and how many get a mistake code.
 """
 
 import argparse
@@ -74,48 +76,48 @@ def _sites(tree: ast.AST):
     for i, node in enumerate(nodes):
         line = getattr(node, "lineno", 0)
 
-        def at(fn, i=i):
-            return lambda t: fn(list(ast.walk(t))[i])
+        def at(fn, i=i):  # fn(root, node): the same site found again in a copy of the tree
+            return lambda t: fn(t, list(ast.walk(t))[i])
 
         if isinstance(node, ast.BinOp) and type(node.op) in SWAP:
             new = SWAP[type(node.op)]
             yield (
                 f"L{line} {type(node.op).__name__} -> {new.__name__}",
-                at(lambda n, new=new: setattr(n, "op", new())),
+                at(lambda _, n, new=new: setattr(n, "op", new())),
             )
         elif isinstance(node, ast.Compare) and type(node.ops[0]) in FLIP:
             new = FLIP[type(node.ops[0])]
             yield (
                 f"L{line} {type(node.ops[0]).__name__} -> {new.__name__}",
-                at(lambda n, new=new: n.ops.__setitem__(0, new())),
+                at(lambda _, n, new=new: n.ops.__setitem__(0, new())),
             )
         elif isinstance(node, ast.Constant) and isinstance(node.value, bool):
             yield (
                 f"L{line} {node.value} -> {not node.value}",
-                at(lambda n: setattr(n, "value", not n.value)),
+                at(lambda _, n: setattr(n, "value", not n.value)),
             )
         elif isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
             v = node.value
             new = v + 1 if isinstance(v, int) else (v * 1.5 if v else 1.0)
-            yield f"L{line} {v!r} -> {new!r}", at(lambda n, new=new: setattr(n, "value", new))
+            yield f"L{line} {v!r} -> {new!r}", at(lambda _, n, new=new: setattr(n, "value", new))
         elif isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.Invert, ast.Not)):
             yield (
                 f"L{line} {type(node.op).__name__} removed",
-                at(lambda n: _replace(t_root, n, n.operand)),
+                at(lambda t, n: _replace(t, n, n.operand)),
             )
         elif isinstance(node, ast.Call) and _first(node) is not node:
             what = ast.unparse(node.func)[:30]
-            yield f"L{line} call {what}(...) dropped", at(lambda n: _replace(t_root, n, _first(n)))
+            yield f"L{line} call {what}(...) dropped", at(lambda t, n: _replace(t, n, _first(n)))
         if isinstance(node, ast.Call):
             for j, kw in enumerate(node.keywords):
-                yield f"L{line} keyword {kw.arg}= dropped", at(lambda n, j=j: n.keywords.pop(j))
+                yield f"L{line} keyword {kw.arg}= dropped", at(lambda _, n, j=j: n.keywords.pop(j))
             name = getattr(node.func, "attr", getattr(node.func, "id", None))
             if name in SIBLING:
-                yield f"L{line} {name} -> {SIBLING[name]}", at(lambda n: _rename(n, SIBLING))
+                yield f"L{line} {name} -> {SIBLING[name]}", at(lambda _, n: _rename(n, SIBLING))
         if isinstance(node, (ast.FunctionDef, ast.For, ast.If, ast.With, ast.While)):
             for j, stmt in enumerate(node.body):
                 if _deletable(stmt):
-                    yield f"L{stmt.lineno} statement deleted", at(lambda n, j=j: _delete(n, j))
+                    yield f"L{stmt.lineno} statement deleted", at(lambda _, n, j=j: _delete(n, j))
 
 
 def _first(call: ast.Call) -> ast.expr:
@@ -161,9 +163,6 @@ def _delete(node, j):
         node.body.append(ast.Pass())
 
 
-t_root: ast.AST = None  # the tree being mutated (set by mutant_source)
-
-
 def _replace(root, old, new):
     for parent in ast.walk(root):
         for field, value in ast.iter_fields(parent):
@@ -176,10 +175,9 @@ def _replace(root, old, new):
 
 
 def mutant_source(tree: ast.AST, mutate) -> str:
-    global t_root
-    t_root = copy.deepcopy(tree)
-    mutate(t_root)
-    return ast.unparse(ast.fix_missing_locations(t_root))
+    mutant = copy.deepcopy(tree)
+    mutate(mutant)
+    return ast.unparse(ast.fix_missing_locations(mutant))
 
 
 def build(source: str, ns: dict, name: str, tag: str):
