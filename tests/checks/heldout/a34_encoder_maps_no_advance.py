@@ -1,0 +1,31 @@
+META = {"exercise": "06.TransformerEncoder", "cause": "attention_maps never runs the block (x = layer(x) missing): every layer's map is computed on the embeddings",
+        "keywords": [r"attention_maps", r"layer\(x\)", r"block\(x\)", r"advance", r"previous layer", r"each layer", r"embedding"]}
+from helpers.blocks import LayerNorm, PositionalEncoding, TransformerEncoderBlock
+
+
+class TransformerEncoder(nn.Module):
+    def __init__(self, vocab_size, d_model, num_heads, num_layers, d_ff, max_len=512, dropout=0.0, norm_first=True):
+        super().__init__()
+        self.d_model = d_model
+        self.embedding = nn.Embedding(vocab_size, d_model)
+        self.pos_encoding = PositionalEncoding(d_model, max_len, dropout)
+        self.layers = nn.ModuleList([TransformerEncoderBlock(d_model, num_heads, d_ff, dropout, norm_first) for _ in range(num_layers)])
+        self.norm = LayerNorm(d_model)
+
+    def embed(self, tokens):
+        return self.pos_encoding(self.embedding(tokens) * math.sqrt(self.d_model))
+
+    def forward(self, tokens, mask=None):
+        x = self.embed(tokens)
+        for layer in self.layers:
+            x = layer(x, mask)
+        return self.norm(x)
+
+    @torch.no_grad()
+    def attention_maps(self, tokens):
+        x = self.embed(tokens)
+        maps = []
+        for layer in self.layers:
+            h = layer.norm1(x) if layer.norm_first else x
+            maps.append(layer.self_attn(h)[1])
+        return maps

@@ -1,0 +1,18 @@
+META = {"exercise": "04.PositionalEncoding", "cause": "x += pe modifies the caller's tensor in place",
+        "keywords": [r"in.place", r"modif", r"\+=", r"input"]}
+
+
+class PositionalEncoding(nn.Module):
+    def __init__(self, d_model, max_len=5000, dropout=0.0):
+        super().__init__()
+        pos = torch.arange(max_len).float().unsqueeze(1)
+        div = torch.exp(torch.arange(0, d_model, 2).float() * (-math.log(10000.0) / d_model))
+        pe = torch.zeros(max_len, d_model)
+        pe[:, 0::2] = torch.sin(pos * div)
+        pe[:, 1::2] = torch.cos(pos * div)
+        self.register_buffer("pe", pe)
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x):
+        x += self.pe[: x.size(1)]
+        return self.dropout(x)
