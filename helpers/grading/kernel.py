@@ -27,7 +27,9 @@ from . import limits
 # --die-with-parent does that job there.
 LAUNCHER = r"""
 import os, runpy, sys
-runpy.run_path(sys.argv[1])["set_limits"](int(sys.argv[2]), int(sys.argv[3]))
+limits = runpy.run_path(sys.argv[1])
+limits["set_limits"](int(sys.argv[2]), int(sys.argv[3]))
+limits["fresh_keyring"]()
 if sys.argv[4] == "1":
     os.environ.pop("JPY_PARENT_PID", None)
 cmd = sys.argv[6:]
@@ -71,7 +73,9 @@ class CellRun:
         return text.strip().splitlines()[0][:300] if text.strip() else self.status
 
 
-def kernel_env(home: str, threads: int) -> dict[str, str]:
+def kernel_env(home: str, threads: int, package_root: str | None = None) -> dict[str, str]:
+    """The kernel's environment; ``package_root``: the folder whose ``helpers`` it imports
+    (default: this grader's own)."""
     env = {k: v for k, v in os.environ.items() if k in KEEP_ENV or k.startswith("LC_")}
     tmp = os.path.join(home, "tmp")
     os.makedirs(tmp, exist_ok=True)
@@ -95,7 +99,8 @@ def kernel_env(home: str, threads: int) -> dict[str, str]:
         MKL_NUM_THREADS=str(threads),
         # the kernel imports the helpers this grader runs (and the sandbox shows), also where
         # they come from PYTHONPATH rather than the environment (Gradescope's bundle)
-        PYTHONPATH=os.path.dirname(os.path.dirname(os.path.realpath(helpers.__file__))),
+        PYTHONPATH=package_root
+        or os.path.dirname(os.path.dirname(os.path.realpath(helpers.__file__))),
     )
     return env
 
@@ -122,6 +127,7 @@ class Kernel:
         zygote=None,
         sandbox: list[str] | None = None,
         ipc: bool = False,
+        package_root: str | None = None,
     ):
         from jupyter_client.connect import write_connection_file
 
@@ -132,7 +138,7 @@ class Kernel:
         self.pid = None
         self.zygote = zygote
         self.sandboxed = bool(sandbox) or ipc
-        env = kernel_env(workdir, threads)
+        env = kernel_env(workdir, threads, package_root)
         tag = os.urandom(4).hex()
         where = (
             {"transport": "ipc", "ip": os.path.join(private, f"k{tag}")}

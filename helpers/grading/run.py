@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import os
 import tempfile
@@ -23,7 +24,8 @@ from pathlib import Path
 
 import torch
 
-from . import scratch
+from . import kernel_view, scratch
+from .isolate import IsolatedError, call_limited
 from .judging import (
     BLOCKS,
     CHECK_SOURCES,
@@ -31,10 +33,12 @@ from .judging import (
     ResultError,
     load_results,
     make_probes,
+    open_results,
     probe_fields,
     verdict,
 )
 from .kernel import CellRun, Kernel
+from .kernel_code import kernel_sources
 from .records import Graded, Row, Settings, Submission
 from .submissions import (
     check_gradable,
@@ -50,12 +54,23 @@ from .submissions import (
 @dataclass
 class Slot:
     """Where a submission runs: ``folder`` (the sandbox's only writable folder, emptied between
-    submissions), the slot's ``zygote`` (None: each kernel is a new process), and ``sandbox``,
-    the ``bwrap ... --`` prefix for a kernel started as a new process (None: unconfined)."""
+    submissions), the slot's ``zygote`` (None: each kernel is a new process), ``sandbox``,
+    the ``bwrap ... --`` prefix for a kernel started as a new process (None: unconfined), and
+    ``view``, the folder of the package the kernels see (kernel_view.py), outside ``folder``."""
 
     folder: Path
     zygote: object | None = None
     sandbox: list[str] | None = None
+    view: Path | None = None
+
+    @property
+    def confined(self) -> bool:
+        return self.sandbox is not None or bool(self.zygote and self.zygote.sandboxed)
+
+    @property
+    def package_root(self) -> str | None:
+        """Where an unconfined kernel imports ``helpers`` from (a sandbox binds it in place)."""
+        return str(self.view) if self.view and not self.confined else None
 
 
 class KernelRun:
@@ -80,6 +95,7 @@ class KernelRun:
         self.starts = 0
         self.notebook_seconds = 0.0
         self.output_capped = False
+        self.private_fd = -1  # the grader's descriptor of ``private``: every access goes by it
 
     def start(self) -> Kernel:
         self.close()
@@ -91,6 +107,7 @@ class KernelRun:
             "threads": s.threads,
             "output_cap": s.output_cap,
             "private": str(self.private),
+            "package_root": slot.package_root,
         }
         if slot.zygote is not None:
             try:
@@ -197,18 +214,22 @@ def grade_submission(
     if own:
         slot = standalone_slot(settings)
     try:
+        if slot.view is not None:
+            kernel_view.fill(slot.view, sub.notebook)
         work = scratch.new_work_folder(slot.folder)
         copy_siblings(sub.path, work, settings.student_pattern)
         (work / sub.path.name).write_bytes(sub.path.read_bytes())
         private = Path(tempfile.mkdtemp(prefix=".grader-", dir=work))
         run = KernelRun(nb, work, private, settings, slot, on_kernel)
+        run.private_fd = os.open(private, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
         try:
             graded = grade_in_kernel(sub, run, settings)
         finally:
             run.close()
+            os.close(run.private_fd)
     finally:
         if own:
-            scratch.remove(slot.folder)
+            scratch.remove(slot.folder.parent)
     graded.notebook_seconds = run.notebook_seconds
     if run.fallback:
         graded.notes.append(f"(grader) the kernel was started as a new process: {run.fallback}")
@@ -225,14 +246,21 @@ def grade_submission(
 def standalone_slot(settings: Settings) -> Slot:
     from . import sandbox
 
-    folder = Path(tempfile.mkdtemp(prefix="grade-", dir=settings.workdir)).resolve()
+    root = Path(tempfile.mkdtemp(prefix="grade-", dir=settings.workdir)).resolve()
+    folder, view = root / "slot", root / "view"
+    folder.mkdir()
     kind, _ = sandbox.resolve(settings.sandbox)
     prefix = (
-        sandbox.bwrap_command(str(folder), hidden=settings.hidden, device=settings.device)
+        sandbox.bwrap_command(
+            str(folder),
+            hidden=settings.hidden,
+            device=settings.device,
+            package=str(kernel_view.fill(view, None)),
+        )
         if kind == "bwrap"
         else None
     )
-    return Slot(folder, sandbox=prefix)
+    return Slot(folder, sandbox=prefix, view=view)
 
 
 def grade_in_kernel(sub: Submission, run: KernelRun, settings: Settings) -> Graded:
@@ -276,10 +304,11 @@ def grade_exercise(
             )
         ready["kernel"] = run.kernel
     probes = make_probes(ex, settings.seed)
-    probes_path = run.private / f"probes-{i}.pt"
-    out_path = run.private / f"results-{i}-{run.starts}.pt"
-    # "xb": the kernel can write in this folder; never follow a link it planted to a host file
-    with open(probes_path, "xb") as f:
+    probes_name, out_name = f"probes-{i}.pt", f"results-{i}-{run.starts}.pt"
+    probes_path, out_path = run.private / probes_name, run.private / out_name
+    # through the folder's descriptor: a rename of the folder or a link planted in its place
+    # is not followed (the kernel can write here)
+    with new_private_file(run.private_fd, probes_name) as f:
         torch.save([probe_fields(p) for p in probes], f)
     call = (
         f"_course_grader_{token}['grade']({ex.id!r}, {name!r}, {str(probes_path)!r}, "
@@ -298,25 +327,60 @@ def grade_exercise(
             ),
             "",
         )
+    return judge_limited(ex, probes, run, out_name, settings)
+
+
+# what reading and judging one exercise's results may take (a process of its own, isolate.py)
+JUDGE_MEMORY = 768 * 2**20
+
+
+def judge_limited(ex, probes, run: KernelRun, out_name: str, settings: Settings):
+    """Load the kernel's results and judge them in a child process under limits: a results
+    file that inflates, expands or stalls costs its own row, never the grader's memory."""
+
+    def judged():
+        try:
+            data = load_results(open_results(out_name, run.private_fd))
+        except ResultError as exc:
+            return ["error", 0.0, f"not graded: {exc}.", ""]
+        return list(verdict(ex, probes, data, run))
+
     try:
-        data = load_results(out_path)
-    except ResultError as exc:
-        return "error", 0.0, f"not graded: {exc}.", ""
-    return verdict(ex, probes, data, run)
+        status, points, message, mistake = call_limited(
+            judged, memory_bytes=JUDGE_MEMORY, seconds=settings.cell_timeout
+        )
+    except IsolatedError as exc:
+        return "error", 0.0, f"not graded: the kernel's results could not be read ({exc}).", ""
+    return str(status), float(points), str(message), str(mistake)
+
+
+def new_private_file(dir_fd: int, name: str):
+    """A new file in the grader's private folder, made relative to its descriptor (never
+    through a link, never over a file the kernel put there)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    return os.fdopen(os.open(name, flags, 0o600, dir_fd=dir_fd), "wb")
 
 
 def set_up_in_kernel(run: KernelRun, token: str, notebook: str, settings: Settings) -> str:
     """Load the grader's code into the kernel; "" when done, else what went wrong."""
-    release, setup = bootstrap_code(token, notebook)
+    release, setup = bootstrap_code(token, notebook, watch=not run.slot.confined)
     run.kernel.run(release, settings.cell_timeout)
     boot = run.kernel.run(setup, settings.cell_timeout)
     return "" if boot.status == "ok" else boot.describe()
 
 
-def bootstrap_code(token: str, notebook: str | None = None) -> tuple[str, str]:
-    """Two cells: free what the last exception holds, then set the grader up in the kernel."""
+@functools.cache
+def _kernel_code(notebook: str | None) -> str:
+    return json.dumps(kernel_sources(CHECK_SOURCES, notebook))
+
+
+def bootstrap_code(token: str, notebook: str | None = None, watch: bool = True) -> tuple[str, str]:
+    """Two cells: free what the last exception holds, then set the grader up in the kernel
+    with the runner code of ``notebook``'s exercises (kernel_code.py); ``watch``: look for
+    calls of the reference blocks (only an unconfined kernel can reach them)."""
     payload = base64.b64encode(KERNEL_SIDE_SOURCE.encode()).decode()
-    sources = base64.b64encode(json.dumps(CHECK_SOURCES).encode()).decode()
+    sources = base64.b64encode(_kernel_code(notebook).encode()).decode()
+    references = str(BLOCKS) if watch else None
     name = f"_course_grader_{token}"
     # IPython keeps the last exception's frames (sys.last_*, its traceback formatter, the last
     # execution result): after a MemoryError they still hold the memory, so let them go first
@@ -343,6 +407,6 @@ def bootstrap_code(token: str, notebook: str | None = None) -> tuple[str, str]:
         f"{name})\n"
         f"{name}['setup']({{k: tuple(v) for k, v in __import__('json').loads("
         f"__import__('base64').b64decode('{sources}').decode()).items()}}, "
-        f"notebooks={[notebook] if notebook else None!r}, references={str(BLOCKS)!r})\n"
+        f"notebooks={[notebook] if notebook else None!r}, references={references!r})\n"
     )
     return release, setup
