@@ -187,6 +187,8 @@ def load_results(source: Path | BinaryIO) -> dict:
             warnings.simplefilter("ignore")
             data = torch.load(io.BytesIO(raw), weights_only=True, map_location="cpu")
     except Exception as exc:
+        if "allocate" in str(exc)[:1000]:  # torch's allocator, over the reader's memory limit
+            raise MemoryError from None
         raise ResultError(f"the results file is not plain data ({type(exc).__name__})") from None
     if (
         type(data) is not dict

@@ -108,6 +108,7 @@ class KernelRun:
             "output_cap": s.output_cap,
             "private": str(self.private),
             "package_root": slot.package_root,
+            "private_fd": self.private_fd if self.private_fd >= 0 else None,
         }
         if slot.zygote is not None:
             try:

@@ -103,9 +103,13 @@ libc.mq_open(b"/planted_$mark", os.O_CREAT | os.O_RDWR, 0o600, None)
 LEAK = []""",
     "zz_keys": KEYS
     + r"""
-LEAK = [r for r in (search(b"planted_$mark", -4), search(b"planted_s_$mark", -3)) if r > 0]
-if libc.mq_open(b"/planted_$mark", os.O_RDONLY) >= 0:
-    LEAK.append("mqueue")""",
+LEAK = []
+for name in ("planted", "own"):  # what aa_keys, ab_keys and keys_same left
+    for desc, ring in ((f"{name}_$mark", -4), (f"{name}_s_$mark", -3)):
+        if search(desc.encode(), ring) > 0:
+            LEAK.append(desc)
+    if libc.mq_open(f"/{name}_$mark".encode(), os.O_RDONLY) >= 0:
+        LEAK.append(name + " mqueue")""",
     # the control: the same kernel finds what it planted (the collector works)
     "keys_same": KEYS
     + r"""
@@ -117,7 +121,9 @@ if libc.mq_open(b"/own_$mark", os.O_RDONLY) >= 0:
     LEAK.append("mqueue")
 assert len(LEAK) == 3, LEAK""",
 }
-# notebook 02: its first exercise swaps the grader's folder for a link to the host's folder
+# notebook 02: its first exercise swaps the grader's folder for a link to the host's folder,
+# then ends its kernel (the grader starts another one for the next exercise: a new connection
+# file, the next exercise's inputs)
 ESCAPE = r"""
 import glob, os
 def scaled_dot_product_attention(q, k, v, mask=None):
@@ -125,6 +131,7 @@ def scaled_dot_product_attention(q, k, v, mask=None):
         if not os.path.islink(private):
             os.rename(private, private + "-moved")
             os.symlink($target, private)
+            os._exit(1)
     scores = q @ k.transpose(-2, -1) / q.size(-1) ** 0.5
     if mask is not None:
         scores = scores.masked_fill(~mask, float("-inf"))
@@ -211,7 +218,7 @@ def test_a_batch_of_hostile_inputs_grades_every_classmate(tmp_path):
     odd = load("00")
     odd.metadata["course"] = {"notebook": "²"}
     write(odd, subs / "00_superscript.ipynb")
-    for name, cell in ATTACKS.items():
+    for name, cell in [*ATTACKS.items(), ("ab_keys", ATTACKS["aa_keys"])]:
         nb = set_exercise(load("00"), "00.relu", LEAK_RELU)
         insert(nb, exercise_index(nb, "00.relu"), string.Template(cell).substitute(mark=mark))
         write(nb, subs / name / f"00_{name}.ipynb")
@@ -241,9 +248,10 @@ def test_a_batch_of_hostile_inputs_grades_every_classmate(tmp_path):
         label = label if label in by_label else f"b/{label}"
         assert [r["status"] for r in by_label[label]] != [], label
         assert all(r["status"] == "passed" for r in by_label[label]), by_label[label]
-    for label in ("aa_keys/00_aa_keys.ipynb",):
+    for label in ("aa_keys/00_aa_keys.ipynb", "ab_keys/00_ab_keys.ipynb"):
         assert [r["status"] for r in by_label[label]] == ["passed"]
-    assert [r["status"] for r in by_label["keys_same/00_keys_same.ipynb"]] == ["error"]
+    # the control found its own key and queue (its relu then answers |x|)
+    assert [r["status"] for r in by_label["keys_same/00_keys_same.ipynb"]] == ["failed"]
     for label, why in (("bomb/00_bomb.ipynb", "memory"), ("shared/00_shared.ipynb", "values")):
         (row,) = by_label[label]
         assert (row["status"], row["points"]) == ("error", "0"), row
