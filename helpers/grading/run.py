@@ -25,17 +25,14 @@ from pathlib import Path
 import torch
 
 from . import kernel_view, scratch
-from .isolate import IsolatedError, call_limited
 from .judging import (
     BLOCKS,
     CHECK_SOURCES,
     KERNEL_SIDE_SOURCE,
-    ResultError,
-    load_results,
+    judge_limited,
     make_probes,
-    open_results,
+    new_private_file,
     probe_fields,
-    verdict,
 )
 from .kernel import CellRun, Kernel
 from .kernel_code import kernel_sources
@@ -329,37 +326,6 @@ def grade_exercise(
             "",
         )
     return judge_limited(ex, probes, run, out_name, settings)
-
-
-# what reading and judging one exercise's results may take (a process of its own, isolate.py)
-JUDGE_MEMORY = 768 * 2**20
-
-
-def judge_limited(ex, probes, run: KernelRun, out_name: str, settings: Settings):
-    """Load the kernel's results and judge them in a child process under limits: a results
-    file that inflates, expands or stalls costs its own row, never the grader's memory."""
-
-    def judged():
-        try:
-            data = load_results(open_results(out_name, run.private_fd))
-        except ResultError as exc:
-            return ["error", 0.0, f"not graded: {exc}.", ""]
-        return list(verdict(ex, probes, data, run))
-
-    try:
-        status, points, message, mistake = call_limited(
-            judged, memory_bytes=JUDGE_MEMORY, seconds=settings.cell_timeout
-        )
-    except IsolatedError as exc:
-        return "error", 0.0, f"not graded: the kernel's results could not be read ({exc}).", ""
-    return str(status), float(points), str(message), str(mistake)
-
-
-def new_private_file(dir_fd: int, name: str):
-    """A new file in the grader's private folder, made relative to its descriptor (never
-    through a link, never over a file the kernel put there)."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-    return os.fdopen(os.open(name, flags, 0o600, dir_fd=dir_fd), "wb")
 
 
 def set_up_in_kernel(run: KernelRun, token: str, notebook: str, settings: Settings) -> str:

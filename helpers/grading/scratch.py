@@ -56,6 +56,7 @@ def empty(folder: Path) -> list[str]:
                 else:
                     moved += 1
                     up = os.path.join(top, f".removing-{tag}-{moved}")
+                    _owner_can_enter(entry.path)  # a folder moves to a new parent if writable
                     os.rename(entry.path, up)
                     pending.append(up)
             except OSError:
