@@ -2,8 +2,9 @@
 
 One responsibility per module (``grader.py`` lists them and gathers the public names):
 ``submissions``, ``sandbox``, ``zygote``, ``kernel`` and ``limits``, ``run``, ``kernel_side``,
-``judging``, ``gradebook``, ``feedback``, ``batch``; ``cli.py``: the command's arguments and
-summary.
+``kernel_code`` and ``kernel_view`` (what a kernel gets of the package: no reference),
+``isolate`` (reading a submission's files under limits), ``judging``, ``gradebook``,
+``feedback``, ``batch``; ``cli.py``: the command's arguments and summary.
 
 The instructor's workflow around it (issue 13), on submission lists and finished gradebooks:
 

@@ -25,9 +25,10 @@ from pathlib import Path
 import torch
 
 from ..checks import REGISTRY
-from . import cgroup, sandbox, scratch
+from . import cgroup, kernel_view, sandbox, scratch
 from . import run as run_module
 from .gradebook import Gradebook, feedback_path, read_gradebook
+from .isolate import IsolatedError, call_limited
 from .judging import changed_sources
 from .kernel import kernel_env
 from .records import BatchResult, Graded, Settings, Submission, UsageError, recv_plain, send_plain
@@ -63,6 +64,32 @@ def _worker(conn, sub: Submission, nb, settings: Settings, slot: Slot) -> None:
         os._exit(0)
 
 
+# what reading one notebook may take in the parent's child (isolate.py)
+READ_MEMORY = 1024 * 2**20
+READ_SECONDS = 60.0
+
+
+def read_limited(sub: Submission) -> None:
+    """Set ``sub.notebook``, ``problem`` and ``notes`` from its file, read in a child process
+    under limits: no file's content can raise, grow or stall in the batch's own process."""
+
+    def read() -> list:
+        read_notebook(sub)
+        check_gradable(sub)
+        return [sub.notebook, sub.problem, list(sub.notes)]
+
+    try:
+        notebook, problem, notes = call_limited(
+            read, memory_bytes=READ_MEMORY, seconds=READ_SECONDS
+        )
+        sub.notebook, sub.problem = notebook, problem
+        sub.notes = [str(n) for n in notes]
+    except IsolatedError as exc:
+        sub.problem = f"cannot read the notebook: {exc}."
+    if sub.notebook is not None and not exercises_of(sub.notebook):
+        sub.problem = sub.problem or f"notebook {sub.notebook} has no graded exercises."
+
+
 def _kill_group(pid: int) -> None:
     try:
         if os.getpgid(pid) == pid:
@@ -94,16 +121,29 @@ class _Slots:
         if self.kind != "bwrap":
             return None
         prefix = sandbox.bwrap_command(
-            str(folder), hidden=self.settings.hidden, device=self.settings.device, as_pid_1=as_pid_1
+            str(folder),
+            hidden=self.settings.hidden,
+            device=self.settings.device,
+            as_pid_1=as_pid_1,
+            package=str(self._view(folder) / "helpers"),
         )
         return cgroup.limit(prefix, str(folder))  # the slot's tasks capped, where the host can
 
+    def _view(self, folder: Path) -> Path:
+        """The slot's view of the package (kernel_view.py): beside its folder, not inside."""
+        return self.root / f"view-{folder.name}"
+
     def _make(self, folder: Path) -> Slot:
         zygote = None
+        view = self._view(folder)
+        kernel_view.fill(view, None)  # no blocks at all until a submission's notebook is known
+        unconfined = str(view) if self.kind != "bwrap" else None
         if self.preload:
-            env = dict(kernel_env(str(folder / ".zygote"), 1), MPLBACKEND="agg")
+            env = dict(kernel_env(str(folder / ".zygote"), 1, unconfined), MPLBACKEND="agg")
             zygote = Zygote(env, sandbox=self._prefix(folder, True), cwd=str(folder))
-        self.all[folder] = Slot(folder, zygote=zygote, sandbox=self._prefix(folder, False))
+        self.all[folder] = Slot(
+            folder, zygote=zygote, sandbox=self._prefix(folder, False), view=view
+        )
         return self.all[folder]
 
     def recycle(self, slot: Slot, kernels: list[int]) -> None:
@@ -169,8 +209,7 @@ class _Batch:
     def start_next(self) -> None:
         while self.pending and self.slots.free:
             sub = self.pending.pop(0)
-            nb = read_notebook(sub)
-            check_gradable(sub)
+            read_limited(sub)
             if sub.problem:
                 self.finish(
                     sub, Graded(problem_rows(sub, "error", sub.problem), notes=list(sub.notes))
@@ -178,8 +217,8 @@ class _Batch:
                 continue
             slot = self.slots.free.pop(0)
             here, there = self.ctx.Pipe(duplex=False)
-            proc = self.ctx.Process(
-                target=_worker, args=(there, sub, nb, self.settings, slot), daemon=True
+            proc = self.ctx.Process(  # the worker reads the notebook again, for itself
+                target=_worker, args=(there, sub, None, self.settings, slot), daemon=True
             )
             proc.start()
             there.close()

@@ -15,7 +15,7 @@ import os
 import stat
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import torch
 
@@ -23,9 +23,14 @@ from ..checks import evaluate
 from ..checks.framework import Exercise, Probe, Unsupported
 from ..checks.runner import Outcome
 from . import kernel_side
+from .isolate import IsolatedError, call_limited
 from .submissions import exercise_cell, target_name
 
 MAX_RESULT_BYTES = 256 * 2**20
+# what one exercise's results may hold once loaded: values (a list shared at every level counts
+# each time it is reached) and bytes of tensor data (a deflated record counts inflated)
+MAX_RESULT_ITEMS = 200_000
+MAX_TENSOR_BYTES = 256 * 2**20
 SEED_DOMAIN = "attention-to-vit grading"
 GRADING = Path(kernel_side.__file__).resolve().parent
 CHECKS = GRADING.parent / "checks"
@@ -103,10 +108,14 @@ class ResultError(Exception):
     pass
 
 
-def _plain(x: Any, depth: int = 0) -> Any:
-    """Verify that ``x`` is plain data of exact types; turn unsupported markers back."""
+def _plain(x: Any, budget: list[int], depth: int = 0) -> Any:
+    """Verify that ``x`` is plain data of exact types; turn unsupported markers back.
+    ``budget``: [values, tensor bytes] still allowed (shared by every call for one file)."""
     if depth > 8:
         raise ResultError("the results are nested too deeply")
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise ResultError(f"the results hold over {MAX_RESULT_ITEMS:,} values")
     if type(x) is torch.Tensor:
         if (
             x.layout != torch.strided
@@ -115,21 +124,24 @@ def _plain(x: Any, depth: int = 0) -> Any:
             or x.device.type != "cpu"
         ):
             raise ResultError("a result tensor is not a plain dense CPU tensor")
+        budget[1] -= x.numel() * x.element_size()
+        if budget[1] < 0:
+            raise ResultError(f"the result tensors hold over {MAX_TENSOR_BYTES / 2**20:.0f} MB")
         return x.detach()
     if x is None or type(x) in (bool, int, float, str):
         return x
     if type(x) in (tuple, list):
-        return type(x)(_plain(v, depth + 1) for v in x)
+        return type(x)(_plain(v, budget, depth + 1) for v in x)
     if type(x) is dict:
         if not all(type(k) is str for k in x):
             raise ResultError("a result dict has keys that are not strings")
         if set(x) == {"__unsupported__"} and type(x["__unsupported__"]) is str:
             return Unsupported(x["__unsupported__"])
-        return {k: _plain(v, depth + 1) for k, v in x.items()}
+        return {k: _plain(v, budget, depth + 1) for k, v in x.items()}
     raise ResultError(f"the results hold a {type(x).__name__}")
 
 
-def _outcome(item: Any) -> Outcome:
+def _outcome(item: Any, budget: list[int]) -> Outcome:
     if type(item) is not dict or set(item) != {"value", "error", "missing", "off_device"}:
         raise ResultError("a result does not have the grader's layout")
     error = item["error"]
@@ -140,23 +152,34 @@ def _outcome(item: Any) -> Outcome:
     ):
         raise ResultError("a result does not have the grader's layout")
     return Outcome(
-        value=_plain(item["value"]),
+        value=_plain(item["value"], budget),
         error=error,
         missing=item["missing"],
         off_device=item["off_device"],
     )
 
 
-def load_results(path: Path) -> dict:
-    """The kernel's answer for one exercise, as plain data, or ResultError."""
-    # the kernel wrote it: no link to follow, no file swapped between a check and the read
+def open_results(path: str | Path, dir_fd: int | None = None) -> BinaryIO:
+    """The results file the kernel wrote, if a regular file (``path`` relative to ``dir_fd``
+    when given: no link followed at any component), else ResultError."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+        fd = os.open(path, flags, dir_fd=dir_fd)
     except OSError:
         raise ResultError("the kernel wrote no results") from None
-    with os.fdopen(fd, "rb") as f:
-        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-            raise ResultError("the kernel wrote no results")
+    f = os.fdopen(fd, "rb")
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        f.close()
+        raise ResultError("the kernel wrote no results")
+    return f
+
+
+def load_results(source: Path | BinaryIO) -> dict:
+    """The kernel's answer for one exercise (a path, or a regular file opened by the caller),
+    as plain data, or ResultError. Run it in a process under limits (isolate.py): a file of a
+    few MB may inflate to GBs in ``torch.load``."""
+    f = source if hasattr(source, "read") else open_results(source)
+    with f:
         raw = f.read(MAX_RESULT_BYTES + 1)
     if len(raw) > MAX_RESULT_BYTES:
         raise ResultError(f"the results are too large (over {MAX_RESULT_BYTES / 2**20:.0f} MB)")
@@ -165,6 +188,8 @@ def load_results(path: Path) -> dict:
             warnings.simplefilter("ignore")
             data = torch.load(io.BytesIO(raw), weights_only=True, map_location="cpu")
     except Exception as exc:
+        if "allocate" in str(exc)[:1000]:  # torch's allocator, over the reader's memory limit
+            raise MemoryError from None
         raise ResultError(f"the results file is not plain data ({type(exc).__name__})") from None
     if (
         type(data) is not dict
@@ -172,7 +197,8 @@ def load_results(path: Path) -> dict:
         or type(data.get("outcomes")) is not list
     ):
         raise ResultError("the results file does not have the grader's layout")
-    outcomes = [_outcome(item) for item in data["outcomes"]]
+    budget = [MAX_RESULT_ITEMS, MAX_TENSOR_BYTES]
+    outcomes = [_outcome(item, budget) for item in data["outcomes"]]
     text = {
         k: data.get(k) if type(data.get(k)) is str else "" for k in ("origin", "error", "reference")
     }
@@ -274,3 +300,34 @@ def undefined(run, ex: Exercise, name: str) -> tuple[str, float, str]:
             f"or the {what} renamed?)."
         ),
     )
+
+
+# what reading and judging one exercise's results may take (a process of its own, isolate.py)
+JUDGE_MEMORY = 768 * 2**20
+
+
+def judge_limited(ex: Exercise, probes: list[Probe], run, out_name: str, settings) -> tuple:
+    """Load the kernel's results and judge them in a child process under limits: a results
+    file that inflates, expands or stalls costs its own row, never the grader's memory."""
+
+    def judged():
+        try:
+            data = load_results(open_results(out_name, run.private_fd))
+        except ResultError as exc:
+            return ["cut", 0.0, str(exc), ""]  # not whole: run.py tries a fresh kernel once
+        return list(verdict(ex, probes, data, run))
+
+    try:
+        status, points, message, mistake = call_limited(
+            judged, memory_bytes=JUDGE_MEMORY, seconds=settings.cell_timeout
+        )
+    except IsolatedError as exc:
+        return "error", 0.0, f"not graded: the kernel's results could not be read ({exc}).", ""
+    return str(status), float(points), str(message), str(mistake)
+
+
+def new_private_file(dir_fd: int, name: str):
+    """A new file in the grader's private folder, made relative to its descriptor (never
+    through a link, never over a file the kernel put there)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    return os.fdopen(os.open(name, flags, 0o600, dir_fd=dir_fd), "wb")

@@ -27,7 +27,9 @@ from . import limits
 # --die-with-parent does that job there.
 LAUNCHER = r"""
 import os, runpy, sys
-runpy.run_path(sys.argv[1])["set_limits"](int(sys.argv[2]), int(sys.argv[3]))
+limits = runpy.run_path(sys.argv[1])
+limits["set_limits"](int(sys.argv[2]), int(sys.argv[3]))
+limits["fresh_keyring"]()
 if sys.argv[4] == "1":
     os.environ.pop("JPY_PARENT_PID", None)
 cmd = sys.argv[6:]
@@ -71,7 +73,9 @@ class CellRun:
         return text.strip().splitlines()[0][:300] if text.strip() else self.status
 
 
-def kernel_env(home: str, threads: int) -> dict[str, str]:
+def kernel_env(home: str, threads: int, package_root: str | None = None) -> dict[str, str]:
+    """The kernel's environment; ``package_root``: the folder whose ``helpers`` it imports
+    (default: this grader's own)."""
     env = {k: v for k, v in os.environ.items() if k in KEEP_ENV or k.startswith("LC_")}
     tmp = os.path.join(home, "tmp")
     os.makedirs(tmp, exist_ok=True)
@@ -95,7 +99,8 @@ def kernel_env(home: str, threads: int) -> dict[str, str]:
         MKL_NUM_THREADS=str(threads),
         # the kernel imports the helpers this grader runs (and the sandbox shows), also where
         # they come from PYTHONPATH rather than the environment (Gradescope's bundle)
-        PYTHONPATH=os.path.dirname(os.path.dirname(os.path.realpath(helpers.__file__))),
+        PYTHONPATH=package_root
+        or os.path.dirname(os.path.dirname(os.path.realpath(helpers.__file__))),
     )
     return env
 
@@ -122,6 +127,8 @@ class Kernel:
         zygote=None,
         sandbox: list[str] | None = None,
         ipc: bool = False,
+        package_root: str | None = None,
+        private_fd: int | None = None,
     ):
         from jupyter_client.connect import write_connection_file
 
@@ -132,24 +139,31 @@ class Kernel:
         self.pid = None
         self.zygote = zygote
         self.sandboxed = bool(sandbox) or ipc
-        env = kernel_env(workdir, threads)
+        env = kernel_env(workdir, threads, package_root)
         tag = os.urandom(4).hex()
+        # the grader reaches ``private`` through its descriptor when it holds one: a rename of
+        # the folder, or a link in its place, is not followed (the kernel gets the real path)
+        mine = f"/proc/self/fd/{private_fd}" if private_fd is not None else private
+        ipc = ipc or bool(sandbox)
         where = (
             {"transport": "ipc", "ip": os.path.join(private, f"k{tag}")}
-            if ipc or sandbox
+            if ipc
             else {"transport": "tcp", "ip": "127.0.0.1"}
         )
         cf, _ = write_connection_file(
-            os.path.join(private, f"kernel-{tag}.json"), key=os.urandom(16).hex().encode(), **where
+            os.path.join(mine, f"kernel-{tag}.json"), key=os.urandom(16).hex().encode(), **where
         )
+        theirs = os.path.join(private, f"kernel-{tag}.json")
         if zygote is not None:
             from jupyter_client import BlockingKernelClient
 
-            self.pid = zygote.spawn(cf, workdir, env, memory_bytes, file_bytes)
+            self.pid = zygote.spawn(theirs, workdir, env, memory_bytes, file_bytes)
             self.kc = BlockingKernelClient(connection_file=cf)
             self.kc.load_connection_file()
         else:
-            self._start_process(cf, workdir, env, memory_bytes, file_bytes, sandbox or [])
+            self._start_process(cf, theirs, workdir, env, memory_bytes, file_bytes, sandbox or [])
+        if ipc:
+            self.kc.ip = os.path.join(mine, f"k{tag}")
         import zmq
 
         # one message larger than this (a single print of a huge string) is dropped by ZeroMQ
@@ -172,6 +186,7 @@ class Kernel:
     def _start_process(
         self,
         cf: str,
+        theirs: str,
         workdir: str,
         env: dict,
         memory_bytes: int,
@@ -198,7 +213,7 @@ class Kernel:
                     "-m",
                     "ipykernel_launcher",
                     "-f",
-                    os.path.realpath(self.connection_file),
+                    theirs,
                     "--HistoryManager.hist_file=:memory:",
                 ]
                 return [*sandbox, *launcher, *cmd]

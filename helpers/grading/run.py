@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import os
 import tempfile
@@ -24,19 +25,19 @@ from pathlib import Path
 
 import torch
 
-from . import cgroup, scratch
+from . import cgroup, kernel_view, scratch
 from .faults import Injector
 from .judging import (
     BLOCKS,
     CHECK_SOURCES,
     KERNEL_SIDE_SOURCE,
-    ResultError,
-    load_results,
+    judge_limited,
     make_probes,
+    new_private_file,
     probe_fields,
-    verdict,
 )
 from .kernel import CellRun, Kernel
+from .kernel_code import kernel_sources
 from .records import Graded, Row, Settings, Submission
 from .submissions import (
     check_gradable,
@@ -52,12 +53,23 @@ from .submissions import (
 @dataclass
 class Slot:
     """Where a submission runs: ``folder`` (the sandbox's only writable folder, emptied between
-    submissions), the slot's ``zygote`` (None: each kernel is a new process), and ``sandbox``,
-    the ``bwrap ... --`` prefix for a kernel started as a new process (None: unconfined)."""
+    submissions), the slot's ``zygote`` (None: each kernel is a new process), ``sandbox``,
+    the ``bwrap ... --`` prefix for a kernel started as a new process (None: unconfined), and
+    ``view``, the folder of the package the kernels see (kernel_view.py), outside ``folder``."""
 
     folder: Path
     zygote: object | None = None
     sandbox: list[str] | None = None
+    view: Path | None = None
+
+    @property
+    def confined(self) -> bool:
+        return self.sandbox is not None or bool(self.zygote and self.zygote.sandboxed)
+
+    @property
+    def package_root(self) -> str | None:
+        """Where an unconfined kernel imports ``helpers`` from (a sandbox binds it in place)."""
+        return str(self.view) if self.view and not self.confined else None
 
 
 class KernelRun:
@@ -85,6 +97,7 @@ class KernelRun:
         self.sound = False  # no limit, interrupt or death struck the kernel since it started
         self.replayed: list[str] = []  # why each fresh kernel was started (notes for the learner)
         self.faults = Injector()  # none, except in the tests (faults.py)
+        self.private_fd = -1  # the grader's descriptor of ``private``: every access goes by it
 
     def start(self) -> Kernel:
         self.close()
@@ -96,6 +109,8 @@ class KernelRun:
             "threads": s.threads,
             "output_cap": s.output_cap,
             "private": str(self.private),
+            "package_root": slot.package_root,
+            "private_fd": self.private_fd if self.private_fd >= 0 else None,
         }
         if slot.zygote is not None:
             try:
@@ -224,18 +239,22 @@ def grade_submission(
     if own:
         slot = standalone_slot(settings)
     try:
+        if slot.view is not None:
+            kernel_view.fill(slot.view, sub.notebook)
         work = scratch.new_work_folder(slot.folder)
         copy_siblings(sub.path, work, settings.student_pattern)
         (work / sub.path.name).write_bytes(sub.path.read_bytes())
         private = Path(tempfile.mkdtemp(prefix=".grader-", dir=work))
         run = KernelRun(nb, work, private, settings, slot, on_kernel)
+        run.private_fd = os.open(private, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
         try:
             graded = grade_in_kernel(sub, run, settings)
         finally:
             run.close()
+            os.close(run.private_fd)
     finally:
         if own:
-            scratch.remove(slot.folder)
+            scratch.remove(slot.folder.parent)
             cgroup.release(str(slot.folder))
     graded.notebook_seconds = run.notebook_seconds
     if run.replayed:
@@ -259,14 +278,21 @@ def grade_submission(
 def standalone_slot(settings: Settings) -> Slot:
     from . import sandbox
 
-    folder = Path(tempfile.mkdtemp(prefix="grade-", dir=settings.workdir)).resolve()
+    root = Path(tempfile.mkdtemp(prefix="grade-", dir=settings.workdir)).resolve()
+    folder, view = root / "slot", root / "view"
+    folder.mkdir()
     kind, _ = sandbox.resolve(settings.sandbox)
     prefix = (
-        sandbox.bwrap_command(str(folder), hidden=settings.hidden, device=settings.device)
+        sandbox.bwrap_command(
+            str(folder),
+            hidden=settings.hidden,
+            device=settings.device,
+            package=str(kernel_view.fill(view, None)),
+        )
         if kind == "bwrap"
         else None
     )
-    return Slot(folder, sandbox=cgroup.limit(prefix, str(folder)))
+    return Slot(folder, sandbox=cgroup.limit(prefix, str(folder)), view=view)
 
 
 def grade_in_kernel(sub: Submission, run: KernelRun, settings: Settings) -> Graded:
@@ -306,7 +332,7 @@ def grade_exercise(
             break
         run.sound = False  # the results were not all written: never trust that kernel
     if answer[0] == "cut":
-        return "error", 0.0, f"not graded: {answer[1]}.", ""
+        return "error", 0.0, f"not graded: {answer[2]}.", ""
     return answer
 
 
@@ -328,13 +354,16 @@ def sound_and_set_up(run: KernelRun, token: str, notebook: str, settings: Settin
 
 def call_in_kernel(ex, i: int, run: KernelRun, settings: Settings, token: str) -> tuple:
     """Call the learner's object on the probes in the kernel and judge the results: (status,
-    points, message, mistake), or ("cut", why) when the results file is not whole."""
+    points, message, mistake), status "cut" when the results file is not whole."""
     name = target_name(ex)
     probes = make_probes(ex, settings.seed)
-    probes_path = run.private / f"probes-{i}-{run.starts}.pt"
-    out_path = run.private / f"results-{i}-{run.starts}.pt"
-    # "xb": the kernel can write in this folder; never follow a link it planted to a host file
-    with open(probes_path, "xb") as f:
+    # a fresh kernel re-runs the call under new names: files are never reused
+    probes_name = f"probes-{i}-{run.starts}.pt"
+    out_name = f"results-{i}-{run.starts}.pt"
+    probes_path, out_path = run.private / probes_name, run.private / out_name
+    # through the folder's descriptor: a rename of the folder or a link planted in its place
+    # is not followed (the kernel can write here)
+    with new_private_file(run.private_fd, probes_name) as f:
         torch.save([probe_fields(p) for p in probes], f)
     call = (
         f"_course_grader_{token}['grade']({ex.id!r}, {name!r}, {str(probes_path)!r}, "
@@ -354,26 +383,30 @@ def call_in_kernel(ex, i: int, run: KernelRun, settings: Settings, token: str) -
             "",
         )
     run.faults.written(f"results:{ex.id}", out_path)
-    try:
-        data = load_results(out_path)
-    except ResultError as exc:
-        return "cut", str(exc)
-    return verdict(ex, probes, data, run)
+    return judge_limited(ex, probes, run, out_name, settings)
 
 
 def set_up_in_kernel(run: KernelRun, token: str, notebook: str, settings: Settings) -> CellRun:
     """Load the grader's code into the kernel; the run of its setup cell."""
-    release, setup = bootstrap_code(token, notebook)
+    release, setup = bootstrap_code(token, notebook, watch=not run.slot.confined)
     freed = run.run_code("release", release, settings.cell_timeout)
     if freed.status in ("timeout", "died"):
         return freed
     return run.run_code("setup", setup, settings.cell_timeout)
 
 
-def bootstrap_code(token: str, notebook: str | None = None) -> tuple[str, str]:
-    """Two cells: free what the last exception holds, then set the grader up in the kernel."""
+@functools.cache
+def _kernel_code(notebook: str | None) -> str:
+    return json.dumps(kernel_sources(CHECK_SOURCES, notebook))
+
+
+def bootstrap_code(token: str, notebook: str | None = None, watch: bool = True) -> tuple[str, str]:
+    """Two cells: free what the last exception holds, then set the grader up in the kernel
+    with the runner code of ``notebook``'s exercises (kernel_code.py); ``watch``: look for
+    calls of the reference blocks (only an unconfined kernel can reach them)."""
     payload = base64.b64encode(KERNEL_SIDE_SOURCE.encode()).decode()
-    sources = base64.b64encode(json.dumps(CHECK_SOURCES).encode()).decode()
+    sources = base64.b64encode(_kernel_code(notebook).encode()).decode()
+    references = str(BLOCKS) if watch else None
     name = f"_course_grader_{token}"
     # IPython keeps the last exception's frames (sys.last_*, its traceback formatter, the last
     # execution result): after a MemoryError they still hold the memory, so let them go first
@@ -400,6 +433,6 @@ def bootstrap_code(token: str, notebook: str | None = None) -> tuple[str, str]:
         f"{name})\n"
         f"{name}['setup']({{k: tuple(v) for k, v in __import__('json').loads("
         f"__import__('base64').b64decode('{sources}').decode()).items()}}, "
-        f"notebooks={[notebook] if notebook else None!r}, references={str(BLOCKS)!r})\n"
+        f"notebooks={[notebook] if notebook else None!r}, references={references!r})\n"
     )
     return release, setup

@@ -119,6 +119,12 @@ def resolve(mode: str) -> tuple[str, str]:
     return "none", UNCONFINED.format(why=why)
 
 
+def helpers_path() -> str:
+    import helpers
+
+    return os.path.dirname(os.path.realpath(helpers.__file__))
+
+
 def python_roots() -> list[str]:
     """Folders the kernel's Python needs: its prefixes, its import path, the helpers package.
 
@@ -127,9 +133,7 @@ def python_roots() -> list[str]:
     holds ``helpers`` outside the environment (the course repository of an editable install,
     beside the submissions and the gradebook): ``helpers`` is bound by itself.
     """
-    import helpers
-
-    package = os.path.dirname(os.path.realpath(helpers.__file__))
+    package = helpers_path()
     prefixes = [os.path.realpath(p) for p in (sys.prefix, sys.base_prefix)]
 
     def wanted(entry: str) -> bool:  # installed packages, not the folders a script runs in
@@ -205,11 +209,16 @@ def _devices(device: str) -> list[str]:
 
 
 def bwrap_command(
-    folder: str, *, hidden: list[str] = (), device: str = "cpu", as_pid_1: bool = False
+    folder: str,
+    *,
+    hidden: list[str] = (),
+    device: str = "cpu",
+    as_pid_1: bool = False,
+    package: str | None = None,
 ) -> list[str]:
     """The ``bwrap ...`` prefix that runs a command sandboxed with ``folder`` as its only
     writable (and only visible) work area; ``hidden``: inputs to cover if a bound folder holds
-    them."""
+    them; ``package``: a folder shown in place of the ``helpers`` package (kernel_view.py)."""
     bwrap = shutil.which("bwrap") or "bwrap"
     folder = os.path.realpath(folder)
     roots = python_roots()
@@ -235,9 +244,12 @@ def bwrap_command(
     args += ["--as-pid-1"] if as_pid_1 else []
     # /tmp first: a Python environment or helpers under /tmp (a Gradescope bundle) is bound on it
     args += ["--tmpfs", "/tmp", *_read_only(roots)]
+    if package:  # over the real package: its files are not in the sandbox at all
+        args += ["--ro-bind", os.path.realpath(package), helpers_path()]
     args += ["--proc", "/proc", "--dev", "/dev", *_devices(device)]
     args += _hide(list(hidden), roots, folder)
     args += ["--bind", folder, folder, "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm"]
+    args += ["--mqueue", "/dev/mqueue"]  # the sandbox's own POSIX message queues, listed here
     args += ["--remount-ro", "/tmp", "--remount-ro", "/dev", "--remount-ro", "/", "--chdir", folder]
     return args + ["--"]
 

@@ -25,25 +25,48 @@ def new_work_folder(slot_folder: Path) -> Path:
 
 def _owner_can_enter(folder: str) -> None:
     try:
-        os.chmod(folder, 0o700)  # links are never followed: os.walk lists them, never enters
+        os.chmod(folder, 0o700)  # only folders come here (links are never entered)
     except OSError:
         pass
 
 
 def empty(folder: Path) -> list[str]:
-    """Remove everything in ``folder`` (it stays); returns the names that could not be removed."""
-    _owner_can_enter(str(folder))
-    for root, dirs, _files in os.walk(folder):  # top-down: a folder is entered after its turn
-        for name in dirs:
-            path = os.path.join(root, name)
-            if not os.path.islink(path):
-                _owner_can_enter(path)
-    for entry in list(folder.iterdir()):
-        if entry.is_dir() and not entry.is_symlink():
-            shutil.rmtree(entry, ignore_errors=True)
-        else:
-            entry.unlink(missing_ok=True)
-    return [entry.name for entry in folder.iterdir()]
+    """Remove everything in ``folder`` (it stays); returns the names that could not be removed.
+
+    Without recursion and without long paths, whatever the depth of the tree (a submission
+    may leave folders 100,000 levels deep): each folder met inside another is first moved up
+    into ``folder``, then emptied the same way and removed. Links are removed, never followed.
+    """
+    top = str(folder)
+    tag = os.urandom(4).hex()
+    pending, moved = [top], 0
+    while pending:
+        current = pending.pop()
+        _owner_can_enter(current)
+        try:
+            entries = list(os.scandir(current))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if not entry.is_dir(follow_symlinks=False):
+                    os.unlink(entry.path)
+                elif current == top:
+                    pending.append(entry.path)
+                else:
+                    moved += 1
+                    up = os.path.join(top, f".removing-{tag}-{moved}")
+                    _owner_can_enter(entry.path)  # a folder moves to a new parent if writable
+                    os.rename(entry.path, up)
+                    pending.append(up)
+            except OSError:
+                pass
+        if current != top:
+            try:
+                os.rmdir(current)
+            except OSError:
+                pass
+    return sorted(os.listdir(top))
 
 
 def remove(folder: Path) -> None:

@@ -89,9 +89,8 @@ def read_notebook(sub: Submission):
         sub.problem = f"not a readable notebook: {type(exc).__name__}: {exc}"
         return None
     course = nb.metadata.get("course") if isinstance(nb.metadata, dict) else None
-    meta = course.get("notebook") if isinstance(course, dict) else None
-    if isinstance(meta, (str, int)) and str(meta).isdigit():
-        number = f"{int(meta):02d}"
+    number = metadata_number(course.get("notebook") if isinstance(course, dict) else None)
+    if number is not None:
         if sub.notebook and sub.notebook != number:
             sub.notes.append(
                 f"the file name says notebook {sub.notebook}, its metadata says "
@@ -99,6 +98,16 @@ def read_notebook(sub: Submission):
             )
         sub.notebook = number
     return nb
+
+
+def metadata_number(meta: Any) -> str | None:
+    """``metadata.course.notebook`` as "NN": an int 0-99 or one or two ASCII digits, else None
+    (``"²"`` is a digit to ``str.isdigit``, not to ``int``)."""
+    if type(meta) is int and 0 <= meta <= 99:
+        return f"{meta:02d}"
+    if type(meta) is str and re.fullmatch(r"[0-9]{1,2}", meta):
+        return f"{int(meta):02d}"
+    return None
 
 
 def check_gradable(sub: Submission) -> None:

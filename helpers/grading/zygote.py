@@ -7,8 +7,10 @@ that slot is a fork of it, inside the same sandbox:
 
 - between two submissions the grader asks it to ``reset``: PID 1 sends SIGKILL to every other
   process of its PID namespace (``kill(-1)``, which spares only the caller), waits until they
-  are gone, empties the private ``/dev/shm`` and removes System V IPC objects (the sandbox
-  has its own IPC namespace); the grader then empties the slot's folder.
+  are gone, empties the private ``/dev/shm`` and ``/dev/mqueue`` (POSIX message queues),
+  removes System V IPC objects (the sandbox has its own IPC namespace) and empties the user's
+  keyrings (``@u``, ``@us``: the sandbox's user namespace has its own); the grader then empties
+  the slot's folder. Each kernel joins a new session keyring (``@s``) when it starts.
   So nothing a submission started outlives its grading, and the next submission in that slot
   starts from the same empty sandbox, exactly as with a new sandbox per submission, without
   paying for importing torch again;
@@ -90,7 +92,10 @@ class Zygote:
         except OSError:
             raise RuntimeError("the kernel zygote has exited") from None
         rid = os.urandom(8).hex()
-        send_plain(self.requests, {"op": op, "id": rid, **fields})
+        try:
+            send_plain(self.requests, {"op": op, "id": rid, **fields})
+        except OSError:  # it ended between the check and the write
+            raise RuntimeError("the kernel zygote has exited") from None
         deadline = time.monotonic() + timeout
         while True:
             left = deadline - time.monotonic()
@@ -169,6 +174,9 @@ def zygote_main(requests, replies, sandboxed: bool) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the grader's to handle
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # kernels (and orphans, as PID 1) are reaped
     _not_dumpable()
+    from .limits import fresh_keyring
+
+    fresh_keyring()  # not the grader's session keyring
     for name in PRELOAD:
         try:
             importlib.import_module(name)
@@ -247,7 +255,12 @@ def _reset(sandboxed: bool, spawned: list[int]) -> dict:
                 shutil.rmtree(path)
             else:
                 os.unlink(path)
+        for entry in os.listdir("/dev/mqueue"):  # POSIX message queues (the sandbox mounts it)
+            os.unlink(os.path.join("/dev/mqueue", entry))
         _remove_sysv_ipc()
+        from .limits import clear_user_keyrings
+
+        clear_user_keyrings()
     else:
         for pid in spawned:
             try:
@@ -282,10 +295,12 @@ def _remove_sysv_ipc() -> None:
 
 def _become_kernel(connection_file, workdir, env, memory_bytes, file_bytes) -> None:
     import ctypes
+    import importlib
 
-    from .limits import set_limits
+    from .limits import fresh_keyring, set_limits
 
     os.setsid()  # its own session: interrupts and kills reach what it starts
+    fresh_keyring()  # and its own keyring session: nothing of the last submission's
     try:
         ctypes.CDLL(None).prctl(4, 1, 0, 0, 0)  # dumpable again: it is the learner's own process
     except Exception:
@@ -309,6 +324,7 @@ def _become_kernel(connection_file, workdir, env, memory_bytes, file_bytes) -> N
         except Exception:
             pass
     sys.path[:] = [p for p in sys.path if p]  # no grader's working directory on the path
+    importlib.invalidate_caches()  # the package's view was filled again for this submission
     sys.path.insert(0, "")
     sys.argv = ["ipykernel_launcher", "-f", connection_file, "--HistoryManager.hist_file=:memory:"]
     from ipykernel.kernelapp import IPKernelApp

@@ -333,13 +333,13 @@ def build(folder: Path) -> dict[str, list[tuple]]:
     nb = set_exercise(
         load("02"), "02.causal_mask", "from helpers.blocks.attention import causal_mask"
     )
-    copied = (
+    copied = (  # the notebook's own reference is not in a grading kernel (kernel_view.py)
         "02.causal_mask",
         "0",
         "1",
-        "failed",
-        "`causal_mask` is the course's reference version "
-        "from helpers.blocks.attention: write your own in the exercise cell.",
+        "error",
+        f"`causal_mask` is not defined: its cell (cell {exercise_index(nb, '02.causal_mask') + 1}) "
+        "raised ModuleNotFoundError: No module named 'helpers.blocks.attention'",
     )
     add(
         "02_imports_the_reference.ipynb",

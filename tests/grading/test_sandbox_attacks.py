@@ -270,17 +270,16 @@ def build(folder: Path, ctx: dict) -> dict[str, list[tuple]]:
         set_exercise(load("02"), "02.scaled_dot_product_attention", wrapper),
         folder / "02_wrapper.ipynb",
     )
-    expected["02_wrapper.ipynb"] = [
+    cell = exercise_index(load("02"), "02.scaled_dot_product_attention") + 1
+    expected["02_wrapper.ipynb"] = [  # the reference is not there to wrap (kernel_view.py)
         (
             "02.scaled_dot_product_attention",
             "0",
             "3",
-            "failed",
+            "error",
             "",
-            "`scaled_dot_product_attention` "
-            "runs the course's reference version "
-            "(helpers.blocks.attention.scaled_dot_product_attention):"
-            " write your own in the exercise cell.",
+            f"`scaled_dot_product_attention` is not defined: its cell (cell {cell}) raised "
+            "ModuleNotFoundError: No module named 'helpers.blocks.attention'",
         ),
         passed("02.causal_mask"),
         passed("02.padding_mask"),
