@@ -69,9 +69,11 @@ test-gpu: $(STAMP)
 	echo "test-gpu: grading tests exit $$grading, nbval exit $$notebooks"; \
 	test $$grading = 0 && test $$notebooks = 0
 
+## notebooks/ from solutions/; REPO=<git URL> (and BRANCH=, default main) where the course is
+## published: every notebook then opens with an "Open in Colab" badge and a cell installing helpers
 student: $(STAMP)
 	$(PY) -m helpers export
-	$(PY) -m helpers student
+	$(PY) -m helpers student$(if $(REPO), --repo "$(REPO)" --branch "$(or $(BRANCH),main)")
 
 export: $(STAMP)
 	$(PY) -m helpers export
