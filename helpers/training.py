@@ -80,15 +80,14 @@ def fit(
         for name, value in metrics.items():
             history.setdefault(name, []).append(float(value))
 
-    total = steps
-    if total is None and not callable(data) and hasattr(data, "__len__"):
-        total = epochs * len(data)
-    bar = tqdm(total=total, desc=desc, disable=not progress, leave=True)
+    bar = tqdm(total=steps, desc=desc, disable=not progress, leave=True)
     model.train()
     step, epoch, start = 0, 0, time.perf_counter()
     for batches in _epochs(data):
         if epochs is not None and epoch >= epochs:
             break
+        if bar.total is None and hasattr(batches, "__len__"):  # epochs of a known size: a total
+            bar.reset(total=epochs * len(batches))  # (reset: also the notebook widget's maximum)
         epoch_losses, finished = [], True
         for batch in batches:
             *inputs, targets = move(batch, device)
