@@ -78,9 +78,13 @@ test-gpu: $(STAMP)
 	echo "test-gpu: grading tests exit $$grading, nbval exit $$notebooks"; \
 	test $$grading = 0 && test $$notebooks = 0
 
+## notebooks/ from solutions/; REPO=<git URL> (and BRANCH=, default main) where the course is
+## published: every notebook then opens with an "Open in Colab" badge and a cell installing helpers
+## (HELPERS_REPO in the environment is the default: the generator and its test read it too)
+REPO ?= $(HELPERS_REPO)
 student: $(STAMP)
 	$(PY) -m helpers export
-	$(PY) -m helpers student
+	$(PY) -m helpers student$(if $(REPO), --repo "$(REPO)" --branch "$(or $(BRANCH),main)")
 
 export: $(STAMP)
 	$(PY) -m helpers export

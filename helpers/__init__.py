@@ -4,7 +4,7 @@ from helpers import check, get_device, seed_everything, plotting
 """
 
 from .checks import EXERCISES, CheckResult, check
-from .device import disable_tf32, get_device, randn, seed_everything
+from .device import disable_tf32, get_device, randn, seed_everything, set_threads
 from .my_blocks import blocks_in_use
 
 __all__ = [
@@ -14,6 +14,7 @@ __all__ = [
     "EXERCISES",
     "get_device",
     "seed_everything",
+    "set_threads",
     "randn",
     "disable_tf32",
     "plotting",

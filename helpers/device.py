@@ -29,8 +29,22 @@ def disable_tf32() -> None:
     torch.set_float32_matmul_precision("highest")
 
 
+def set_threads() -> int:
+    """One CPU thread for torch (``ATTN2VIT_THREADS=N`` asks for N); returns the number set.
+
+    The series' models are tiny: on their small matrices one thread is as fast as several, and
+    it stays as fast when other programs keep the cores busy. With one thread per core, every
+    matmul waits for its slowest thread, and a core taken by another program stalls them all:
+    notebook 06's sorting run took 85 s instead of 2.7 s next to other work (3.7 s on one thread).
+    """
+    threads = max(1, int(os.environ.get("ATTN2VIT_THREADS") or 1))
+    torch.set_num_threads(threads)
+    return threads
+
+
 def seed_everything(seed: int = 0) -> torch.Generator:
-    """Seed Python, NumPy and torch (all devices) and return a CPU generator with that seed.
+    """Seed Python, NumPy and torch (all devices), set the CPU threads (``set_threads``: one)
+    and return a CPU generator with that seed.
 
     Make random inputs on the CPU with the returned generator, then move them: a CPU
     generator gives the same numbers on every machine, a CUDA one does not.
@@ -39,6 +53,7 @@ def seed_everything(seed: int = 0) -> torch.Generator:
     np.random.seed(seed)
     torch.manual_seed(seed)  # also seeds cuda and mps
     disable_tf32()
+    set_threads()  # the first cell of every notebook calls this: one setting for the series
     return torch.Generator().manual_seed(seed)
 
 

@@ -1,8 +1,11 @@
 """Your code, all the way up: the later notebooks on the blocks the learner wrote (opt-in).
 
 ``python -m helpers export --mine`` copies the ``#| export`` cells of the learner's notebooks
-to ``notebooks/my_blocks/NAME.py``, runs each exercise's check on the learner's object and
-records in ``manifest.json`` which passed (``helpers/notebooks/export_mine.py``). With the
+to ``my_blocks/NAME.py`` beside them, runs each exercise's check on the learner's object and
+records in ``manifest.json`` which passed (``helpers/notebooks/export_mine.py``). A kernel finds
+that folder in its working directory, which Jupyter sets to the notebook's own folder (in Colab:
+``%cd`` to the notebooks' folder first), or where ``HELPERS_MY_BLOCKS`` says: never inside the
+installed package. With the
 environment variable ``HELPERS_BLOCKS=mine`` each module ``helpers.blocks.NAME`` then ends by
 handing out the learner's object for every name whose check passed, and keeps the reference
 for the rest. Without it nothing here changes anything: the solved notebooks, nbval and the
@@ -27,8 +30,8 @@ from pathlib import Path
 from typing import Any
 
 ENV = "HELPERS_BLOCKS"  # "mine": the learner's blocks that pass; unset or "reference": none
-DIR_ENV = "HELPERS_MY_BLOCKS"  # where they are, if not in notebooks/my_blocks
-DEFAULT_DIR = Path(__file__).resolve().parent.parent / "notebooks" / "my_blocks"
+DIR_ENV = "HELPERS_MY_BLOCKS"  # where they are, if not in ./my_blocks
+DIR_NAME = "my_blocks"  # the folder beside the learner's notebooks
 MANIFEST = "manifest.json"
 PACKAGE = "my_blocks"  # the learner's NAME.py is imported as my_blocks.NAME
 
@@ -52,8 +55,9 @@ def wanted() -> bool:
 
 
 def folder() -> Path:
-    """The folder of the learner's exported blocks and their manifest."""
-    return Path(os.environ.get(DIR_ENV) or DEFAULT_DIR)
+    """The folder of the learner's exported blocks and their manifest: ``HELPERS_MY_BLOCKS``,
+    else ``my_blocks`` in the working directory (a notebook kernel's is the notebook's folder)."""
+    return Path(os.environ.get(DIR_ENV) or Path.cwd() / DIR_NAME)
 
 
 def read_manifest(where: Path | None = None) -> dict[str, Any] | None:

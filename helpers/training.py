@@ -13,6 +13,7 @@ loss as ``loss_fn(outputs, targets)``. So ``(tokens, labels)`` trains an encoder
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -80,13 +81,13 @@ def fit(
         for name, value in metrics.items():
             history.setdefault(name, []).append(float(value))
 
-    total = steps
-    if total is None and not callable(data) and hasattr(data, "__len__"):
-        total = epochs * len(data)
+    stream = _epochs(data)
+    first = next(stream)  # the first epoch: its length, when it has one, gives the bar a total
+    total = steps if steps is not None or not hasattr(first, "__len__") else epochs * len(first)
     bar = tqdm(total=total, desc=desc, disable=not progress, leave=True)
     model.train()
     step, epoch, start = 0, 0, time.perf_counter()
-    for batches in _epochs(data):
+    for batches in itertools.chain([first], stream):
         if epochs is not None and epoch >= epochs:
             break
         epoch_losses, finished = [], True

@@ -59,3 +59,17 @@ def test_curves_matrix_and_image_grid_return_figures():
     assert isinstance(
         plotting.image_grid(torch.rand(5, 1, 8, 8), titles=list("abcde")), matplotlib.figure.Figure
     )
+
+
+def test_seed_everything_runs_torch_on_one_thread_unless_asked(monkeypatch):
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(2)
+        monkeypatch.delenv("ATTN2VIT_THREADS", raising=False)
+        seed_everything(0)
+        assert torch.get_num_threads() == 1
+        monkeypatch.setenv("ATTN2VIT_THREADS", "2")
+        seed_everything(0)
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)

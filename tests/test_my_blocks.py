@@ -177,3 +177,32 @@ def test_later_notebooks_run_on_the_learners_blocks(number, learner_set, monkeyp
         thresholds += len(expected)
     if number in ("06", "07", "09"):  # the notebooks that train: their accuracy thresholds
         assert thresholds > 0, f"{path.name}: no accuracy threshold line compared"
+
+
+def test_blocks_live_beside_the_notebooks_not_in_the_package(tmp_path):
+    """``export --mine`` run in the learner's folder (renamed copies, as Colab saves them)
+    writes ./my_blocks there; a kernel started in that folder finds them with no other setting."""
+    learner_copy(tmp_path, ["02", "03"])
+    (tmp_path / "03_multi_head_attention.ipynb").rename(tmp_path / "Copy of 03_mha.ipynb")
+    base = {k: v for k, v in os.environ.items() if k not in ("HELPERS_BLOCKS", "HELPERS_MY_BLOCKS")}
+    done = subprocess.run(
+        [sys.executable, "-m", "helpers", "export", "--mine"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=base,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    manifest = json.loads((tmp_path / "my_blocks" / "manifest.json").read_text())
+    assert manifest["modules"]["multihead"]["blocks"]["MultiHeadAttention"]["status"] == "passed"
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE.replace('"layers"', '"multihead"')],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**base, "HELPERS_BLOCKS": "mine"},
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "MultiHeadAttention my_blocks.multihead" in done.stdout.splitlines()

@@ -159,3 +159,51 @@ def test_malformed_solution_is_a_clear_error(tmp_path):
     (tmp_path / "solutions" / "42_bad.ipynb").write_text("{not json")
     with pytest.raises(ValueError, match="42_bad.ipynb: not a valid notebook"):
         generate(tmp_path)
+
+
+def solved_demo(tmp_path):
+    (tmp_path / "solutions").mkdir()
+    nb = new_notebook(cells=[new_markdown_cell("# 42"), new_code_cell(f"{BEGIN}\nx = 1\n{END}")])
+    nb.metadata["course"] = {"notebook": "42"}
+    nbformat.write(nb, str(tmp_path / "solutions" / "42_demo.ipynb"))
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://github.com/acme/attn.git",
+        "git@github.com:acme/attn.git",
+        "https://github.com/acme/attn",
+    ],
+)
+def test_repo_opens_every_notebook_with_the_colab_badge_and_install_cell(tmp_path, url):
+    solved_demo(tmp_path)
+    assert generate(tmp_path, repo=url, branch="fall") == []
+    nb = load_notebook(tmp_path / "notebooks" / "42_demo.ipynb")
+    badge, install, title = nb.cells[:3]
+    colab = "https://colab.research.google.com/github/acme/attn/blob/fall/notebooks/42_demo.ipynb"
+    assert badge.cell_type == "markdown" and f"]({colab})" in badge.source
+    assert "colab-badge.svg" in badge.source
+    assert install.cell_type == "code" and title.source == "# 42"
+    source = f"git+{url}@fall"  # what pip installs from
+    assert f'SOURCE = os.environ.get("HELPERS_SOURCE") or "{source}"' in install.source
+    assert 'find_spec("helpers") is None' in install.source
+    # the same setting in check mode: current; without it: out of date (and back)
+    assert generate(tmp_path, check=True, repo=url, branch="fall") == []
+    assert generate(tmp_path, check=True, repo="") == ["notebooks/42_demo.ipynb is out of date"]
+
+
+def test_install_cell_does_nothing_where_helpers_is_importable(tmp_path):
+    solved_demo(tmp_path)
+    generate(tmp_path, repo=str(tmp_path / "nowhere.whl"))
+    nb = load_notebook(tmp_path / "notebooks" / "42_demo.ipynb")
+    install = nb.cells[0]  # no badge: not on GitHub
+    assert install.cell_type == "code" and str(tmp_path / "nowhere.whl") in install.source
+    scope = {}
+    exec(install.source, scope)  # helpers is importable here: pip is not run
+    assert scope["SOURCE"] == str(tmp_path / "nowhere.whl")
+
+
+def test_without_repo_no_setup_cells():
+    nb = new_notebook(cells=[new_markdown_cell("# 42")])
+    assert [c.source for c in student_notebook(nb, "42_demo.ipynb").cells] == ["# 42"]

@@ -27,16 +27,15 @@ def stub_checks(nb):
                     yield cell, ex
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("name", [p.name for p in solution_paths()])
-def test_unfilled_student_notebook_reports_not_implemented(name, tmp_path):
-    nb = nbformat.read(str(ROOT / "notebooks" / name), as_version=4)
+def run_unfilled(nb, folder, name: str, kernel_name: str = "python3", timeout: int = 120):
+    """Execute student notebook ``nb`` in ``folder`` as a learner first opens it (errors
+    allowed) and assert that each check of an unfilled stub says "not implemented yet"."""
     NotebookClient(
         nb,
-        timeout=120,
-        kernel_name="python3",
+        timeout=timeout,
+        kernel_name=kernel_name,
         allow_errors=True,
-        resources={"metadata": {"path": str(tmp_path)}},
+        resources={"metadata": {"path": str(folder)}},
     ).execute()
     checks = list(stub_checks(nb))
     assert checks, f"{name}: no check cells found"
@@ -45,3 +44,10 @@ def test_unfilled_student_notebook_reports_not_implemented(name, tmp_path):
         errors = [o.ename for o in cell.outputs if o.output_type == "error"]
         assert not errors, f"{name}: the check cell of {ex} raised {errors}"
         assert text.startswith(f"❌ {ex}: not implemented yet"), f"{name}: {ex} printed {text!r}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", [p.name for p in solution_paths()])
+def test_unfilled_student_notebook_reports_not_implemented(name, tmp_path):
+    nb = nbformat.read(str(ROOT / "notebooks" / name), as_version=4)
+    run_unfilled(nb, tmp_path, name)

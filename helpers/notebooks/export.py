@@ -134,8 +134,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="export the learner's blocks instead (from --from to --to) and check them; "
         "notebooks run with HELPERS_BLOCKS=mine then use those that pass",
     )
-    p.add_argument("--from", dest="source", type=Path, help="--mine: notebooks (notebooks/)")
-    p.add_argument("--to", dest="out", type=Path, help="--mine: output (notebooks/my_blocks/)")
+    p.add_argument(
+        "--from",
+        dest="source",
+        type=Path,
+        help="--mine: the learner's notebooks (default: here if they are here, else notebooks/)",
+    )
+    p.add_argument(
+        "--to",
+        dest="out",
+        type=Path,
+        help="--mine: output (default: $HELPERS_MY_BLOCKS, else my_blocks/ beside the notebooks)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:

@@ -1,10 +1,12 @@
 """The learner's notebooks -> their own blocks (``python -m helpers export --mine``).
 
-For each notebook in ``--from`` (default ``notebooks/``) whose metadata names a module
-(``course.export``), write its ``#| export`` cells to ``--to`` (default
-``notebooks/my_blocks/``) as ``NAME.py``, import it, run the check of every exercise it defines
-on the learner's object and record the verdicts in ``manifest.json``. ``helpers.my_blocks``
-reads that manifest when a kernel runs with ``HELPERS_BLOCKS=mine``.
+For each notebook in ``--from`` (default: the working directory if it holds the learner's
+notebooks, else its ``notebooks/``) whose metadata names a module (``course.export``), write its
+``#| export`` cells to ``--to`` (default ``my_blocks/`` in that folder, where a kernel started
+on those notebooks looks: ``helpers.my_blocks.folder``) as ``NAME.py``, import it, run the
+check of every exercise it defines on the learner's object and record the verdicts in
+``manifest.json``. ``helpers.my_blocks`` reads that manifest when a kernel runs with
+``HELPERS_BLOCKS=mine``.
 
 The notebooks are done in order, with ``HELPERS_BLOCKS=mine`` set in this process: a learner's
 module that imports an earlier block gets the one the later notebooks will get (the learner's
@@ -22,13 +24,36 @@ from pathlib import Path
 from typing import Any
 
 from .. import my_blocks
-from .common import ROOT, load_notebook, notebook_number
+from .common import load_notebook, notebook_number
 from .export import exported_code, public_names
 
 
+def course_number(path: Path) -> str | None:
+    """The notebook's number: from its metadata (``course.notebook``), which survives a rename
+    such as Colab's "Copy of 03_...", else from its name; None for another notebook."""
+    try:
+        number = load_notebook(path).metadata.get("course", {}).get("notebook")
+    except ValueError:  # not a notebook at all: its name decides
+        number = None
+    return number or notebook_number(path)
+
+
 def learner_paths(source: Path) -> list[Path]:
-    """The learner's numbered notebooks in ``source``, in order."""
-    return sorted(p for p in source.glob("*.ipynb") if notebook_number(p))
+    """The learner's notebooks in ``source``, in order: one per number, the most recently
+    modified where several copies have the same number."""
+    newest: dict[str, Path] = {}
+    for path in sorted(source.glob("*.ipynb"), key=lambda p: p.stat().st_mtime):
+        number = course_number(path)
+        if number:
+            newest[number] = path
+    return [newest[n] for n in sorted(newest)]
+
+
+def default_source() -> Path:
+    """The working directory when it holds the learner's notebooks (Jupyter, Colab after
+    ``%cd``), else its ``notebooks/`` (the repository's root, as ``make lab-mine`` runs)."""
+    here = Path.cwd()
+    return here if learner_paths(here) else here / "notebooks"
 
 
 def export_module(path: Path, out: Path) -> tuple[str, dict[str, Any]] | None:
@@ -39,7 +64,7 @@ def export_module(path: Path, out: Path) -> tuple[str, dict[str, Any]] | None:
     name = course.get("export")
     if not name:
         return None
-    number = course.get("notebook") or notebook_number(path)
+    number = course.get("notebook") or notebook_number(path)  # from learner_paths: not None
     code = exported_code(nb)
     header = (
         f'"""Your blocks, copied from {path.name} by `python -m helpers export --mine`: edit '
@@ -108,8 +133,8 @@ def table(manifest: dict[str, Any]) -> list[str]:
 
 
 def run_mine(source: Path | None, out: Path | None) -> int:
-    source = source or ROOT / "notebooks"
-    out = out or my_blocks.folder()
+    source = source or default_source()
+    out = out or Path(os.environ.get(my_blocks.DIR_ENV) or source / my_blocks.DIR_NAME)
     try:
         manifest = export_mine(source, out)
     except ValueError as exc:  # a malformed notebook
@@ -119,9 +144,11 @@ def run_mine(source: Path | None, out: Path | None) -> int:
         print(f"error: no notebook in {source} exports blocks (metadata course.export)")
         return 2
     print("\n".join(table(manifest)))
-    if out.resolve() == my_blocks.DEFAULT_DIR:
-        how = f"`make lab-mine`, or start Jupyter with {my_blocks.ENV}=mine"
-    else:
-        how = f"start Jupyter with {my_blocks.ENV}=mine {my_blocks.DIR_ENV}={out.resolve()}"
-    print(f"\nWritten to {out}. To run the later notebooks on your blocks: {how}.")
+    how = f"start Jupyter with {my_blocks.ENV}=mine (`make lab-mine` does)"
+    if out.resolve() != (source / my_blocks.DIR_NAME).resolve():
+        how += f" and {my_blocks.DIR_ENV}={out.resolve()}"
+    print(
+        f"\nWritten to {out}. To run the later notebooks on your blocks: {how}; in Colab, "
+        f"`%env {my_blocks.ENV}=mine` in a cell before the notebook's first cell."
+    )
     return 0

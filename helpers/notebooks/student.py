@@ -5,12 +5,19 @@ markers) holds the answer. The student version replaces the region by a TODO com
 ``raise NotImplementedError(...)`` at the same indentation (in a markdown cell, by
 "_Your answer here._"), clears outputs and execution counts, and drops ``# NBVAL_`` lines.
 Text after ``### BEGIN SOLUTION:`` becomes the TODO's wording.
+
+With ``--repo URL`` (``make student REPO=URL``, or ``HELPERS_REPO`` in the environment) every
+student notebook also starts with an "Open in Colab" badge (for a GitHub URL) and a cell that
+installs ``helpers`` from that repository where it is missing (Colab, a JupyterHub): see
+``colab_cells``. Without it the notebooks are as above.
 """
 
 from __future__ import annotations
 
 import argparse
 import copy
+import json
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +36,31 @@ from .common import (
 )
 
 NBVAL_LINE = re.compile(r"^\s*# NBVAL_[A-Z_]+\s*$")
+# https://github.com/OWNER/NAME(.git), git@github.com:OWNER/NAME(.git), with or without git+
+GITHUB = re.compile(
+    r"^(?:git\+)?(?:https?://|ssh://git@|git@)github\.com[/:]([^/]+)/(.+?)(?:\.git)?/?$"
+)
+REPO_ENV = "HELPERS_REPO"  # the default of --repo
+COLAB_BADGE = "https://colab.research.google.com/assets/colab-badge.svg"
+INSTALL_CELL = """\
+# Where `helpers` is not installed (Colab, a JupyterHub): install it, once, from the course's
+# repository. A torch already there is kept (Colab's); where there is none, the CPU build.
+# Everywhere else this cell does nothing. HELPERS_SOURCE overrides where it comes from.
+import importlib
+import importlib.util
+import os
+import subprocess
+import sys
+
+SOURCE = os.environ.get("HELPERS_SOURCE") or {source}
+
+if importlib.util.find_spec("helpers") is None:
+    pip = [sys.executable, "-m", "pip", "install", "--quiet"]
+    if importlib.util.find_spec("torch") is None:
+        cpu = "https://download.pytorch.org/whl/cpu"
+        subprocess.run(pip + ["torch", "--index-url", cpu], check=True)
+    subprocess.run(pip + [SOURCE], check=True)
+    importlib.invalidate_caches()"""
 
 
 @dataclass
@@ -84,8 +116,11 @@ def strip_markdown(source: str, where: str) -> str:
     return "\n".join(out + lines[last:])
 
 
-def student_notebook(nb: nbformat.NotebookNode, name: str) -> nbformat.NotebookNode:
-    """The student version of a solved notebook (a new object; ``nb`` is not changed)."""
+def student_notebook(
+    nb: nbformat.NotebookNode, name: str, repo: str = "", branch: str = "main"
+) -> nbformat.NotebookNode:
+    """The student version of a solved notebook (a new object; ``nb`` is not changed); with
+    ``repo``, opened by the badge and install cell of the course published there."""
     nb = copy.deepcopy(nb)
     for index, cell in enumerate(nb.cells):
         where = f"{name}, cell {index + 1}"
@@ -101,21 +136,52 @@ def student_notebook(nb: nbformat.NotebookNode, name: str) -> nbformat.NotebookN
         cell.metadata.pop("scrolled", None)
     nb.metadata.pop("widgets", None)
     nb.metadata.setdefault("course", {})["student"] = True
+    if repo:
+        nb.cells[:0] = colab_cells(repo, branch, Path(name).name)
     return nb
+
+
+def pip_source(repo: str, branch: str) -> str:
+    """What the install cell gives pip: ``git+URL@BRANCH`` for a remote repository, a local
+    path (a folder or a built wheel) as it is."""
+    if re.match(r"^(git\+|https?://|ssh://|git@)", repo):
+        return f"{repo if repo.startswith('git+') else 'git+' + repo}@{branch}"
+    return repo
+
+
+def colab_cells(repo: str, branch: str, name: str) -> list[nbformat.NotebookNode]:
+    """The cells that open student notebook ``name`` when the course is published at ``repo``:
+    the Colab badge (GitHub only: Colab opens notebooks from GitHub, not from other hosts),
+    then the install cell."""
+    source = INSTALL_CELL.format(source=json.dumps(pip_source(repo, branch)))
+    cells = [nbformat.v4.new_code_cell(source, id="setup-install")]
+    github = GITHUB.match(repo)
+    if github:
+        owner, project = github.groups()
+        url = f"https://colab.research.google.com/github/{owner}/{project}/blob/{branch}/notebooks/{name}"
+        badge = f"[![Open In Colab]({COLAB_BADGE})]({url})"
+        cells.insert(0, nbformat.v4.new_markdown_cell(badge, id="setup-colab"))
+    for cell in cells:
+        cell.metadata["course"] = {"setup": True}
+    return cells
 
 
 def render(nb: nbformat.NotebookNode) -> str:
     return nbformat.writes(nb) + "\n"
 
 
-def generate(root: Path = ROOT, check: bool = False) -> list[str]:
-    """Write (or, with ``check``, compare) notebooks/ from solutions/. Returns the problems."""
+def generate(
+    root: Path = ROOT, check: bool = False, repo: str | None = None, branch: str = "main"
+) -> list[str]:
+    """Write (or, with ``check``, compare) notebooks/ from solutions/. Returns the problems.
+    ``repo``: where the course is published (None: ``$HELPERS_REPO``; empty: nowhere)."""
+    repo = os.environ.get(REPO_ENV, "") if repo is None else repo
     problems, expected = [], set()
     out_dir = root / "notebooks"
     out_dir.mkdir(exist_ok=True)
     for path in solution_paths(root):
         nb = load_notebook(path)
-        student = student_notebook(nb, str(path.relative_to(root)))
+        student = student_notebook(nb, str(path.relative_to(root)), repo, branch)
         nbformat.validate(student)
         text = render(student)
         target = out_dir / path.name
@@ -131,7 +197,15 @@ def generate(root: Path = ROOT, check: bool = False) -> list[str]:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--check", action="store_true", help="exit 1 if notebooks/ is not current")
+    p.add_argument(
+        "--repo",
+        default=None,
+        help=f"the git URL (or a local path) the course is published at: a Colab badge and an "
+        f"install cell open every notebook (default ${REPO_ENV}; none when empty)",
+    )
+    p.add_argument("--branch", default="main", help="--repo's branch (default main)")
 
 
 def run(args: argparse.Namespace) -> int:
-    return report("student", generate, args.check)
+    make = lambda check: generate(check=check, repo=args.repo, branch=args.branch)
+    return report("student", make, args.check)
