@@ -13,6 +13,7 @@ the untrusted half in the learner's kernel and the trusted half in its own proce
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,9 +30,10 @@ class Fail(Exception):
     gradebook can count how many learners made it.
     """
 
-    def __init__(self, message: str = "", code: str | None = None):
+    def __init__(self, message: str = "", code: str | None = None, figure: tuple | None = None):
         super().__init__(message)
         self.code = code
+        self.figure = figure  # (expected, got): drawn inline (show_figure), never graded
 
 
 @dataclass
@@ -64,6 +66,7 @@ class CheckResult:
     messages: list[str]
     status: str = "passed"  # passed, failed, error (raised), missing (not implemented yet)
     mistake: str = ""  # "<exercise id>/<slug>" when the failure names a known mistake
+    figure: tuple | None = field(default=None, repr=False)  # (expected, got), inline only
 
     def __repr__(self) -> str:
         mark = "✅" if self.passed else "❌"
@@ -119,6 +122,13 @@ class Exercise:
 
     def __repr__(self) -> str:
         return f"<Exercise {self.id}: {self.title} ({self.points:g} points)>"
+
+
+def error_fail(error: str) -> Fail:
+    """The :class:`Fail` for an error no exercise explained (the check's own steps coded)."""
+    from .runner import STATE_MISMATCH
+
+    return Fail(error, "state_mismatch" if error.startswith(STATE_MISMATCH) else None)
 
 
 # --------------------------------------------------------------------------- inputs
@@ -215,13 +225,17 @@ def expect_close(
     atol: float | None = None,
     rtol: float | None = None,
     mistakes: Iterable[tuple] = (),
+    **properties,
 ) -> None:
-    """Pass if ``got`` matches ``ref``; else name the first known mistake it matches.
+    """Pass if ``got`` matches ``ref``; else name the first known mistake it matches, else the
+    property it breaks (``properties``: the keywords of :func:`properties.diagnose`).
 
     ``mistakes`` holds ``(variant, message)`` or ``(variant, message, slug)``: a wrong variant
     (a tensor, or a function that makes it), the message to show when the candidate matches
     that variant, and optionally the mistake's short code (``Fail.code``).
     """
+    from .properties import diagnose
+
     d_atol, d_rtol = tolerances(got.dtype)
     atol = d_atol if atol is None else atol
     rtol = d_rtol if rtol is None else rtol
@@ -234,7 +248,17 @@ def expect_close(
             continue
         if v is not None and close(got, v.to(got.dtype), max(atol, 1e-4), max(rtol, 1e-3)):
             raise Fail(message, slug[0] if slug else None)
-    raise Fail(describe_difference(got, ref, what))
+    found = diagnose(got, ref, what, **properties)
+    if found is not None:
+        found.figure = (ref, got)
+        raise found
+    raise Fail(describe_difference(got, ref, what), figure=(ref, got))
+
+
+def does(what: str) -> str:
+    """The verb for ``what``: "the outputs do", "the table does"."""
+    noun = what.removeprefix("the ").split(" ")[0].split(",")[0]
+    return "do" if noun.endswith("s") and not noun.endswith("ss") else "does"
 
 
 def describe_difference(got: torch.Tensor, ref: torch.Tensor, what: str) -> str:
@@ -247,12 +271,39 @@ def describe_difference(got: torch.Tensor, ref: torch.Tensor, what: str) -> str:
     idx = tuple(int(i) for i in torch.unravel_index(err.argmax(), err.shape))
     where = f" at index {list(idx)}" if idx else ""
     msg = (
-        f"{what} does not match the reference: largest error {err.max().item():.3g}{where} "
+        f"{what} {does(what)} not match the reference: largest error {err.max().item():.3g}{where} "
         f"(got {g[idx].item():.4g}, expected {r[idx].item():.4g})."
     )
     if got.numel() <= 12:
         msg += f"\n   got:      {fmt_values(g)}\n   expected: {fmt_values(r)}"
     return msg
+
+
+def show_figure(result: CheckResult) -> None:
+    """Draw a failed check's expected and got side by side, inline in IPython/Jupyter only
+    (helpers.plotting.check_difference); nothing without matplotlib or outside a notebook."""
+    if result.passed or result.figure is None or "IPython" not in sys.modules:
+        return
+    try:
+        from IPython import get_ipython
+        from IPython.display import display
+
+        from ..plotting import check_difference
+
+        if get_ipython() is None:
+            return
+        expected, got = (t.detach().to("cpu") for t in result.figure)
+        while expected.dim() > 2 and expected.shape == got.shape:  # the first matrix
+            expected, got = expected[0], got[0]
+        if expected.shape != got.shape or expected.dim() != 2 or max(expected.shape) > 16:
+            return
+        fig = check_difference(expected, got, result.exercise)
+    except Exception:  # a figure is a bonus: never let it break a check
+        return
+    display(fig)
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
 
 
 def fmt_values(t: torch.Tensor) -> str:

@@ -16,7 +16,7 @@ from torch import nn
 
 from .framework import Fail, Probe, close, describe_difference, rand_bool, randint
 from .references import Drops
-from .runner import _resolve, to_device
+from .runner import _resolve, load_state, to_device
 
 # the built-ins a from-scratch attention must not call (F.scaled_dot_product_attention is
 # torch._C._nn.scaled_dot_product_attention under another name)
@@ -240,7 +240,7 @@ class TrainModeMixin:
         if not isinstance(module, nn.Module):
             return module
         if probe.state is not None:
-            module.load_state_dict(probe.state)
+            load_state(module, probe.state)
         module.to(device)
         kwargs = dict(probe.kwargs)
         seed = kwargs.pop("dropout_seed")
