@@ -25,40 +25,7 @@ from .probes import (
     transpose_all,
 )
 from .properties import STABLE
-
-
-def attention64(
-    q,
-    k,
-    v,
-    mask=None,
-    *,
-    scale: float | None = None,
-    dim: int = -1,
-    mask_mode: str = "before",
-    fill: float = -math.inf,
-    values=None,
-):
-    """Reference attention in float64, and its wrong variants.
-
-    ``scale``: what the scores are divided by (default sqrt(d_k)); ``dim``: softmax axis;
-    ``mask_mode``: "before" (right), "inverted", "ignored", "after" (weights * mask after
-    softmax), "zero" (blocked scores set to 0), "added" (scores + mask); ``values``: what the
-    weights multiply (default v).
-    """
-    q, k, v = q.double(), k.double(), v.double()
-    scores = q @ k.transpose(-2, -1) / (math.sqrt(q.size(-1)) if scale is None else scale)
-    if mask is not None and mask_mode in ("before", "inverted"):
-        allowed = mask if mask_mode == "before" else ~mask
-        scores = scores.masked_fill(~allowed, fill)
-    if mask is not None and mask_mode == "zero":  # scores * mask, masked_fill(~mask, 0)
-        scores = scores * mask
-    if mask is not None and mask_mode == "added":  # scores + mask (a bool mask adds 1)
-        scores = scores + mask
-    weights = torch.softmax(scores, dim=dim)
-    if mask is not None and mask_mode == "after":
-        weights = weights * mask
-    return weights @ (v if values is None else values.double()), weights
+from .references import attention64
 
 
 class ScaledDotProductAttentionCheck(Exercise):

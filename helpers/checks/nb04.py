@@ -279,7 +279,9 @@ class PositionalEncodingCheck(TrainModeMixin, Exercise):
                 (
                     lambda: x64 + sinusoidal64(x.shape[0], d_model)[:, None, :],
                     "pe is sliced by x.size(0), the batch size: the positions run along dim 1 of "
-                    "x (B, T, d_model), so add self.pe[: x.size(1)].",
+                    "x (B, T, d_model), so add self.pe[: x.size(1)]. (The PyTorch tutorial's "
+                    "table (max_len, 1, d_model) is made for x (T, B, d_model); any layout of "
+                    "pe is fine if row t is added to position t.)",
                     "sliced_by_batch",
                 ),
             ],
@@ -306,14 +308,6 @@ class PositionalEncodingCheck(TrainModeMixin, Exercise):
                 "no buffer named `pe`: register the table with self.register_buffer('pe', "
                 "table) (a plain tensor attribute does not move with .to(device)).",
                 "pe_not_buffer",
-            )
-        if list(buffers["pe"]) == [max_len, 1, d_model]:
-            raise Fail(
-                f"pe has shape (max_len, 1, d_model) = ({max_len}, 1, {d_model}): that is the "
-                "sequence-first layout of the PyTorch tutorial, for x of shape (T, B, d_model). "
-                "This series is batch-first, x (B, T, d_model): store pe as (max_len, d_model) "
-                "and add self.pe[: x.size(1)].",
-                "sequence_first",
             )
         numel = math.prod(buffers["pe"])
         if numel != max_len * d_model:
