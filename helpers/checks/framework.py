@@ -190,16 +190,22 @@ def expect_like(
     """Shape and dtype; device is checked by the runner (outputs come back to the CPU)."""
     if tuple(t.shape) != tuple(shape):
         raise Fail(
-            f"{what} has shape {fmt_shape(t.shape)}, expected {fmt_shape(shape)}.", "wrong_shape"
+            f"{what} {agree(what, 'has')} shape {fmt_shape(t.shape)}, expected {fmt_shape(shape)}.",
+            "wrong_shape",
         )
     if t.dtype != dtype:
-        raise Fail(f"{what} has dtype {t.dtype}, expected {dtype} ({dtype_hint}).", "wrong_dtype")
+        raise Fail(
+            f"{what} {agree(what, 'has')} dtype {t.dtype}, expected {dtype} ({dtype_hint}).",
+            "wrong_dtype",
+        )
 
 
 def expect_finite(t: torch.Tensor, what: str = "the output", hint: str = "") -> None:
     if t.is_floating_point() and not torch.isfinite(t).all():
         bad = "NaN" if torch.isnan(t).any() else "inf"
-        raise Fail(f"{what} contains {bad}." + (f" {hint}" if hint else ""), "not_finite")
+        raise Fail(
+            f"{what} {agree(what, 'contains')} {bad}." + (f" {hint}" if hint else ""), "not_finite"
+        )
 
 
 def tolerances(dtype: torch.dtype) -> tuple[float, float]:
@@ -255,23 +261,33 @@ def expect_close(
     raise Fail(describe_difference(got, ref, what), figure=(ref, got))
 
 
-def does(what: str) -> str:
-    """The verb for ``what``: "the outputs do", "the table does"."""
+def plural(what: str) -> bool:
+    """Whether ``what`` takes a plural verb: "the outputs do", "the table does"."""
     noun = what.removeprefix("the ").split(" ")[0].split(",")[0]
-    return "do" if noun.endswith("s") and not noun.endswith("ss") else "does"
+    return noun.endswith("s") and not noun.endswith("ss")
+
+
+PLURALS = {"is": "are", "has": "have", "does": "do", "contains": "contain", "holds": "hold"}
+
+
+def agree(what: str, verb: str) -> str:
+    """``verb`` ("is", "has", ...) agreeing with ``what``: agree("the outputs", "does") = "do"."""
+    return PLURALS[verb] if plural(what) else verb
 
 
 def describe_difference(got: torch.Tensor, ref: torch.Tensor, what: str) -> str:
     if got.shape != ref.shape:
-        return f"{what} has shape {fmt_shape(got.shape)}, expected {fmt_shape(ref.shape)}."
+        has = agree(what, "has")
+        return f"{what} {has} shape {fmt_shape(got.shape)}, expected {fmt_shape(ref.shape)}."
     g, r = got.double(), ref.double()
     if torch.isnan(g).any() and not torch.isnan(r).any():
-        return f"{what} contains NaN where the reference has none."
+        return f"{what} {agree(what, 'contains')} NaN where the reference has none."
     err = (g - r).abs().nan_to_num(nan=math.inf)
     idx = tuple(int(i) for i in torch.unravel_index(err.argmax(), err.shape))
     where = f" at index {list(idx)}" if idx else ""
     msg = (
-        f"{what} {does(what)} not match the reference: largest error {err.max().item():.3g}{where} "
+        f"{what} {agree(what, 'does')} not match the reference: "
+        f"largest error {err.max().item():.3g}{where} "
         f"(got {g[idx].item():.4g}, expected {r[idx].item():.4g})."
     )
     if got.numel() <= 12:

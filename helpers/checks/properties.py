@@ -41,7 +41,7 @@ import math
 
 import torch
 
-from .framework import Fail, close, plain
+from .framework import Fail, agree, close, plain
 
 #: the stable formula to name when an output turns NaN/inf at large magnitudes (``hint``)
 STABLE = {
@@ -52,6 +52,13 @@ STABLE = {
     "exp(m_old - m_new), which is at most 1.",
     "variance": "E[x²] - E[x]² loses every digit under a large offset in float32: compute "
     "the mean first, then ((x - mean) ** 2).mean(...).",
+}
+
+#: the mistake code of each STABLE hint (diagnose gives "not_finite" for another hint)
+STABLE_CODES = {
+    "softmax": "unstable_softmax",
+    "online_softmax": "running_max_from_zero",
+    "variance": "unstable_variance",
 }
 
 
@@ -75,10 +82,11 @@ def diagnose(
         return found
     if not torch.isfinite(g).all() and torch.isfinite(r).all():
         bad = "NaN" if torch.isnan(g).any() else "inf"
+        code = next((STABLE_CODES[k] for k, t in STABLE.items() if t == hint), "not_finite")
         return Fail(
-            f"{what} contains {bad} where the expected values are finite"
-            + (f": {hint}" if hint else "."),
-            "not_finite",
+            f"{what} {agree(what, 'contains')} {bad} where the expected values "
+            "are finite" + (f": {hint}" if hint else "."),
+            code,
         )
     if not torch.isfinite(g).all() or not torch.isfinite(r).all():
         return None
@@ -99,7 +107,8 @@ def _permuted(g, r, what, dims) -> Fail | None:
         if close(g, r.permute(perm), 1e-4, 1e-3):
             order = ", ".join(names[i] for i in perm)
             return Fail(
-                f"{what} holds the right values with its dimensions in another order: "
+                f"{what} {agree(what, 'holds')} the right values with its dimensions in another "
+                "order: "
                 f"({order}) instead of ({', '.join(names)}). Check the transpose/permute/view "
                 "that arranges them.",
                 "dims_permuted",
@@ -124,8 +133,8 @@ def _factor(g, r, what, factors) -> Fail | None:
     if c is None or abs(c - 1) < 1e-3 or abs(c) < 1e-6 or not close(g, c * r, 1e-5, 1e-4):
         return None
     return Fail(
-        f"{what} is {_name_factor(c, factors)} times the expected one: a constant factor is "
-        "wrong (a scale, a division, a sum where a mean belongs).",
+        f"{what} {agree(what, 'is')} {_name_factor(c, factors)} times the expected one: a "
+        "constant factor is wrong (a scale, a division, a sum where a mean belongs).",
         "constant_factor",
     )
 
@@ -135,8 +144,8 @@ def _offset(g, r, what) -> Fail | None:
     if abs(float(d)) < 1e-6 or not close(g, r + d, 1e-5, 1e-4):
         return None
     return Fail(
-        f"{what} is the expected one plus a constant {float(d):.4g}: a term is added that "
-        "does not belong (or one is missing).",
+        f"{what} {agree(what, 'is')} the expected one plus a constant {float(d):.4g}: a term "
+        "is added that does not belong (or one is missing).",
         "constant_offset",
     )
 
@@ -157,9 +166,9 @@ def _temperature(g, r, what, factors) -> Fail | None:
     if not close(g, cand, 1e-5, 1e-3):
         return None
     return Fail(
-        f"{what} are a softmax of the scores multiplied by {_name_factor(c, factors)}: the "
-        "scores are divided by the wrong number (the scale is 1 / sqrt(d_k), d_k the size of "
-        "one query or key, per head).",
+        f"{what} {agree(what, 'is')} a softmax of the scores multiplied by "
+        f"{_name_factor(c, factors)}: the scores are divided by the wrong number (the scale "
+        "is 1 / sqrt(d_k), d_k the size of one query or key, per head).",
         "wrong_scale",
     )
 
