@@ -77,6 +77,8 @@ def diagnose(
 ) -> Fail | None:
     """A :class:`Fail` naming how ``got`` differs from ``ref`` by one property, or None."""
     g, r = got.double(), ref.double()
+    if g.shape == r.shape and close(g, r, 1e-5, 1e-4):
+        return None
     found = _permuted(g, r, what, dims)
     if found or g.shape != r.shape:
         return found
@@ -102,8 +104,9 @@ def _permuted(g, r, what, dims) -> Fail | None:
         return None
     names = dims if dims and len(dims) == r.dim() else tuple(f"dim {i}" for i in range(r.dim()))
     for perm in itertools.permutations(range(r.dim())):
-        if perm == tuple(range(r.dim())) or r.permute(perm).shape != g.shape:
-            continue
+        moved = [i for i in perm if r.shape[i] > 1]
+        if moved == sorted(moved) or r.permute(perm).shape != g.shape:
+            continue  # only size-1 dims moved: not a permutation a learner could get wrong
         if close(g, r.permute(perm), 1e-4, 1e-3):
             order = ", ".join(names[i] for i in perm)
             return Fail(
@@ -152,7 +155,8 @@ def _offset(g, r, what) -> Fail | None:
 
 def _temperature(g, r, what, factors) -> Fail | None:
     """``g`` = softmax(c * scores) when ``r`` = softmax(scores): log g = c log r + row const."""
-    if (g < 0).any() or not close(g.sum(-1), torch.ones(()), 1e-4, 1e-4) or g.shape[-1] < 2:
+    sums = g.sum(-1)
+    if (g < 0).any() or not close(sums, torch.ones_like(sums), 1e-4, 1e-4) or g.shape[-1] < 2:
         return None
     live = r > 1e-12  # masked keys are 0 in both
     if not torch.equal(live, g > 1e-12):
