@@ -275,6 +275,17 @@ def agree(what: str, verb: str) -> str:
     return PLURALS[verb] if plural(what) else verb
 
 
+def expect_equal(got: torch.Tensor, ref: torch.Tensor, mistakes, otherwise: str) -> None:
+    """Exact outputs (masks): pass if equal; else the first ``(variant, message, code)`` that
+    ``got`` equals, else ``otherwise``; the Fail carries both for the inline figure."""
+    if torch.equal(got, ref):
+        return
+    for variant, message, code in mistakes:
+        if torch.equal(got, variant):
+            raise Fail(message, code, figure=(ref, got))
+    raise Fail(otherwise, figure=(ref, got))
+
+
 def describe_difference(got: torch.Tensor, ref: torch.Tensor, what: str) -> str:
     if got.shape != ref.shape:
         has = agree(what, "has")

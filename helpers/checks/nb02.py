@@ -11,6 +11,7 @@ from .framework import (
     Fail,
     Probe,
     expect_close,
+    expect_equal,
     expect_like,
     expect_tensor,
     expect_tuple,
@@ -276,27 +277,32 @@ class CausalMaskCheck(DeviceProbeMixin, Exercise):
                 "or .bool()), True = may attend.",
                 "not_bool",
             )
-        if torch.equal(got, ref):
-            return
-        if torch.equal(got, ~ref):
-            raise Fail(
-                "the mask is True above the diagonal (key > query): that is the 'True = "
-                "blocked' convention of nn.MultiheadAttention. Here True = may attend: use tril.",
-                "mask_inverted",
-            )
-        if torch.equal(got, ref.T):
-            raise Fail(
-                "the mask is upper-triangular: query i may then see the future keys j > i. "
-                "Row i (query) must be True for columns j <= i: use tril, not triu.",
-                "triu",
-            )
-        if torch.equal(got, ref.tril(-1)):
-            raise Fail(
-                "the diagonal is False: a token must be allowed to attend to itself "
-                "(key <= query, not key < query); use tril() with diagonal=0.",
-                "no_diagonal",
-            )
-        raise Fail(f"the mask is not True exactly where key <= query; got\n   {got.int().tolist()}")
+        expect_equal(
+            got,
+            ref,
+            [
+                (
+                    ~ref,
+                    "the mask is True above the diagonal (key > query): that is the 'True = "
+                    "blocked' convention of nn.MultiheadAttention. Here True = may attend: use "
+                    "tril.",
+                    "mask_inverted",
+                ),
+                (
+                    ref.T,
+                    "the mask is upper-triangular: query i may then see the future keys j > i. "
+                    "Row i (query) must be True for columns j <= i: use tril, not triu.",
+                    "triu",
+                ),
+                (
+                    ref.tril(-1),
+                    "the diagonal is False: a token must be allowed to attend to itself "
+                    "(key <= query, not key < query); use tril() with diagonal=0.",
+                    "no_diagonal",
+                ),
+            ],
+            f"the mask is not True exactly where key <= query; got\n   {got.int().tolist()}",
+        )
 
 
 class PaddingMaskCheck(Exercise):
@@ -345,17 +351,22 @@ class PaddingMaskCheck(Exercise):
                 "wrong_shape",
             )
         ref = (tokens != pad_id)[:, None, None, :]
-        if torch.equal(got, ref):
-            return
-        if torch.equal(got, ~ref):
-            raise Fail(
+        mistakes = [
+            (
+                ~ref,
                 "the mask is True at the padding: True marks the real tokens (tokens != pad_id), "
                 "the ones that may be attended to.",
                 "mask_inverted",
             )
-        if pad_id != 0 and torch.equal(got, (tokens != 0)[:, None, None, :]):
-            raise Fail(
-                f"the mask compares with 0, not with pad_id = {pad_id}: use the pad_id argument.",
-                "pad_id_ignored",
+        ]
+        if pad_id != 0:
+            mistakes.append(
+                (
+                    (tokens != 0)[:, None, None, :],
+                    f"the mask compares with 0, not with pad_id = {pad_id}: use the pad_id "
+                    "argument.",
+                    "pad_id_ignored",
+                )
             )
-        raise Fail(f"the mask is not tokens != pad_id; got {got[:, 0, 0].int().tolist()}")
+        otherwise = f"the mask is not tokens != pad_id; got {got[:, 0, 0].int().tolist()}"
+        expect_equal(got, ref, mistakes, otherwise)

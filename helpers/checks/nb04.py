@@ -20,6 +20,7 @@ from .framework import (
 )
 from .modules import judge_module_info
 from .probes import P_IGNORED, TrainModeMixin, fixed_dropout, judge_dropout, train_mode_parts
+from .properties import PropertyMixin, props
 from .references import sinusoidal64
 
 
@@ -142,7 +143,7 @@ class SinusoidalPositionalEncodingCheck(Exercise):
         )
 
 
-class PositionalEncodingCheck(TrainModeMixin, Exercise):
+class PositionalEncodingCheck(PropertyMixin, TrainModeMixin, Exercise):
     id = "04.PositionalEncoding"
     title = "the positional-encoding module"
     points = 2.0
@@ -166,11 +167,16 @@ class PositionalEncodingCheck(TrainModeMixin, Exercise):
             init={"d_model": 8},
             args=(randn(1, 7, 8, generator=gen),),
         )
-        yield Probe(
-            "PositionalEncoding(6, max_len=20, dropout=0.1) in eval mode, x (3, 20, 6), float64",
-            runner="module",
-            init={"d_model": 6, "max_len": 20, "dropout": 0.1},
-            args=(randn(3, 20, 6, dtype=torch.float64, generator=gen),),
+        yield props(
+            Probe(
+                "PositionalEncoding(6, max_len=20, dropout=0.1) in eval mode, x (3, 20, 6), "
+                "float64",
+                runner="module",
+                init={"d_model": 6, "max_len": 20, "dropout": 0.1},
+                args=(randn(3, 20, 6, dtype=torch.float64, generator=gen),),
+            ),
+            "repeat",
+            "batch",
         )
         yield Probe(
             "PositionalEncoding(12, max_len=30), x (4, 1, 12)",
