@@ -275,6 +275,18 @@ def agree(what: str, verb: str) -> str:
     return PLURALS[verb] if plural(what) else verb
 
 
+def named(messages: dict[str, str], fields: dict | None = None, **variants) -> list[tuple]:
+    """Mistakes as data: ``messages`` maps a mistake code to its message (``str.format``ed with
+    ``fields``), ``variants`` maps the same code to its wrong variant (a tensor, a function that
+    makes it, or a list of them). Returns the ``(variant, message, code)`` table of
+    :func:`expect_close` and :func:`expect_equal`, in the order of ``variants``."""
+    table = []
+    for code, vs in variants.items():
+        message = messages[code].format(**fields) if fields else messages[code]
+        table += [(v, message, code) for v in (vs if isinstance(vs, list) else [vs])]
+    return table
+
+
 def expect_equal(got: torch.Tensor, ref: torch.Tensor, mistakes, otherwise: str) -> None:
     """Exact outputs (masks): pass if equal; else the first ``(variant, message, code)`` that
     ``got`` equals, else ``otherwise``; the Fail carries both for the inline figure."""

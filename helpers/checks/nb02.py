@@ -16,6 +16,7 @@ from .framework import (
     expect_tensor,
     expect_tuple,
     fmt_shape,
+    named,
     randint,
     randn,
 )
@@ -27,6 +28,35 @@ from .probes import (
 )
 from .properties import STABLE, PropertyMixin, props
 from .references import attention64
+
+SDPA_MISTAKES = {
+    "scale_by_d_v": "the scores are divided by sqrt(d_v) = sqrt({d_v}): scale by sqrt(d_k) = "
+    "sqrt({d_k}), the size of the queries and keys (q.size(-1)).",
+    "no_scale": "the scores are not scaled: divide q @ kᵀ by sqrt(d_k).",
+    "scale_by_d_k": "the scores are divided by d_k: divide by sqrt(d_k) (math.sqrt).",
+    "scale_multiplied": "the scores are multiplied by sqrt(d_k): divide by it.",
+    "softmax_over_queries": "softmax is taken over the queries (dim=-2): each query's weights "
+    "over the keys must sum to 1, so use dim=-1.",
+    "scaled_after_softmax": "the weights are divided by sqrt(d_k) after softmax, so the rows no "
+    "longer sum to 1: divide the scores q @ kᵀ before softmax.",
+    "scale_by_T_k": "the scores are divided by sqrt(T_k), the number of keys: scale by "
+    "sqrt(d_k) = q.size(-1).",
+    "mask_inverted": "the mask is inverted: True means *may attend*, so fill the scores where "
+    "the mask is False (masked_fill(~mask, -inf)). nn.MultiheadAttention uses the opposite "
+    "convention; this series does not.",
+    "mask_ignored": "the mask is ignored: blocked keys still get weight. Fill the scores where "
+    "mask is False with -inf before softmax.",
+    "mask_after_softmax": "the mask is applied after softmax: blocked keys get 0 but the rows no "
+    "longer sum to 1. Fill the scores with -inf before softmax instead.",
+    "blocked_scores_zero": "the blocked scores are set to 0 (the mask multiplied into the "
+    "scores, or masked_fill(~mask, 0)): exp(0) = 1, so blocked keys still get weight. Fill "
+    "them with -inf: scores.masked_fill(~mask, float('-inf')).",
+    "mask_added": "the mask is added to the scores (a boolean mask adds 1 where True): fill the "
+    "blocked scores with -inf, scores.masked_fill(~mask, float('-inf')).",
+    "weights_times_keys": "out = weights @ k: the weights must multiply the values v, not the "
+    "keys k.",
+    "weights_transposed": "out uses the transposed weights: out = weights @ v.",
+}
 
 
 class ScaledDotProductAttentionCheck(PropertyMixin, Exercise):
@@ -133,91 +163,30 @@ class ScaledDotProductAttentionCheck(PropertyMixin, Exercise):
             "hint": STABLE["softmax"],
             "factors": {"sqrt(d_k)": 1 / math.sqrt(d_k), "1 / sqrt(d_k)": math.sqrt(d_k)},
         }
-
-        mistakes = [
-            (
-                variant(scale=1.0),
-                "the scores are not scaled: divide q @ kᵀ by sqrt(d_k).",
-                "no_scale",
-            ),
-            (
-                variant(scale=float(d_k)),
-                "the scores are divided by d_k: divide by sqrt(d_k) (math.sqrt).",
-                "scale_by_d_k",
-            ),
-            (
-                variant(scale=1 / math.sqrt(d_k)),
-                "the scores are multiplied by sqrt(d_k): divide by it.",
-                "scale_multiplied",
-            ),
-            (
-                variant(dim=-2),
-                "softmax is taken over the queries (dim=-2): each query's weights over "
-                "the keys must sum to 1, so use dim=-1.",
-                "softmax_over_queries",
-            ),
-            (
-                lambda: attention64(q, k, v, mask, scale=1.0)[1] / math.sqrt(d_k),
-                "the weights are divided by sqrt(d_k) after softmax, so the rows no longer sum "
-                "to 1: divide the scores q @ kᵀ before softmax.",
-                "scaled_after_softmax",
-            ),
-        ]
-        if d_v != d_k:
-            mistakes.insert(
-                0,
-                (
-                    variant(scale=math.sqrt(d_v)),
-                    f"the scores are divided by sqrt(d_v) = sqrt({d_v}): scale by sqrt(d_k) "
-                    f"= sqrt({d_k}), the size of the queries and keys (q.size(-1)).",
-                    "scale_by_d_v",
-                ),
-            )
-        if T_k != d_k:
-            mistakes.append(
-                (
-                    variant(scale=math.sqrt(T_k)),
-                    "the scores are divided by sqrt(T_k), the number of keys: scale by "
-                    "sqrt(d_k) = q.size(-1).",
-                    "scale_by_T_k",
-                )
-            )
+        fields = {"d_k": d_k, "d_v": d_v}
+        mistakes = named(
+            SDPA_MISTAKES,
+            fields,
+            scale_by_d_v=variant(scale=math.sqrt(d_v)) if d_v != d_k else [],
+            no_scale=variant(scale=1.0),
+            scale_by_d_k=variant(scale=float(d_k)),
+            scale_multiplied=variant(scale=1 / math.sqrt(d_k)),
+            softmax_over_queries=variant(dim=-2),
+            scaled_after_softmax=lambda: attention64(q, k, v, mask, scale=1.0)[1] / math.sqrt(d_k),
+            scale_by_T_k=variant(scale=math.sqrt(T_k)) if T_k != d_k else [],
+        )
         if mask is not None:
-            inverted = (
-                "the mask is inverted: True means *may attend*, so fill the scores where the "
-                "mask is False (masked_fill(~mask, -inf)). nn.MultiheadAttention uses the "
-                "opposite convention; this series does not."
+            mistakes += named(
+                SDPA_MISTAKES,
+                mask_inverted=[
+                    variant(mask_mode="inverted"),
+                    variant(mask_mode="inverted", fill=-1e9),
+                ],
+                mask_ignored=variant(mask_mode="ignored"),
+                mask_after_softmax=variant(mask_mode="after"),
+                blocked_scores_zero=variant(mask_mode="zero"),
+                mask_added=variant(mask_mode="added"),
             )
-            mistakes += [
-                (variant(mask_mode="inverted"), inverted, "mask_inverted"),
-                (variant(mask_mode="inverted", fill=-1e9), inverted, "mask_inverted"),
-                (
-                    variant(mask_mode="ignored"),
-                    "the mask is ignored: blocked keys still get weight. "
-                    "Fill the scores where mask is False with -inf before softmax.",
-                    "mask_ignored",
-                ),
-                (
-                    variant(mask_mode="after"),
-                    "the mask is applied after softmax: blocked keys get 0 but "
-                    "the rows no longer sum to 1. Fill the scores with -inf "
-                    "before softmax instead.",
-                    "mask_after_softmax",
-                ),
-                (
-                    variant(mask_mode="zero"),
-                    "the blocked scores are set to 0 (the mask multiplied into the scores, or "
-                    "masked_fill(~mask, 0)): exp(0) = 1, so blocked keys still get weight. "
-                    "Fill them with -inf: scores.masked_fill(~mask, float('-inf')).",
-                    "blocked_scores_zero",
-                ),
-                (
-                    variant(mask_mode="added"),
-                    "the mask is added to the scores (a boolean mask adds 1 where True): fill "
-                    "the blocked scores with -inf, scores.masked_fill(~mask, float('-inf')).",
-                    "mask_added",
-                ),
-            ]
         try:
             expect_close(got_w, ref_w, "weights", mistakes=mistakes, **props)
         except Fail as fail:
@@ -228,23 +197,11 @@ class ScaledDotProductAttentionCheck(PropertyMixin, Exercise):
                     "mask_multiplied_nan",
                 ) from None
             raise
-        out_mistakes = []
-        if d_v == d_k:
-            out_mistakes.append(
-                (
-                    lambda: ref_w @ k.double(),
-                    "out = weights @ k: the weights must multiply the values v, not the keys k.",
-                    "weights_times_keys",
-                )
-            )
-        if T_q == T_k:
-            out_mistakes.append(
-                (
-                    lambda: ref_w.transpose(-2, -1) @ v.double(),
-                    "out uses the transposed weights: out = weights @ v.",
-                    "weights_transposed",
-                )
-            )
+        out_mistakes = named(
+            SDPA_MISTAKES,
+            weights_times_keys=(lambda: ref_w @ k.double()) if d_v == d_k else [],
+            weights_transposed=(lambda: ref_w.transpose(-2, -1) @ v.double()) if T_q == T_k else [],
+        )
         expect_close(got_out, ref_out, "out", mistakes=out_mistakes)
 
 
