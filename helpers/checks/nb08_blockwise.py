@@ -19,6 +19,7 @@ from .framework import (
     expect_like,
     expect_tensor,
     fmt_shape,
+    named,
     randn,
 )
 from .probes import SizeLimitMixin, too_large
@@ -66,6 +67,25 @@ def separately_normalized64(q, k, v, block_size: int) -> torch.Tensor:
         kb, vb = k[..., start : start + block_size, :], v[..., start : start + block_size, :]
         outs.append(attention64(q, kb, vb)[0])
     return torch.stack(outs).mean(0)
+
+
+BLOCKWISE_MISTAKES = {
+    "no_scale": "the scores are not divided by sqrt(d_k).",
+    "not_normalized": "the result is not divided by the running sum at the end: return acc / l.",
+    "accumulator_not_rescaled": "the accumulator is not rescaled when the running max grows: "
+    "multiply acc by exp(m_old - m_new) before adding the new block.",
+    "sum_not_rescaled": "the running sum is not rescaled when the running max grows: l = l * "
+    "exp(m_old - m_new) + p.sum(-1).",
+    "nothing_rescaled": "neither the running sum nor the accumulator is rescaled when the max "
+    "grows: multiply both by exp(m_old - m_new).",
+    "blocks_normalized_separately": "each block is normalized on its own and the blocks are "
+    "averaged: one softmax runs over all keys, so keep a running sum l of exp(s - m) over the "
+    "blocks and divide by it once, at the end.",
+    "last_block_skipped": "the last, shorter block is skipped: loop over range(0, T_k, "
+    "block_size); the last block may hold fewer than block_size keys.",
+    "first_block_only": "only the keys of the first block count: the later blocks are empty or "
+    "skipped. Slice each block from its start, k[..., start : start + block_size, :].",
+}
 
 
 class BlockwiseAttentionCheck(SizeLimitMixin, PropertyMixin, Exercise):
@@ -186,50 +206,24 @@ class BlockwiseAttentionCheck(SizeLimitMixin, PropertyMixin, Exercise):
         expect_close(
             got,
             ref,
-            mistakes=[
-                (vb(scale=False), "the scores are not divided by sqrt(d_k).", "no_scale"),
-                (
-                    vb(normalize=False),
-                    "the result is not divided by the running sum at the end: return acc / l.",
-                    "not_normalized",
+            mistakes=named(
+                BLOCKWISE_MISTAKES,
+                no_scale=vb(scale=False),
+                not_normalized=vb(normalize=False),
+                accumulator_not_rescaled=vb(rescale_acc=False),
+                sum_not_rescaled=vb(rescale_sum=False),
+                nothing_rescaled=vb(rescale_acc=False, rescale_sum=False),
+                blocks_normalized_separately=lambda: separately_normalized64(q, k, v, bs),
+                last_block_skipped=lambda: (
+                    blockwise64(q, k[..., :last, :], v[..., :last, :], bs)
+                    if 0 < last < k.shape[-2]
+                    else None
                 ),
-                (
-                    vb(rescale_acc=False),
-                    "the accumulator is not rescaled when the running max "
-                    "grows: multiply acc by exp(m_old - m_new) before adding the "
-                    "new block.",
-                    "accumulator_not_rescaled",
+                first_block_only=lambda: (
+                    attention64(q, k[..., :bs, :], v[..., :bs, :])[0] if bs < k.shape[-2] else None
                 ),
-                (
-                    vb(rescale_sum=False),
-                    "the running sum is not rescaled when the running max grows: "
-                    "l = l * exp(m_old - m_new) + p.sum(-1).",
-                    "sum_not_rescaled",
-                ),
-                (
-                    vb(rescale_acc=False, rescale_sum=False),
-                    "neither the running sum nor the accumulator is rescaled when the max grows: "
-                    "multiply both by exp(m_old - m_new).",
-                    "nothing_rescaled",
-                ),
-                (
-                    lambda: separately_normalized64(q, k, v, bs),
-                    "each block is normalized on its own and the blocks are averaged: one "
-                    "softmax runs over all keys, so keep a running sum l of exp(s - m) over "
-                    "the blocks and divide by it once, at the end.",
-                    "blocks_normalized_separately",
-                ),
-                (
-                    lambda: (
-                        blockwise64(q, k[..., :last, :], v[..., :last, :], bs)
-                        if 0 < last < k.shape[-2]
-                        else None
-                    ),
-                    "the last, shorter block is skipped: loop over range(0, T_k, block_size); "
-                    "the last block may hold fewer than block_size keys.",
-                    "last_block_skipped",
-                ),
-            ],
+            ),
+            hint=STABLE["softmax"],
         )
         B = q.numel() // (q.shape[-1] * q.shape[-2])
         full = B * q.shape[-2] * k.shape[-2]

@@ -19,8 +19,10 @@ from .framework import (
     expect_like,
     expect_tensor,
     fmt_shape,
+    named,
     randn,
 )
+from .properties import STABLE
 from .references import attention64
 from .runner import describe_exception
 
@@ -47,6 +49,26 @@ def before_append(T: int) -> torch.Tensor:
     allowed = torch.ones(T, T, dtype=torch.bool).tril(-1)
     allowed[0, 0] = True
     return allowed
+
+
+KV_MISTAKES = {
+    "cache_ignored": "each step attends only to the new token: append the new k and v to the "
+    "cache first, then attend to the whole cache.",
+    "new_token_not_attended": "each step attends to the cached keys but not to the new token "
+    "itself (it attends before appending): append the new k and v to the cache first, then "
+    "attend to the whole cache.",
+    "cache_keeps_last_only": "each step sees only the previous token and itself: the returned "
+    "cache must hold every token so far, torch.cat([k_cache, k], dim=-2), not just the newest "
+    "one.",
+    "cache_not_extended": "each step sees only the first token and itself: the cache is never "
+    "extended. Return the concatenated (k, v) as the new cache, not the cache you were given.",
+    "first_key_only": "every step attends only to the first token: its weights should be the "
+    "softmax over all cached keys, softmax(q k^T / sqrt(d_k)).",
+    "no_scale": "the scores are not divided by sqrt(d_k).",
+    "scaled_by_d": "the scores are divided by d_k: divide by sqrt(d_k), math.sqrt(q.size(-1)).",
+    "softmax_over_queries": "every cached value gets weight 1: the softmax runs over the single "
+    "query (dim=-2). Take it over the keys, softmax(scores, dim=-1).",
+}
 
 
 class KVCacheStepCheck(Exercise):
@@ -132,64 +154,21 @@ class KVCacheStepCheck(Exercise):
             got,
             causal_attention64(q, k, v),
             "the outputs, step by step",
-            mistakes=[
-                (
-                    lambda: v.double(),
-                    "each step attends only to the new token: append the new k and v "
-                    "to the cache first, then attend to the whole cache.",
-                    "cache_ignored",
-                ),
-                (
+            mistakes=named(
+                KV_MISTAKES,
+                cache_ignored=lambda: v.double(),
+                new_token_not_attended=[
                     lambda: causal_attention64(q, k, v, allowed=before_append(T)),
-                    "each step attends to the cached keys but not to the new token itself (it "
-                    "attends before appending): append the new k and v to the cache first, "
-                    "then attend to the whole cache.",
-                    "new_token_not_attended",
-                ),
-                (
                     lambda: causal_attention64(q, k, v, allowed=tril.tril(-1)),
-                    "each step attends to the cached keys but not to the new token itself (it "
-                    "attends before appending): append the new k and v to the cache first, "
-                    "then attend to the whole cache.",
-                    "new_token_not_attended",
-                ),
-                (
-                    lambda: causal_attention64(q, k, v, allowed=tril.triu(-1)),
-                    "each step sees only the previous token and itself: the returned cache must "
-                    "hold "
-                    "every token so far, torch.cat([k_cache, k], dim=-2), not just the newest one.",
-                    "cache_keeps_last_only",
-                ),
-                (
-                    lambda: causal_attention64(q, k, v, allowed=first_keys(T, True)),
-                    "each step sees only the first token and itself: the cache is never "
-                    "extended. Return the concatenated (k, v) as the new cache, not the cache "
-                    "you were given.",
-                    "cache_not_extended",
-                ),
-                (
-                    lambda: causal_attention64(q, k, v, allowed=first_keys(T, False)),
-                    "every step attends only to the first token: its weights should be the "
-                    "softmax over all cached keys, softmax(q k^T / sqrt(d_k)).",
-                    "first_key_only",
-                ),
-                (
-                    lambda: causal_attention64(q, k, v, scale="none"),
-                    "the scores are not divided by sqrt(d_k).",
-                    "no_scale",
-                ),
-                (
-                    lambda: causal_attention64(q, k, v, scale="d"),
-                    "the scores are divided by d_k: divide by sqrt(d_k), math.sqrt(q.size(-1)).",
-                    "scaled_by_d",
-                ),
-                (
-                    lambda: v.double().cumsum(-2),
-                    "every cached value gets weight 1: the softmax runs over the single query "
-                    "(dim=-2). Take it over the keys, softmax(scores, dim=-1).",
-                    "softmax_over_queries",
-                ),
-            ],
+                ],
+                cache_keeps_last_only=lambda: causal_attention64(q, k, v, allowed=tril.triu(-1)),
+                cache_not_extended=lambda: causal_attention64(q, k, v, allowed=first_keys(T, True)),
+                first_key_only=lambda: causal_attention64(q, k, v, allowed=first_keys(T, False)),
+                no_scale=lambda: causal_attention64(q, k, v, scale="none"),
+                scaled_by_d=lambda: causal_attention64(q, k, v, scale="d"),
+                softmax_over_queries=lambda: v.double().cumsum(-2),
+            ),
+            hint=STABLE["softmax"],
         )
         cache = out["cache"]
         if not isinstance(cache, (tuple, list)) or len(cache) != 2:
