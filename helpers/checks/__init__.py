@@ -26,12 +26,13 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import sys
 from collections.abc import Iterable
 from typing import Any
 
 import torch
 
-from .framework import REGISTRY, CheckResult, Exercise, Fail, Probe, error_fail, show_figure
+from .framework import REGISTRY, CheckResult, Exercise, Fail, Probe, error_fail
 from .runner import INPUT_CHANGED, Outcome, run_probe
 
 for _mod in sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name.startswith("nb")):
@@ -136,7 +137,12 @@ def check(
     result = evaluate(ex, ((p, run_probe(ex, p, candidate, device)) for p in ex.probes(gen)))
     if not quiet:
         print(report(result, ex.title))
-        show_figure(result)
+        if result.figure is not None and "IPython" in sys.modules:  # inline in a notebook only
+            try:
+                from ..plotting import show_check_figure  # needs matplotlib
+            except ImportError:
+                return result
+            show_check_figure(result)
     return result
 
 

@@ -13,7 +13,6 @@ the untrusted half in the learner's kernel and the trusted half in its own proce
 from __future__ import annotations
 
 import math
-import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -316,33 +315,6 @@ def describe_difference(got: torch.Tensor, ref: torch.Tensor, what: str) -> str:
     if got.numel() <= 12:
         msg += f"\n   got:      {fmt_values(g)}\n   expected: {fmt_values(r)}"
     return msg
-
-
-def show_figure(result: CheckResult) -> None:
-    """Draw a failed check's expected and got side by side, inline in IPython/Jupyter only
-    (helpers.plotting.check_difference); nothing without matplotlib or outside a notebook."""
-    if result.passed or result.figure is None or "IPython" not in sys.modules:
-        return
-    try:
-        from IPython import get_ipython
-        from IPython.display import display
-
-        from ..plotting import check_difference
-
-        if get_ipython() is None:
-            return
-        expected, got = (t.detach().to("cpu") for t in result.figure)
-        while expected.dim() > 2 and expected.shape == got.shape:  # the first matrix
-            expected, got = expected[0], got[0]
-        if expected.shape != got.shape or expected.dim() != 2 or max(expected.shape) > 16:
-            return
-        fig = check_difference(expected, got, result.exercise)
-    except Exception:  # a figure is a bonus: never let it break a check
-        return
-    display(fig)
-    import matplotlib.pyplot as plt
-
-    plt.close(fig)
 
 
 def fmt_values(t: torch.Tensor) -> str:
