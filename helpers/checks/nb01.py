@@ -27,6 +27,11 @@ SUM_KEEPDIM = (
 )
 
 
+MAX_KEEPDIM = (
+    "the max along `dim` loses that axis (max without keepdim=True), so it no longer lines up "
+    "with the values it is subtracted from: use x.amax(dim=dim, keepdim=True) (or "
+    "x.max(dim=dim, keepdim=True).values)."
+)
 SOFTMAX_MISTAKES = {
     "not_normalized": "the values do not sum to 1: divide by the sum of the exponentials along "
     "`dim`.",
@@ -34,6 +39,7 @@ SOFTMAX_MISTAKES = {
     "sum_over_all": "the whole tensor sums to 1: sum along `dim` with keepdim=True, not over "
     "everything.",
     "log_softmax": "this is log-softmax: return the probabilities.",
+    "max_without_keepdim": MAX_KEEPDIM,
 }
 ATTENTION_MISTAKES = {
     "softmax_over_columns": "the columns of weights sum to 1, not the rows: take the softmax "
@@ -94,7 +100,9 @@ class SoftmaxCheck(Exercise):
     def explain_error(self, probe, error):
         x, dim = probe.args[0], probe.kwargs.get("dim", -1)
         if same_error(error, lambda: x / x.sum(dim=dim)):
-            return Fail(SUM_KEEPDIM + "\n   " + error, "sum_without_keepdim")
+            if "sum" in error.rsplit("\n", 1)[-1]:  # the learner's line that raised
+                return Fail(SUM_KEEPDIM + "\n   " + error, "sum_without_keepdim")
+            return Fail(MAX_KEEPDIM + "\n   " + error, "max_without_keepdim")
         return ambiguous_bool(error)
 
     def judge(self, probe, out):
@@ -141,6 +149,9 @@ class SoftmaxCheck(Exercise):
                 sum_without_keepdim=lambda: ref / ref.sum(dim=dim),
                 sum_over_all=[lambda: x64.exp() / x64.exp().sum(), e / e.sum()],
                 log_softmax=lambda: ref.log(),
+                max_without_keepdim=lambda: (
+                    softmax64(x - x64.amax(dim), dim) if x.dim() > 1 else None
+                ),
             )
             + [
                 (

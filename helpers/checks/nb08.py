@@ -281,7 +281,7 @@ class LinearAttentionCheck(SizeLimitMixin, PropertyMixin, Exercise):
             not_normalized=va(normalize=False),
             exp_feature_map=va(phi=torch.exp),
             elu_without_plus_1=va(phi=F.elu),
-            relu_feature_map=va(phi=F.relu),
+            relu_feature_map=[va(phi=F.relu), va(phi=lambda x: F.relu(x) + 1e-6)],
             feature_map_on_v=lambda: linear_attention64(q, k, elu1(v), causal),
             no_feature_map=va(phi=lambda x: x),
             feature_map_on_keys_only=va(phi_q=lambda x: x),
