@@ -127,6 +127,8 @@ def error_fail(error: str) -> Fail:
     """The :class:`Fail` for an error no exercise explained (the check's own steps coded)."""
     from .runner import STATE_MISMATCH
 
+    if "switched off during this check" in error or "asks you to write yourself" in error:
+        return Fail(error, "forbidden_builtin")
     return Fail(error, "state_mismatch" if error.startswith(STATE_MISMATCH) else None)
 
 

@@ -316,6 +316,15 @@ class PaddingMaskCheck(Exercise):
                 "mask_inverted",
             )
         ]
+        if bool((tokens < pad_id).any()):
+            mistakes.append(
+                (
+                    (tokens > pad_id)[:, None, None, :],
+                    "the mask is tokens > pad_id: a real token may have a smaller id than pad_id "
+                    "(token 0 here); use tokens != pad_id.",
+                    "greater_than_pad",
+                )
+            )
         if pad_id != 0:
             mistakes.append(
                 (
