@@ -100,7 +100,8 @@ class SoftmaxCheck(Exercise):
     def explain_error(self, probe, error):
         x, dim = probe.args[0], probe.kwargs.get("dim", -1)
         if same_error(error, lambda: x / x.sum(dim=dim)):
-            if "sum" in error.rsplit("\n", 1)[-1]:  # the learner's line that raised
+            line = error.rsplit("\n", 1)[-1]  # the learner's line that raised
+            if "sum" in line or "/" in line:  # dividing by the sums, else subtracting the max
                 return Fail(SUM_KEEPDIM + "\n   " + error, "sum_without_keepdim")
             return Fail(MAX_KEEPDIM + "\n   " + error, "max_without_keepdim")
         return ambiguous_bool(error)
