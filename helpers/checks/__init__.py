@@ -26,12 +26,13 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import sys
 from collections.abc import Iterable
 from typing import Any
 
 import torch
 
-from .framework import REGISTRY, CheckResult, Exercise, Fail, Probe
+from .framework import REGISTRY, CheckResult, Exercise, Fail, Probe, error_fail
 from .runner import INPUT_CHANGED, Outcome, run_probe
 
 for _mod in sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name.startswith("nb")):
@@ -57,7 +58,7 @@ def judge_outcome(ex: Exercise, probe: Probe, outcome: Outcome) -> str | None:
 def judge_failure(ex: Exercise, probe: Probe, outcome: Outcome) -> Fail | None:
     """None when the probe passed, else the :class:`Fail` (its ``code`` names the mistake)."""
     if outcome.error is not None:
-        return ex.explain_error(probe, outcome.error) or Fail(outcome.error)
+        return ex.explain_error(probe, outcome.error) or error_fail(outcome.error)
     value = outcome.value
     if isinstance(value, dict) and value.get(INPUT_CHANGED) is True:
         return Fail(
@@ -98,7 +99,9 @@ def evaluate(ex: Exercise, outcomes: Iterable[tuple[Probe, Outcome]]) -> CheckRe
             status = "missing" if outcome.missing else ("error" if outcome.error else "failed")
             message = str(fail) if outcome.missing else f"case {probe.name}: {fail}"
             mistake = f"{ex.id}/{fail.code}" if fail.code else ""
-            return CheckResult(ex.id, False, 0.0, ex.points, [message], status, mistake)
+            result = CheckResult(ex.id, False, 0.0, ex.points, [message], status, mistake)
+            result.figure = fail.figure
+            return result
     return CheckResult(ex.id, True, ex.points, ex.points, [f"passed {count} cases"], "passed")
 
 
@@ -134,6 +137,12 @@ def check(
     result = evaluate(ex, ((p, run_probe(ex, p, candidate, device)) for p in ex.probes(gen)))
     if not quiet:
         print(report(result, ex.title))
+        if result.figure is not None and "IPython" in sys.modules:  # inline in a notebook only
+            try:
+                from ..plotting import show_check_figure  # needs matplotlib
+            except ImportError:
+                return result
+            show_check_figure(result)
     return result
 
 

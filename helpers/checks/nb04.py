@@ -15,72 +15,72 @@ from .framework import (
     expect_finite,
     expect_like,
     expect_tensor,
+    named,
     randint,
     randn,
 )
 from .modules import judge_module_info
 from .probes import P_IGNORED, TrainModeMixin, fixed_dropout, judge_dropout, train_mode_parts
+from .properties import PropertyMixin, props
 from .references import sinusoidal64
+
+TABLE_MISTAKES = {
+    "sin_cos_swapped": "sin and cos are swapped: even columns (0, 2, 4, ...) hold sin, odd "
+    "columns hold cos.",
+    "exponent_column_index": "the exponent is wrong: you used the column index j in "
+    "10000^(j/d_model); columns 2i and 2i+1 share one frequency, 10000^(2i/d_model) with "
+    "i = j // 2 (torch.arange(0, d_model, 2)).",
+    "exponent_without_2": "the exponent is wrong: 10000^(i/d_model) misses the factor 2; use "
+    "10000^(2i/d_model), i.e. torch.arange(0, d_model, 2) / d_model.",
+    "exponent_sign": "the exponent has the wrong sign: positions are *divided* by "
+    "10000^(2i/d_model) (frequencies go down with i), not multiplied.",
+    "halves_not_interleaved": "sin and cos each fill one half of the columns (one the first "
+    "half, the other the second half): this series interleaves them (sin on even columns, cos "
+    "on odd).",
+    "positions_from_1": "the positions start at 1: the first row is position 0 (sin 0 = 0, "
+    "cos 0 = 1), torch.arange(max_len).",
+}
 
 
 def table_mistakes(max_len: int, d_model: int, wrap=lambda pe: pe) -> list:
-    """(variant, message) pairs for the common mistakes in building the table."""
+    """(variant, message, code) for the common mistakes in building the table."""
 
     def v(**kw):
         return lambda: wrap(sinusoidal64(max_len, d_model, **kw))
 
-    return [
+    return named(
+        TABLE_MISTAKES,
+        sin_cos_swapped=v(swap=True),
+        exponent_column_index=v(exponent="j/d"),
+        exponent_without_2=v(exponent="i/d"),
+        exponent_sign=v(sign=+1.0),
+        halves_not_interleaved=[v(layout="halves"), v(layout="halves", swap=True)],
+        positions_from_1=lambda: wrap(sinusoidal64(max_len + 1, d_model)[1:]),
+    ) + [
         (
-            v(swap=True),
-            "sin and cos are swapped: even columns (0, 2, 4, ...) hold sin, odd columns hold cos.",
-            "sin_cos_swapped",
-        ),
-        (
-            v(exponent="j/d"),
-            "the exponent is wrong: you used the column index j in 10000^(j/d_model); "
-            "columns 2i and 2i+1 share one frequency, 10000^(2i/d_model) with "
-            "i = j // 2 (torch.arange(0, d_model, 2)).",
-            "exponent_column_index",
-        ),
-        (
-            v(exponent="i/d"),
-            "the exponent is wrong: 10000^(i/d_model) misses the factor 2; use "
-            "10000^(2i/d_model), i.e. torch.arange(0, d_model, 2) / d_model.",
-            "exponent_without_2",
-        ),
-        (
-            v(sign=+1.0),
-            "the exponent has the wrong sign: positions are *divided* by "
-            "10000^(2i/d_model) (frequencies go down with i), not multiplied.",
-            "exponent_sign",
-        ),
-        (
-            v(layout="halves"),
-            "sin fills the first half of the columns and cos the second half: "
-            "this series interleaves them (sin on even columns, cos on odd).",
-            "halves_not_interleaved",
-        ),
-        (
-            v(layout="halves", swap=True),
-            "cos fills the first half and sin the second: interleave "
-            "them, sin on even columns, cos on odd.",
-            "halves_not_interleaved",
-        ),
-        (
-            lambda: wrap(sinusoidal64(max_len + 1, d_model)[1:]),
-            "the positions start at 1: the first row is position 0 (sin 0 = 0, cos 0 = 1), "
-            "torch.arange(max_len).",
-            "positions_from_1",
-        ),
-        *[
-            (
-                v(base=base),
-                f"the base is {base:g}: the angles are pos / 10000^(2i/d_model), base 10000.",
-                "wrong_base",
-            )
-            for base in (1000.0, 100.0, 100000.0)
-        ],
+            v(base=base),
+            f"the base is {base:g}: the angles are pos / 10000^(2i/d_model), base 10000.",
+            "wrong_base",
+        )
+        for base in (1000.0, 100.0, 100000.0)
     ]
+
+
+PE_MISTAKES = {
+    "dropout_before_adding_pe": "dropout is applied to x before pe is added: apply it to the "
+    "sum, self.dropout(x + self.pe[:T]).",
+    "dropout_on_pe": "dropout is applied to pe alone: apply it to the sum, self.dropout(x + "
+    "self.pe[:T]).",
+    "dropout_p_ignored": P_IGNORED[0],
+    "x_scaled": "x is multiplied by sqrt(d_model): in this series the token embedding does that "
+    "scaling (notebook 06); PositionalEncoding only adds pe[:T].",
+    "table_only": "the output is the table alone: return x + pe[:T].",
+    "pe_not_added": "the output equals the input: add pe[:T] to x.",
+    "sliced_by_batch": "pe is sliced by x.size(0), the batch size: the positions run along dim "
+    "1 of x (B, T, d_model), so add self.pe[: x.size(1)]. (The PyTorch tutorial's table "
+    "(max_len, 1, d_model) is made for x (T, B, d_model); any layout of pe is fine if row t is "
+    "added to position t.)",
+}
 
 
 def check_sign(
@@ -142,7 +142,7 @@ class SinusoidalPositionalEncodingCheck(Exercise):
         )
 
 
-class PositionalEncodingCheck(TrainModeMixin, Exercise):
+class PositionalEncodingCheck(PropertyMixin, TrainModeMixin, Exercise):
     id = "04.PositionalEncoding"
     title = "the positional-encoding module"
     points = 2.0
@@ -166,11 +166,16 @@ class PositionalEncodingCheck(TrainModeMixin, Exercise):
             init={"d_model": 8},
             args=(randn(1, 7, 8, generator=gen),),
         )
-        yield Probe(
-            "PositionalEncoding(6, max_len=20, dropout=0.1) in eval mode, x (3, 20, 6), float64",
-            runner="module",
-            init={"d_model": 6, "max_len": 20, "dropout": 0.1},
-            args=(randn(3, 20, 6, dtype=torch.float64, generator=gen),),
+        yield props(
+            Probe(
+                "PositionalEncoding(6, max_len=20, dropout=0.1) in eval mode, x (3, 20, 6), "
+                "float64",
+                runner="module",
+                init={"d_model": 6, "max_len": 20, "dropout": 0.1},
+                args=(randn(3, 20, 6, dtype=torch.float64, generator=gen),),
+            ),
+            "repeat",
+            "batch",
         )
         yield Probe(
             "PositionalEncoding(12, max_len=30), x (4, 1, 12)",
@@ -218,24 +223,12 @@ class PositionalEncodingCheck(TrainModeMixin, Exercise):
             evald,
             calls,
             drop(x64 + pe),
-            [
-                (
-                    lambda: drop(x64) + pe,
-                    "dropout is applied to x before pe is added: apply it to the sum, "
-                    "self.dropout(x + self.pe[:T]).",
-                    "dropout_before_adding_pe",
-                ),
-                (
-                    lambda: x64 + drop(pe),
-                    "dropout is applied to pe alone: apply it to the sum, "
-                    "self.dropout(x + self.pe[:T]).",
-                    "dropout_on_pe",
-                ),
-                (
-                    lambda: drop(x64 + pe, 0.1),
-                    *P_IGNORED,
-                ),
-            ],
+            named(
+                PE_MISTAKES,
+                dropout_before_adding_pe=lambda: drop(x64) + pe,
+                dropout_on_pe=lambda: x64 + drop(pe),
+                dropout_p_ignored=lambda: drop(x64 + pe, 0.1),
+            ),
             "after adding pe, self.dropout(x + self.pe[:T])",
         )
 
@@ -261,28 +254,14 @@ class PositionalEncodingCheck(TrainModeMixin, Exercise):
             x64 + pe,
             atol=table_atol(T) + 1e-5,
             rtol=1e-4,
-            mistakes=[
-                *table_mistakes(T, d_model, wrap=lambda p: x64 + p),
-                (
-                    lambda: x64 * math.sqrt(d_model) + pe,
-                    "x is multiplied by sqrt(d_model): in this series the token embedding does "
-                    "that "
-                    "scaling (notebook 06); PositionalEncoding only adds pe[:T].",
-                    "x_scaled",
-                ),
-                (
-                    lambda: pe.expand_as(x64),
-                    "the output is the table alone: return x + pe[:T].",
-                    "table_only",
-                ),
-                (lambda: x64, "the output equals the input: add pe[:T] to x.", "pe_not_added"),
-                (
-                    lambda: x64 + sinusoidal64(x.shape[0], d_model)[:, None, :],
-                    "pe is sliced by x.size(0), the batch size: the positions run along dim 1 of "
-                    "x (B, T, d_model), so add self.pe[: x.size(1)].",
-                    "sliced_by_batch",
-                ),
-            ],
+            mistakes=table_mistakes(T, d_model, wrap=lambda p: x64 + p)
+            + named(
+                PE_MISTAKES,
+                x_scaled=lambda: x64 * math.sqrt(d_model) + pe,
+                table_only=lambda: pe.expand_as(x64),
+                pe_not_added=x64,
+                sliced_by_batch=lambda: x64 + sinusoidal64(x.shape[0], d_model)[:, None, :],
+            ),
         )
 
     def judge_info(self, probe, info):
@@ -306,14 +285,6 @@ class PositionalEncodingCheck(TrainModeMixin, Exercise):
                 "no buffer named `pe`: register the table with self.register_buffer('pe', "
                 "table) (a plain tensor attribute does not move with .to(device)).",
                 "pe_not_buffer",
-            )
-        if list(buffers["pe"]) == [max_len, 1, d_model]:
-            raise Fail(
-                f"pe has shape (max_len, 1, d_model) = ({max_len}, 1, {d_model}): that is the "
-                "sequence-first layout of the PyTorch tutorial, for x of shape (T, B, d_model). "
-                "This series is batch-first, x (B, T, d_model): store pe as (max_len, d_model) "
-                "and add self.pe[: x.size(1)].",
-                "sequence_first",
             )
         numel = math.prod(buffers["pe"])
         if numel != max_len * d_model:

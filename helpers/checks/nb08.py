@@ -18,13 +18,17 @@ from .framework import (
     Fail,
     Probe,
     expect_close,
+    expect_equal,
     expect_finite,
     expect_like,
     expect_tensor,
     fmt_shape,
+    named,
     randn,
 )
-from .probes import DeviceProbeMixin
+from .probes import DeviceProbeMixin, SizeLimitMixin, too_large
+from .properties import PropertyMixin, props
+from .references import attention64
 
 # --------------------------------------------------------------------------- sliding window
 
@@ -46,6 +50,27 @@ def window64(
     if causal:
         m = m & ((j >= i) if upper else (j <= i))
     return m
+
+
+WINDOW_MISTAKES = {
+    "inverted": "the mask is inverted: in this series True means may attend (True inside the "
+    "window), the opposite of nn.MultiheadAttention's attn_mask.",
+    "strict_window": "the window is off by one: a key at distance exactly `window` is inside "
+    "it, use abs(i - j) <= window, not < window.",
+    "window_too_wide": "the window is off by one: it reaches `window + 1` tokens away; use "
+    "abs(i - j) <= window.",
+    "causal_ignored": "the `causal` flag is ignored: with causal=True a query i may only see "
+    "keys j <= i (and within the window).",
+    "causal_keeps_future": "the causal part keeps the future (j >= i): keep keys j <= i, i.e. "
+    "the lower triangle (tril).",
+    "diagonal_only": "the causal window keeps only each token itself (j == i): with "
+    "causal=True keep the keys j <= i with i - j <= window; (j <= i) & (j >= i) leaves the "
+    "diagonal only.",
+    "causal_when_not_asked": "the mask is causal although causal=False: without the flag the "
+    "window is symmetric, abs(i - j) <= window.",
+    "no_abs": "the distance has no abs(): i - j <= window keeps every key after the query. Use "
+    "abs(i - j) <= window.",
+}
 
 
 class SlidingWindowMaskCheck(DeviceProbeMixin, Exercise):
@@ -82,78 +107,24 @@ class SlidingWindowMaskCheck(DeviceProbeMixin, Exercise):
                 "not_bool",
             )
         ref = window64(T, window, causal)
-        if torch.equal(got, ref):
-            return
-        named = [
-            (
-                ~ref,
-                "the mask is inverted: in this series True means may attend (True inside the "
-                "window), the opposite of nn.MultiheadAttention's attn_mask.",
-                "inverted",
-            ),
-            (
-                window64(T, window, causal, strict=True),
-                "the window is off by one: a key at distance exactly `window` is inside it, "
-                "use abs(i - j) <= window, not < window.",
-                "strict_window",
-            ),
-            (
-                window64(T, window + 1, causal),
-                "the window is off by one: it reaches `window + 1` "
-                "tokens away; use abs(i - j) <= window.",
-                "window_too_wide",
-            ),
-        ]
-        if causal:
-            named += [
-                (
-                    window64(T, window, False),
-                    "the `causal` flag is ignored: with causal=True a query "
-                    "i may only see keys j <= i (and within the window).",
-                    "causal_ignored",
-                ),
-                (
-                    window64(T, window, True, upper=True),
-                    "the causal part keeps the future (j >= i): keep keys j <= i, i.e. the lower "
-                    "triangle (tril).",
-                    "causal_keeps_future",
-                ),
-                (
-                    torch.eye(T, dtype=torch.bool),
-                    "the causal window keeps only each token itself (j == i): with causal=True "
-                    "keep the keys j <= i with i - j <= window; (j <= i) & (j >= i) leaves the "
-                    "diagonal only.",
-                    "diagonal_only",
-                ),
-            ]
-        else:
-            named.append(
-                (
-                    window64(T, window, True),
-                    "the mask is causal although causal=False: "
-                    "without the flag the window is symmetric, "
-                    "abs(i - j) <= window.",
-                    "causal_when_not_asked",
-                )
-            )
-        if not causal:  # with causal=True, j <= i makes abs() unnecessary
-            i, j = torch.arange(T)[:, None], torch.arange(T)
-            named.append(
-                (
-                    i - j <= window,
-                    "the distance has no abs(): i - j <= window keeps every key after the "
-                    "query. Use abs(i - j) <= window.",
-                    "no_abs",
-                )
-            )
-        for variant, message, code in named:
-            if torch.equal(got, variant):
-                raise Fail(message, code)
-        raise Fail(
+        i, j = torch.arange(T)[:, None], torch.arange(T)
+        mistakes = named(
+            WINDOW_MISTAKES,
+            inverted=~ref,
+            strict_window=window64(T, window, causal, strict=True),
+            window_too_wide=window64(T, window + 1, causal),
+            causal_ignored=window64(T, window, False) if causal else [],
+            causal_keeps_future=window64(T, window, True, upper=True) if causal else [],
+            diagonal_only=torch.eye(T, dtype=torch.bool) if causal else [],
+            causal_when_not_asked=[] if causal else window64(T, window, True),
+            no_abs=[] if causal else i - j <= window,  # with causal=True, j <= i needs no abs()
+        )
+        otherwise = (
             f"the mask is not True exactly where abs(i - j) <= {window}"
             + (" and j <= i" if causal else "")
             + f"; got\n   {got.int().tolist()}"
         )
+        expect_equal(got, ref, mistakes, otherwise)
 
 
 # --------------------------------------------------------------------------- linear attention
@@ -173,17 +144,55 @@ def linear_attention64(
     normalize: bool = True,
     causal_num: bool | None = None,
     causal_den: bool | None = None,
+    phi_q=None,
 ) -> torch.Tensor:
     """The quadratic form: A = phi(q) phi(k)^T (tril when causal), out = A v / A.sum(-1)."""
     q, k, v = q.double(), k.double(), v.double()
-    A = phi(q) @ phi(k).transpose(-2, -1)  # (..., T_q, T_k)
+    A = (phi_q or phi)(q) @ phi(k).transpose(-2, -1)  # (..., T_q, T_k)
     A_num = A.tril() if (causal if causal_num is None else causal_num) else A
     A_den = A.tril() if (causal if causal_den is None else causal_den) else A
     out = A_num @ v
     return out / A_den.sum(-1, keepdim=True) if normalize else out
 
 
-class LinearAttentionCheck(Exercise):
+def cumsum_form64(q, k, v, s_dim: int = -3, z_dim: int = -2) -> torch.Tensor:
+    """Causal linear attention by cumulative sums, with the sums' dims as switches (mistakes)."""
+    pq, pk, v = elu1(q.double()), elu1(k.double()), v.double()
+    S = (pk[..., :, None] * v[..., None, :]).cumsum(s_dim)  # (..., T, d_k, d_v)
+    z = pk.cumsum(z_dim)  # (..., T, d_k)
+    return (pq[..., None, :] @ S).squeeze(-2) / (pq * z).sum(-1, keepdim=True)
+
+
+LINEAR_MISTAKES = {
+    "not_normalized": "the output is not normalized: divide phi(q_i)·S by phi(q_i)·z, where z "
+    "is the sum of phi(k_j) (the weights of each query must sum to 1, as in softmax attention).",
+    "exp_feature_map": "the feature map is exp: use phi(x) = elu(x) + 1.",
+    "elu_without_plus_1": "the feature map is elu(x) without + 1: it can be negative, so the "
+    "weights can be negative and the denominator can cross 0. Use phi(x) = elu(x) + 1.",
+    "relu_feature_map": "the feature map is relu: use phi(x) = elu(x) + 1 (relu can make every "
+    "weight of a query 0).",
+    "feature_map_on_v": "the feature map is applied to v too: only q and k go through phi(x) = "
+    "elu(x) + 1; the values are averaged as they are.",
+    "no_feature_map": "no feature map: apply phi(x) = elu(x) + 1 to q and k.",
+    "feature_map_on_keys_only": "the feature map is applied to k only: apply phi(x) = elu(x) + "
+    "1 to q as well.",
+    "q_scaled": "q is divided by sqrt(d_k): linear attention has no scaling, phi(x) = elu(x) + 1 "
+    "goes on q and k as they are (the scale belongs to softmax attention).",
+    "scaled_before_feature_map": "q and k are scaled before the feature map: linear attention "
+    "applies phi(x) = elu(x) + 1 to q and k as they are.",
+    "softmax_attention": "this is softmax attention: write linear attention with the feature "
+    "map phi(x) = elu(x) + 1.",
+    "causal_ignored": "the `causal` flag is ignored: with causal=True output i only sums over "
+    "keys j <= i (cumulative sums over the sequence, torch.cumsum(..., dim=-3) for S and "
+    "dim=-2 for z).",
+    "denominator_not_causal": "the numerator is causal but the denominator sums over all keys: "
+    "use the cumulative sum of phi(k_j) too.",
+    "numerator_not_causal": "the denominator is causal but the numerator sums over all keys: "
+    "use the cumulative sum of phi(k_j) v_jᵀ too.",
+}
+
+
+class LinearAttentionCheck(SizeLimitMixin, PropertyMixin, Exercise):
     id = "08.linear_attention"
     title = "linear attention with the elu + 1 feature map"
     points = 2.0
@@ -234,11 +243,27 @@ class LinearAttentionCheck(Exercise):
             args=tuple(randn(2, 7, 3, dtype=torch.float64, generator=gen) for _ in range(3)),
             kwargs={"causal": True},
         )
+        yield Probe(
+            "causal=True, (2, 64, 4): no (T, T) matrix allowed",
+            runner="sized",
+            args=tuple(randn(2, 64, 4, generator=gen) for _ in range(3)),
+            kwargs={"causal": True},
+        )
+        yield props(
+            Probe(
+                "(3, 5, 4), causal=True",
+                args=tuple(randn(3, 5, 4, generator=gen) for _ in "qkv"),
+                kwargs={"causal": True},
+            ),
+            "batch",
+            "meta",
+        )
 
     def judge(self, probe, out):
         q, k, v = probe.args
         causal = probe.kwargs.get("causal", False)
-        got = expect_tensor(out)
+        sized = out if probe.runner == "sized" else None
+        got = expect_tensor(sized["out"] if sized else out)
         expect_like(got, (*q.shape[:-1], v.shape[-1]), q.dtype)
         expect_finite(
             got,
@@ -250,87 +275,49 @@ class LinearAttentionCheck(Exercise):
         def va(**kw):
             return lambda: linear_attention64(q, k, v, **{"causal": causal, **kw})
 
-        def softmax_attention():
-            s = q.double() @ k.double().transpose(-2, -1) / math.sqrt(q.shape[-1])
-            if causal:
-                s = s.masked_fill(~torch.ones(s.shape[-2:], dtype=torch.bool).tril(), float("-inf"))
-            return s.softmax(-1) @ v.double()
-
-        mistakes = [
-            (
-                va(normalize=False),
-                "the output is not normalized: divide phi(q_i)·S by "
-                "phi(q_i)·z, where z is the sum of phi(k_j) (the weights of "
-                "each query must sum to 1, as in softmax attention).",
-                "not_normalized",
-            ),
-            (
-                va(phi=torch.exp),
-                "the feature map is exp: use phi(x) = elu(x) + 1.",
-                "exp_feature_map",
-            ),
-            (
-                va(phi=F.elu),
-                "the feature map is elu(x) without + 1: it can be negative, so "
-                "the weights can be negative and the denominator can cross 0. "
-                "Use phi(x) = elu(x) + 1.",
-                "elu_without_plus_1",
-            ),
-            (
-                va(phi=F.relu),
-                "the feature map is relu: use phi(x) = elu(x) + 1 (relu can make "
-                "every weight of a query 0).",
-                "relu_feature_map",
-            ),
-            (
-                lambda: linear_attention64(q, k, elu1(v), causal),
-                "the feature map is applied to v too: only q and k go through phi(x) = "
-                "elu(x) + 1; the values are averaged as they are.",
-                "feature_map_on_v",
-            ),
-            (
-                va(phi=lambda x: x),
-                "no feature map: apply phi(x) = elu(x) + 1 to q and k.",
-                "no_feature_map",
-            ),
-            (
-                va(phi=lambda x: elu1(x / math.sqrt(math.sqrt(q.shape[-1])))),
-                "q and k are scaled before the feature map: linear attention applies phi(x) = "
-                "elu(x) + 1 to q and k as they are.",
-                "scaled_before_feature_map",
-            ),
-            (
-                softmax_attention,
-                "this is softmax attention: write linear attention with the "
-                "feature map phi(x) = elu(x) + 1.",
-                "softmax_attention",
-            ),
-        ]
+        d_k = q.shape[-1]
+        mistakes = named(
+            LINEAR_MISTAKES,
+            not_normalized=va(normalize=False),
+            exp_feature_map=va(phi=torch.exp),
+            elu_without_plus_1=va(phi=F.elu),
+            relu_feature_map=[va(phi=F.relu), va(phi=lambda x: F.relu(x) + 1e-6)],
+            feature_map_on_v=lambda: linear_attention64(q, k, elu1(v), causal),
+            no_feature_map=va(phi=lambda x: x),
+            feature_map_on_keys_only=va(phi_q=lambda x: x),
+            q_scaled=lambda: linear_attention64(q / math.sqrt(d_k), k, v, causal),
+            scaled_before_feature_map=va(phi=lambda x: elu1(x / math.sqrt(math.sqrt(d_k)))),
+            softmax_attention=lambda: attention64(q, k, v, causal=causal)[0],
+        )
         if causal:
             mistakes += [
                 (
-                    va(causal=False),
-                    "the `causal` flag is ignored: with causal=True output i "
-                    "only sums over keys j <= i (cumulative sums over the "
-                    "sequence, torch.cumsum(..., dim=-3) for S and dim=-2 for z).",
-                    "causal_ignored",
-                ),
-                (
-                    va(causal_den=False),
-                    "the numerator is causal but the denominator sums over "
-                    "all keys: use the cumulative sum of phi(k_j) too.",
-                    "denominator_not_causal",
-                ),
-                (
-                    va(causal_num=False),
-                    "the denominator is causal but the numerator sums over "
-                    "all keys: use the cumulative sum of phi(k_j) v_jᵀ too.",
-                    "numerator_not_causal",
-                ),
-            ]
+                    lambda s_dim=s_dim, z_dim=z_dim: cumsum_form64(q, k, v, s_dim, z_dim),
+                    f"the cumulative sums run over the wrong dim (S over dim={s_dim}, z over "
+                    f"dim={z_dim}): they go over the sequence, torch.cumsum(..., dim=-3) for "
+                    "S (..., T, d_k, d_v) and dim=-2 for z (..., T, d_k).",
+                    "cumsum_wrong_dim",
+                )
+                for s_dim, z_dim in ((-2, -2), (-1, -2), (-3, -1), (-2, -1), (-1, -1))
+            ] + named(
+                LINEAR_MISTAKES,
+                causal_ignored=va(causal=False),
+                denominator_not_causal=va(causal_den=False),
+                numerator_not_causal=va(causal_num=False),
+            )
         tol = (
             {"atol": 1e-7, "rtol": 1e-6}
             if q.dtype == torch.float64
             else {"atol": 1e-4, "rtol": 1e-4}
         )
         expect_close(got, ref, **tol, mistakes=mistakes)
+        if sized:
+            T = q.shape[-2]
+            too_large(
+                sized,
+                q.numel() // q.shape[-1] * T,
+                f"as large as a ({T}, {T}) matrix per sequence: compute causal linear attention "
+                "with torch.cumsum over the sequence (S (..., T, d_k, d_v), z (..., T, d_k)), "
+                "without the T x T matrix phi(q) phi(k)^T.",
+                "tt_matrix",
+            )

@@ -9,8 +9,6 @@ from __future__ import annotations
 import math
 
 import torch
-from torch.utils._python_dispatch import TorchDispatchMode
-from torch.utils._pytree import tree_leaves
 
 from .framework import (
     Exercise,
@@ -21,25 +19,14 @@ from .framework import (
     expect_like,
     expect_tensor,
     fmt_shape,
+    named,
     randn,
 )
+from .probes import SizeLimitMixin, too_large
+from .properties import STABLE, PropertyMixin, props
+from .references import attention64
 
 # --------------------------------------------------------------------------- blockwise attention
-
-
-class LargestTensor(TorchDispatchMode):
-    """Records the largest number of elements of any tensor an operation produces."""
-
-    def __init__(self):
-        super().__init__()
-        self.largest = 0
-
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        out = func(*args, **(kwargs or {}))
-        for t in tree_leaves(out):
-            if isinstance(t, torch.Tensor):
-                self.largest = max(self.largest, t.numel())
-        return out
 
 
 def blockwise64(
@@ -78,12 +65,30 @@ def separately_normalized64(q, k, v, block_size: int) -> torch.Tensor:
     outs = []
     for start in range(0, k.shape[-2], block_size):
         kb, vb = k[..., start : start + block_size, :], v[..., start : start + block_size, :]
-        s = q @ kb.transpose(-2, -1) / math.sqrt(q.shape[-1])
-        outs.append(s.softmax(-1) @ vb)
+        outs.append(attention64(q, kb, vb)[0])
     return torch.stack(outs).mean(0)
 
 
-class BlockwiseAttentionCheck(Exercise):
+BLOCKWISE_MISTAKES = {
+    "no_scale": "the scores are not divided by sqrt(d_k).",
+    "not_normalized": "the result is not divided by the running sum at the end: return acc / l.",
+    "accumulator_not_rescaled": "the accumulator is not rescaled when the running max grows: "
+    "multiply acc by exp(m_old - m_new) before adding the new block.",
+    "sum_not_rescaled": "the running sum is not rescaled when the running max grows: l = l * "
+    "exp(m_old - m_new) + p.sum(-1).",
+    "nothing_rescaled": "neither the running sum nor the accumulator is rescaled when the max "
+    "grows: multiply both by exp(m_old - m_new).",
+    "blocks_normalized_separately": "each block is normalized on its own and the blocks are "
+    "averaged: one softmax runs over all keys, so keep a running sum l of exp(s - m) over the "
+    "blocks and divide by it once, at the end.",
+    "last_block_skipped": "the last, shorter block is skipped: loop over range(0, T_k, "
+    "block_size); the last block may hold fewer than block_size keys.",
+    "first_block_only": "only the keys of the first block count: the later blocks are empty or "
+    "skipped. Slice each block from its start, k[..., start : start + block_size, :].",
+}
+
+
+class BlockwiseAttentionCheck(SizeLimitMixin, PropertyMixin, Exercise):
     id = "08.blockwise_attention"
     title = "exact attention block by block, with an online softmax"
     points = 3.0
@@ -107,31 +112,31 @@ class BlockwiseAttentionCheck(Exercise):
 
         yield Probe(
             "q, k, v (1, 8, 4), block_size = 8 (one block)",
-            runner="blockwise",
+            runner="sized",
             args=qkv(1, 8, 8, 4),
             kwargs={"block_size": 8},
         )
         yield Probe(
             "(2, 32, 8), block_size = 8, large scores (the max changes between blocks)",
-            runner="blockwise",
+            runner="sized",
             args=qkv(2, 32, 32, 8, spread=3.0),
             kwargs={"block_size": 8},
         )
         yield Probe(
             "T_q = 5, T_k = 13, block_size = 4 (the last block is shorter), d_v = 3",
-            runner="blockwise",
+            runner="sized",
             args=qkv(5, 13, 6, d_v=3, spread=2.0),
             kwargs={"block_size": 4},
         )
         yield Probe(
             "heads (2, 2, 64, 8), block_size = 16: no (T, T) matrix allowed",
-            runner="blockwise",
+            runner="sized",
             args=qkv(2, 2, 64, 64, 8, spread=2.0),
             kwargs={"block_size": 16},
         )
         yield Probe(
             "(1, 24, 4) float64, block_size = 5",
-            runner="blockwise",
+            runner="sized",
             args=qkv(1, 24, 24, 4, dtype=torch.float64, spread=3.0),
             kwargs={"block_size": 5},
         )
@@ -142,23 +147,31 @@ class BlockwiseAttentionCheck(Exercise):
         yield Probe(
             "(1, 4, 4) and 8 keys, block_size = 4, float32, scores near +98 in the first block "
             "and near -98 in the second",
-            runner="blockwise",
+            runner="sized",
             args=(q + 7.0, k + 7.0 * sign, v),
             kwargs={"block_size": 4},
             info={"far_apart": True},
         )
-
-    def run_blockwise(self, probe, candidate, device):
-        from .runner import to_device
-
-        args = to_device(probe.args, device)
-        with LargestTensor() as spy:
-            out = candidate(*args, **probe.kwargs)
-        return {"out": out, "largest": spy.largest}
+        # every score near -128: exp(s - 0) underflows float32 unless the running max is real
+        q, k, v = qkv(2, 3, 8, 4, spread=0.1)
+        yield Probe(
+            "(2, 3, 4), 8 keys, block_size = 4, float32, every score near -128",
+            runner="sized",
+            args=(q + 8.0, k - 8.0, v),
+            kwargs={"block_size": 4},
+            info={"all_negative": True},
+        )
+        q, k, v = qkv(2, 5, 9, 4)
+        yield props(
+            Probe("(2, 5, 4), 9 keys, block_size = 4", args=(q, k, v), kwargs={"block_size": 4}),
+            "batch",
+            "meta",
+        )
 
     def judge(self, probe, out):
         q, k, v = probe.args
         bs = probe.kwargs["block_size"]
+        out = out if probe.runner == "sized" else {"out": out, "largest": None}
         if not isinstance(out, dict) or "out" not in out:
             raise Fail("internal: unexpected runner output.")
         got = expect_tensor(out["out"])
@@ -171,14 +184,19 @@ class BlockwiseAttentionCheck(Exercise):
                 "exp(m_old - m_new) is at most 1.",
                 "overflow",
             )
+        if probe.info.get("all_negative") and not torch.isfinite(got).all():
+            raise Fail(
+                "the result contains NaN or inf when every score is very negative (about "
+                "-128): " + STABLE["online_softmax"],
+                "running_max_from_zero",
+            )
         expect_finite(
             got,
             hint="Start the running max at -inf and the running sum at 0; "
             "exp(-inf - m) is 0, but -inf - (-inf) is NaN: compute the "
             "correction exp(m_old - m_new) with m_new already finite.",
         )
-        s = q.double() @ k.double().transpose(-2, -1) / math.sqrt(q.shape[-1])
-        ref = s.softmax(-1) @ v.double()
+        ref = attention64(q, k, v)[0]
 
         def vb(**kw):
             return lambda: blockwise64(q, k, v, bs, **kw)
@@ -188,62 +206,32 @@ class BlockwiseAttentionCheck(Exercise):
         expect_close(
             got,
             ref,
-            mistakes=[
-                (vb(scale=False), "the scores are not divided by sqrt(d_k).", "no_scale"),
-                (
-                    vb(normalize=False),
-                    "the result is not divided by the running sum at the end: return acc / l.",
-                    "not_normalized",
+            mistakes=named(
+                BLOCKWISE_MISTAKES,
+                no_scale=vb(scale=False),
+                not_normalized=vb(normalize=False),
+                accumulator_not_rescaled=vb(rescale_acc=False),
+                sum_not_rescaled=vb(rescale_sum=False),
+                nothing_rescaled=vb(rescale_acc=False, rescale_sum=False),
+                blocks_normalized_separately=lambda: separately_normalized64(q, k, v, bs),
+                last_block_skipped=lambda: (
+                    blockwise64(q, k[..., :last, :], v[..., :last, :], bs)
+                    if 0 < last < k.shape[-2]
+                    else None
                 ),
-                (
-                    vb(rescale_acc=False),
-                    "the accumulator is not rescaled when the running max "
-                    "grows: multiply acc by exp(m_old - m_new) before adding the "
-                    "new block.",
-                    "accumulator_not_rescaled",
+                first_block_only=lambda: (
+                    attention64(q, k[..., :bs, :], v[..., :bs, :])[0] if bs < k.shape[-2] else None
                 ),
-                (
-                    vb(rescale_sum=False),
-                    "the running sum is not rescaled when the running max grows: "
-                    "l = l * exp(m_old - m_new) + p.sum(-1).",
-                    "sum_not_rescaled",
-                ),
-                (
-                    vb(rescale_acc=False, rescale_sum=False),
-                    "neither the running sum nor the accumulator is rescaled when the max grows: "
-                    "multiply both by exp(m_old - m_new).",
-                    "nothing_rescaled",
-                ),
-                (
-                    lambda: separately_normalized64(q, k, v, bs),
-                    "each block is normalized on its own and the blocks are averaged: one "
-                    "softmax runs over all keys, so keep a running sum l of exp(s - m) over "
-                    "the blocks and divide by it once, at the end.",
-                    "blocks_normalized_separately",
-                ),
-                (
-                    lambda: (
-                        blockwise64(q, k[..., :last, :], v[..., :last, :], bs)
-                        if 0 < last < k.shape[-2]
-                        else None
-                    ),
-                    "the last, shorter block is skipped: loop over range(0, T_k, block_size); "
-                    "the last block may hold fewer than block_size keys.",
-                    "last_block_skipped",
-                ),
-            ],
+            ),
+            hint=STABLE["softmax"],
         )
         B = q.numel() // (q.shape[-1] * q.shape[-2])
         full = B * q.shape[-2] * k.shape[-2]
         inputs = max(q.numel(), k.numel(), v.numel(), got.numel())
-        if (
-            k.shape[-2] > bs
-            and full > inputs
-            and isinstance(out["largest"], int)
-            and out["largest"] >= full
-        ):
-            raise Fail(
-                f"the result is right, but a tensor of {out['largest']} elements was made, "
+        if k.shape[-2] > bs and full > inputs:
+            too_large(
+                out,
+                full,
                 f"as large as the whole score matrix {fmt_shape((*q.shape[:-1], k.shape[-2]))}: "
                 f"compute the scores of one block of {bs} keys at a time.",
                 "full_score_matrix",

@@ -243,3 +243,16 @@ def test_padding_mask_mistakes(run_check, candidate, words):
     r = run_check("02.padding_mask", candidate)
     assert not r.passed
     assert words in r.messages[0], r.messages
+
+
+def test_failed_mask_carries_expected_and_got_for_the_inline_figure():
+    from helpers import check
+
+    def triu(T, device=None):
+        return torch.ones(T, T, dtype=torch.bool, device=device).triu()
+
+    r = check("02.causal_mask", triu, quiet=True)
+    expected, got = r.figure
+    assert torch.equal(expected, got.T) and not torch.equal(expected, got)
+    ok = check("02.causal_mask", lambda T, device=None: triu(T, device).T, quiet=True)
+    assert ok.passed and ok.figure is None

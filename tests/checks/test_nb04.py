@@ -159,3 +159,16 @@ def test_module_not_a_module(run_check):
     assert not r.passed and ("nn.Module" in r.messages[0] or "TypeError" in r.messages[0]), (
         r.messages
     )
+
+
+def test_state_that_does_not_fit_is_the_checks_step_not_the_learners_error():
+    from helpers.checks.runner import STATE_MISMATCH, StateMismatch, load_state
+
+    module = torch.nn.Linear(3, 2)
+    with pytest.raises(StateMismatch) as info:
+        load_state(
+            module, {"weight": torch.zeros(2, 4), "bias": torch.zeros(2), "pe": torch.ones(1)}
+        )
+    msg = str(info.value)
+    assert msg.startswith(STATE_MISMATCH) and "your code raised" not in msg
+    assert "weight is (2, 3) in your module, (2, 4) in the check's" in msg and "no pe" in msg

@@ -407,7 +407,7 @@ MORE = [
         PM,
         "greater_than_pad",
         lambda tokens, pad_id: (tokens > pad_id)[:, None, None, :],
-        "not tokens != pad_id",
+        "the mask is tokens > pad_id",
     ),
 ]
 MORE_OK = [
