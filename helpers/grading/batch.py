@@ -313,7 +313,10 @@ class _Recorder:
             self.result.notebook_seconds.append(graded.notebook_seconds)
         if self.fb_dir:
             text = feedback_markdown(sub, graded)
-            feedback_path(self.fb_dir, sub.label).write_text(text, encoding="utf-8")
+            try:
+                feedback_path(self.fb_dir, sub.label).write_text(text, encoding="utf-8")
+            except OSError as exc:  # that student's feedback file only; the batch goes on
+                print(f"(grader) no feedback file for {sub.label!r}: {exc}", file=sys.stderr)
         if self.bar:
             self.bar.update(1)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import hashlib
 import os
 import re
 from pathlib import Path
@@ -77,10 +78,17 @@ class Gradebook:
         _write_atomically(self.path, rows)
 
 
+FEEDBACK_NAME_BYTES = 200  # a feedback file's name (a deep folder's path) is cut to this
+
+
 def feedback_path(folder: Path, label: str) -> Path:
     name = (
         re.sub(r"[^\w.\-]+", "_", label.removesuffix(".ipynb").replace("/", "__")) or "submission"
     )
+    if len(name.encode()) > FEEDBACK_NAME_BYTES:  # file systems refuse names past 255 bytes
+        digest = hashlib.sha256(label.encode()).hexdigest()[:12]
+        tail = name.encode()[-(FEEDBACK_NAME_BYTES - 16) :].decode(errors="ignore")
+        name = f"{digest}--{tail}"
     return folder / f"{name}.md"
 
 

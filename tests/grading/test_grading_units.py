@@ -387,3 +387,18 @@ def test_reference_blocks_pass_through_the_kernel_side(kernel_side, tmp_path, ex
     got = graded_as_kernel(kernel_side, tmp_path, ex_id, reference)
     assert got == inline(ex_id, reference)
     assert got[0] == "passed", got
+
+
+def test_feedback_path_of_a_deep_folder_is_a_name_the_file_system_takes(tmp_path):
+    """A notebook under long folder names (README allows any layout) gets a feedback file whose
+    name stays under 255 bytes, distinct per submission; before, writing it raised Errno 36
+    and ended the batch."""
+    from helpers.grading.gradebook import feedback_path
+
+    deep = "/".join(["é" * 130, "b" * 130])
+    paths = {feedback_path(tmp_path, f"{deep}/{who}_02.ipynb") for who in ("alice", "bob")}
+    assert len(paths) == 2
+    for path in paths:
+        assert len(path.name.encode()) <= 255
+        path.write_text("ok", encoding="utf-8")
+    assert feedback_path(tmp_path, "alice/02.ipynb").name == "alice__02.md"
