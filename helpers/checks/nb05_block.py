@@ -30,11 +30,12 @@ from .modules import (
     torch_layer,
     torch_masks,
 )
+from .parts import PartsMixin, with_parts
 from .probes import TrainModeMixin, fixed_dropout, judge_dropout, train_mode_parts
 from .references import PROJECTIONS, block64
 
 
-class TransformerEncoderBlockCheck(TrainModeMixin, Exercise):
+class TransformerEncoderBlockCheck(PartsMixin, TrainModeMixin, Exercise):
     id = "05.TransformerEncoderBlock"
     title = "the transformer encoder block, pre-LN and post-LN"
     points = 3.0
@@ -56,28 +57,28 @@ class TransformerEncoderBlockCheck(TrainModeMixin, Exercise):
         )
         yield Probe(
             "pre-LN (norm_first=True), d_model=8, 2 heads, x (2, 5, 8)",
-            runner="module",
+            runner="parts",
             init={**small, "norm_first": True},
             state=state(8, 16),
             args=(randn(2, 5, 8, generator=gen),),
         )
         yield Probe(
             "post-LN (norm_first=False), d_model=8, 2 heads, x (2, 5, 8)",
-            runner="module",
+            runner="parts",
             init={**small, "norm_first": False},
             state=state(8, 16),
             args=(randn(2, 5, 8, generator=gen),),
         )
         yield Probe(
             "default norm_first (True: pre-LN), x (1, 4, 8)",
-            runner="module",
+            runner="parts",
             init=small,
             state=state(8, 16),
             args=(randn(1, 4, 8, generator=gen),),
         )
         yield Probe(
             "pre-LN with a padding mask (B, 1, 1, T), x (2, 6, 8)",
-            runner="module",
+            runner="parts",
             init={**small, "norm_first": True},
             state=state(8, 16),
             args=(randn(2, 6, 8, generator=gen),),
@@ -85,7 +86,7 @@ class TransformerEncoderBlockCheck(TrainModeMixin, Exercise):
         )
         yield Probe(
             "post-LN with a causal mask (T, T), x (2, 5, 8)",
-            runner="module",
+            runner="parts",
             init={**small, "norm_first": False},
             state=state(8, 16),
             args=(randn(2, 5, 8, generator=gen),),
@@ -93,7 +94,7 @@ class TransformerEncoderBlockCheck(TrainModeMixin, Exercise):
         )
         yield Probe(
             "pre-LN, gelu, d_model=12, 3 heads, d_ff=20, x (3, 4, 12)",
-            runner="module",
+            runner="parts",
             init={
                 "d_model": 12,
                 "num_heads": 3,
@@ -115,14 +116,16 @@ class TransformerEncoderBlockCheck(TrainModeMixin, Exercise):
             )
         yield Probe(
             "post-LN with a padding mask, dropout=0.1 in eval mode, x (2, 7, 8)",
-            runner="module",
+            runner="parts",
             init={**small, "norm_first": False, "dropout": 0.1},
             state=state(8, 16),
             args=(randn(2, 7, 8, generator=gen),),
             kwargs={"mask": padding(2, 7)},
         )
 
-    def judge(self, probe, out):
+    run_train_mode = with_parts(TrainModeMixin.run_train_mode)
+
+    def judge_value(self, probe, out):
         if probe.runner == "module_info":
             return judge_module_info(probe, out, "TransformerEncoderBlock", self.judge_info)
         if probe.runner == "train_mode":
@@ -283,17 +286,6 @@ def block_mistakes(st: dict, x, init: dict, mask) -> list[tuple]:
             "norm1 is used for both sublayers: the feed-forward sublayer has its own "
             "LayerNorm, norm2 (two norms, two sets of weights).",
             "norm1_reused",
-        ),
-        (
-            v(
-                {
-                    k: (0 * t if k.startswith("norm") and k.endswith("bias") else t)
-                    for k, t in st.items()
-                }
-            ),
-            "the LayerNorms' bias is not added: LayerNorm returns x_hat * weight + bias "
-            "(check your 05.LayerNorm).",
-            "norm_without_bias",
         ),
     ]
     if norm_first:

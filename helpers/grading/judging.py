@@ -180,7 +180,7 @@ def load_results(path: Path) -> dict:
 
 
 def judge(
-    ex: Exercise, probes: list[Probe], outcomes: list[Outcome]
+    ex: Exercise, probes: list[Probe], outcomes: list[Outcome], carry_forward: bool = True
 ) -> tuple[str, float, str, str]:
     """(status, points, message, mistake) from the kernel's outcomes, judged in this process.
 
@@ -188,7 +188,7 @@ def judge(
     framework reports one (``CheckResult.mistake``); empty otherwise.
     """
     try:
-        result = evaluate(ex, zip(probes, outcomes))
+        result = evaluate(ex, zip(probes, outcomes), carry_forward)
     except Exception as exc:  # a bug in a check, not the learner's fault: say so
         return "error", 0.0, f"the grader's check raised {type(exc).__name__}: {exc}", ""
     message = "\n".join(result.messages)
@@ -198,7 +198,9 @@ def judge(
     return result.status, float(result.points), message, str(mistake)
 
 
-def verdict(ex: Exercise, probes: list[Probe], data: dict, run) -> tuple[str, float, str, str]:
+def verdict(
+    ex: Exercise, probes: list[Probe], data: dict, run, carry_forward: bool = True
+) -> tuple[str, float, str, str]:
     """The row's (status, points, message, mistake) from the kernel's answer for ``ex``."""
     name = target_name(ex)
     status = data["status"]
@@ -247,7 +249,7 @@ def verdict(ex: Exercise, probes: list[Probe], data: dict, run) -> tuple[str, fl
             ),
             "",
         )
-    return judge(ex, probes, data["outcomes"])
+    return judge(ex, probes, data["outcomes"], carry_forward)
 
 
 def undefined(run, ex: Exercise, name: str) -> tuple[str, float, str]:

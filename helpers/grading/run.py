@@ -302,7 +302,7 @@ def grade_exercise(
         data = load_results(out_path)
     except ResultError as exc:
         return "error", 0.0, f"not graded: {exc}.", ""
-    return verdict(ex, probes, data, run)
+    return verdict(ex, probes, data, run, settings.carry_forward)
 
 
 def set_up_in_kernel(run: KernelRun, token: str, notebook: str, settings: Settings) -> str:

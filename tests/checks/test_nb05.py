@@ -479,7 +479,6 @@ def test_reference_block_with_fixed_dropout_equals_torch_layer_in_training_mode(
         ("05.TransformerEncoderBlock", "no_ffn_dropout", "no_ffn_dropout"),
         ("05.TransformerEncoderBlock", "norm1_reused", "norm1_reused"),
         ("05.TransformerEncoderBlock", "post_ln_as_x_plus_ln_f", "post_ln_norm_on_branch"),
-        ("05.TransformerEncoderBlock", "layer_norm_without_bias", "norm_without_bias"),
     ],
 )
 def test_mistake_codes(run_check, exercise, name, code):
