@@ -70,8 +70,10 @@ def test_catalogue_block_on_a_layer_norm_without_bias_is_carried_forward():
     """Was a wrong version with its own code (norm_without_bias): the fault is LayerNorm's."""
     from .wrong.test_nb03_05 import EBNormNoBias
 
-    assert check(BLOCK, EBNormNoBias, quiet=True).messages[0].startswith(
-        "carried forward from 05.LayerNorm"
+    assert (
+        check(BLOCK, EBNormNoBias, quiet=True)
+        .messages[0]
+        .startswith("carried forward from 05.LayerNorm")
     )
     strict = check(BLOCK, EBNormNoBias, quiet=True, carry_forward=False)
     assert strict.mistake == f"{BLOCK}/faulty_part" and "your LayerNorm" in strict.messages[0]
