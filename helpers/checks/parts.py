@@ -71,9 +71,9 @@ def _layer_norm(part, init):
     return _loaded(nn.LayerNorm(part.weight.shape[-1]), part)  # the contract's eps, 1e-5
 
 
-def _dropout(part, init) -> float:
+def _dropout(part, init, name: str = "dropout") -> float:
     """The part's dropout as built (a block that forgets to pass it on is the block's fault)."""
-    drop = getattr(part, "dropout", None)
+    drop = getattr(part, name, None)
     return drop.p if isinstance(drop, nn.Dropout) else init.get("dropout", 0.0)
 
 
@@ -101,10 +101,16 @@ def _attention(part, init):
 
 
 def _encoder_block(part, init):
-    from helpers.blocks.layers import TransformerEncoderBlock  # notebook 05's
+    from helpers.blocks.layers import TransformerEncoderBlock  # notebook 05's, configured ...
 
-    args = {k: init[k] for k in ("dropout", "norm_first", "activation") if k in init}
-    block = TransformerEncoderBlock(init["d_model"], init["num_heads"], init["d_ff"], **args)
+    norm_first = getattr(part, "norm_first", None)  # ... as the learner's block was built
+    norm_first = norm_first if isinstance(norm_first, bool) else init.get("norm_first", True)
+    block = TransformerEncoderBlock(
+        init["d_model"], init["num_heads"], init["d_ff"], 0.0, norm_first
+    )
+    block.self_attn, block.ffn = _attention(part.self_attn, init), _feed_forward(part.ffn, init)
+    for name in ("dropout1", "dropout2"):
+        getattr(block, name).p = _dropout(part, {"dropout": init.get("dropout", 0.0)}, name)
     return _loaded(block, part)
 
 
@@ -218,31 +224,24 @@ def with_parts(runner):
 
 
 def load_state(module: nn.Module, state: dict) -> str | None:
-    """Load the check's weights; None, or why the module cannot take them. A buffer of another
-    size (a positional table with another max_len) is the learner's business: kept as built."""
-    own = module.state_dict()
-    params = dict(module.named_parameters())
+    """Load the check's weights; None, or why the module cannot take them. Buffers are the
+    learner's business (a positional table of another max_len or layout, or one kept out of
+    the state dict, stays as built); the parameters' names are checked by module_info first."""
+    own, params = module.state_dict(), dict(module.named_parameters())
     mine = {}
     for key, value in state.items():
         if key not in own:
-            if key in params or not any(key.startswith(b) for b in ("pos_encoding.",)):
-                return (
-                    f"your module has no `{key}` (found: {', '.join(list(own)[:8]) or 'none'}): "
-                    "the check copies its weights by the contract's names, so that the outputs "
-                    "can be compared."
-                )
             continue
-        if own[key].shape != value.shape:
-            if own[key].numel() == value.numel():
-                value = value.reshape(own[key].shape)
-            elif key not in params:
-                continue
-            else:
-                return (
-                    f"`{key}` has shape {tuple(own[key].shape)}, the contract's is "
-                    f"{tuple(value.shape)}: the check cannot copy its weights into it."
-                )
-        mine[key] = value
+        if own[key].shape != value.shape and own[key].numel() == value.numel():
+            value = value.reshape(own[key].shape)  # (max_len, d) or (1, max_len, d)
+        if own[key].shape != value.shape and key in params:
+            return (
+                f"the parameter `{key}` has shape {tuple(own[key].shape)}, the contract's is "
+                f"{tuple(value.shape)}: the check copies its weights by name and shape, so "
+                "that your module's outputs can be compared with the reference's."
+            )
+        if own[key].shape == value.shape:
+            mine[key] = value
     module.load_state_dict(mine, strict=False)
     return None
 

@@ -419,3 +419,47 @@ def test_trained_grading_probes_are_fresh():
     assert graded.runner == "predict" and graded.args[0].shape == inline.args[0].shape
     assert not torch.equal(graded.args[0], inline.args[0])
     assert torch.equal(graded.info["targets"], graded.args[0].sort(-1).values)
+
+
+# --------------------------------------------------------------------------- issue 18
+
+
+def _encoder(**overrides):
+    from helpers.blocks.encoder import TransformerEncoder
+    from helpers.blocks.positional import PositionalEncoding
+
+    class Encoder(TransformerEncoder):
+        def __init__(self, vocab_size, d_model, num_heads, num_layers, d_ff, max_len=512, **kw):
+            super().__init__(vocab_size, d_model, num_heads, num_layers, d_ff, max_len, **kw)
+            if overrides.get("default_max_len"):  # PositionalEncoding's own default, 5000
+                self.pos_encoding = PositionalEncoding(d_model, dropout=kw.get("dropout", 0.0))
+            if overrides.get("embedding_transposed"):
+                self.embedding.weight = torch.nn.Parameter(self.embedding.weight.T.clone())
+
+        def attention_maps(self, tokens):
+            if not overrides.get("maps_always_normed"):
+                return super().attention_maps(tokens)
+            x, maps = self.embed(tokens), []
+            for layer in self.layers:
+                maps.append(layer.self_attn(layer.norm1(x))[1])  # pre-LN's input, always
+                x = layer(x)
+            return maps
+
+    return Encoder
+
+
+def test_encoder_with_positional_encodings_default_max_len_passes(run_check):
+    """The check's own state loading must not fail on a table of another size (issue 18)."""
+    r = run_check("06.TransformerEncoder", _encoder(default_max_len=True))
+    assert r.passed, r.messages
+
+
+def test_parameter_of_another_shape_is_named_not_blamed_as_a_raise(run_check):
+    r = run_check("06.TransformerEncoder", _encoder(embedding_transposed=True))
+    assert not r.passed and "your code raised" not in r.messages[0]
+    assert "embedding.weight" in r.messages[0]
+
+
+def test_post_ln_maps_taken_as_pre_ln_named(run_check):
+    r = run_check("06.TransformerEncoder", _encoder(maps_always_normed=True))
+    assert r.mistake == "06.TransformerEncoder/maps_pre_ln_on_post_ln", r.messages
