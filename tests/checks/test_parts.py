@@ -77,3 +77,16 @@ def test_catalogue_block_on_a_layer_norm_without_bias_is_carried_forward():
     )
     strict = check(BLOCK, EBNormNoBias, quiet=True, carry_forward=False)
     assert strict.mistake == f"{BLOCK}/faulty_part" and "your LayerNorm" in strict.messages[0]
+
+
+def test_decoder_block_on_a_feed_forward_with_dropout_last_is_carried_forward():
+    """Was a wrong version of 07 (nanogpt_mlp_dropout_after_c_proj): the fault is
+    FeedForward's, which 05.FeedForward names (dropout after linear2)."""
+    from .wrong.test_nb06_07_more import FFNDropoutLast, decoder_with
+
+    block = decoder_with(ffn=FFNDropoutLast)
+    carried = check("07.TransformerDecoderBlock", block, quiet=True)
+    assert carried.passed and carried.messages[0].startswith("carried forward from 05.FeedForward")
+    strict = check("07.TransformerDecoderBlock", block, quiet=True, carry_forward=False)
+    assert not strict.passed and "your FeedForward (see 05.FeedForward)" in strict.messages[0]
+    assert "after linear2" in check("05.FeedForward", FFNDropoutLast, quiet=True).messages[0]
