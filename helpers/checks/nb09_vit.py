@@ -299,6 +299,8 @@ class TrainedViTCheck(TrainedModelCheck):
     points = 2.0
     grade_target = "vit"
     threshold = 0.97
+    contract = {"": "VisionTransformer", "patch_embed": "", "cls_token": "", "pos_embed": ""}
+    contract.update({"blocks": "", "norm": "", "head": ""})
 
     def held_out(self, gen):
         from helpers.data import digits  # judging side only (not in the grader's kernel)
