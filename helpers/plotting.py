@@ -210,3 +210,23 @@ def image_grid(
         fig.suptitle(title)
     fig.tight_layout()
     return fig
+
+
+def check_difference(expected, got, title: str = ""):
+    """A failed check's small matrix: expected and the learner's side by side, with the cells
+    that differ outlined in red (drawn inline by ``check()``; the grader's feedback stays text)."""
+    e, g = to_numpy(expected).astype(float), to_numpy(got).astype(float)
+    differ = ~np.isclose(e, g, rtol=1e-4, atol=1e-5, equal_nan=True)
+    fig, axes = plt.subplots(1, 2, figsize=(2 + 0.5 * e.shape[1] * 2, 1 + 0.4 * e.shape[0]))
+    finite = np.concatenate([e[np.isfinite(e)], g[np.isfinite(g)]])
+    lo, hi = (finite.min(), finite.max()) if finite.size else (0.0, 1.0)
+    for ax, m, name in zip(axes, (e, g), ("expected", "yours")):
+        ax.imshow(m, cmap="viridis", vmin=lo, vmax=hi)
+        ax.set_title(name)
+        ax.set_xticks(range(m.shape[1]))
+        ax.set_yticks(range(m.shape[0]))
+    for i, j in zip(*np.nonzero(differ)):
+        axes[1].add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, ec="red", lw=2))
+    fig.suptitle(f"{title}: {int(differ.sum())} cells differ (red)")
+    fig.tight_layout()
+    return fig

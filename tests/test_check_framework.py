@@ -64,7 +64,7 @@ def test_not_implemented_reads_not_implemented_yet():
             "has dtype torch.float64",
         ),
         (lambda x: x.clamp_min(0)[None], "has shape (1, 4), expected (4,)"),
-        (lambda x: torch.full_like(x, math.nan), "contains NaN where the reference has none"),
+        (lambda x: torch.full_like(x, math.nan), "contains NaN where the expected values are finite"),
     ],
 )
 def test_wrong_types_shapes_dtypes_nan(candidate, words):
@@ -82,7 +82,7 @@ def test_tuple_of_wrong_length_and_nan():
         return w @ x, w
 
     r = check("01.dot_product_attention", nan_attention, quiet=True)
-    assert "weights contains NaN" in r.messages[0]
+    assert "weights contain NaN" in r.messages[0]
 
 
 def test_builtins_are_restored_after_a_check():

@@ -31,7 +31,7 @@ from typing import Any
 
 import torch
 
-from .framework import REGISTRY, CheckResult, Exercise, Fail, Probe
+from .framework import REGISTRY, CheckResult, Exercise, Fail, Probe, error_fail, show_figure
 from .runner import INPUT_CHANGED, Outcome, run_probe
 
 for _mod in sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name.startswith("nb")):
@@ -57,7 +57,7 @@ def judge_outcome(ex: Exercise, probe: Probe, outcome: Outcome) -> str | None:
 def judge_failure(ex: Exercise, probe: Probe, outcome: Outcome) -> Fail | None:
     """None when the probe passed, else the :class:`Fail` (its ``code`` names the mistake)."""
     if outcome.error is not None:
-        return ex.explain_error(probe, outcome.error) or Fail(outcome.error)
+        return ex.explain_error(probe, outcome.error) or error_fail(outcome.error)
     value = outcome.value
     if isinstance(value, dict) and value.get(INPUT_CHANGED) is True:
         return Fail(
@@ -105,7 +105,9 @@ def evaluate(
             status = "missing" if outcome.missing else ("error" if outcome.error else "failed")
             message = str(fail) if outcome.missing else f"case {probe.name}: {fail}"
             mistake = f"{ex.id}/{fail.code}" if fail.code else ""
-            return CheckResult(ex.id, False, 0.0, ex.points, [message], status, mistake)
+            result = CheckResult(ex.id, False, 0.0, ex.points, [message], status, mistake)
+            result.figure = fail.figure
+            return result
     if carried is not None:
         message = f"carried forward from {', '.join(carried.parts)}: {carried}"
         return CheckResult(ex.id, True, ex.points, ex.points, [message], "passed")
@@ -151,6 +153,7 @@ def check(
     result = evaluate(ex, outcomes, carry_forward)
     if not quiet:
         print(report(result, ex.title))
+        show_figure(result)
     return result
 
 

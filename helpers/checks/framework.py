@@ -13,6 +13,7 @@ the untrusted half in the learner's kernel and the trusted half in its own proce
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,9 +30,10 @@ class Fail(Exception):
     gradebook can count how many learners made it.
     """
 
-    def __init__(self, message: str = "", code: str | None = None):
+    def __init__(self, message: str = "", code: str | None = None, figure: tuple | None = None):
         super().__init__(message)
         self.code = code
+        self.figure = figure  # (expected, got): drawn inline (show_figure), never graded
 
 
 @dataclass
@@ -64,6 +66,7 @@ class CheckResult:
     messages: list[str]
     status: str = "passed"  # passed, failed, error (raised), missing (not implemented yet)
     mistake: str = ""  # "<exercise id>/<slug>" when the failure names a known mistake
+    figure: tuple | None = field(default=None, repr=False)  # (expected, got), inline only
 
     def __repr__(self) -> str:
         mark = "✅" if self.passed else "❌"
@@ -119,6 +122,13 @@ class Exercise:
 
     def __repr__(self) -> str:
         return f"<Exercise {self.id}: {self.title} ({self.points:g} points)>"
+
+
+def error_fail(error: str) -> Fail:
+    """The :class:`Fail` for an error no exercise explained (the check's own steps coded)."""
+    from .runner import STATE_MISMATCH
+
+    return Fail(error, "state_mismatch" if error.startswith(STATE_MISMATCH) else None)
 
 
 # --------------------------------------------------------------------------- inputs
@@ -180,16 +190,22 @@ def expect_like(
     """Shape and dtype; device is checked by the runner (outputs come back to the CPU)."""
     if tuple(t.shape) != tuple(shape):
         raise Fail(
-            f"{what} has shape {fmt_shape(t.shape)}, expected {fmt_shape(shape)}.", "wrong_shape"
+            f"{what} {agree(what, 'has')} shape {fmt_shape(t.shape)}, expected {fmt_shape(shape)}.",
+            "wrong_shape",
         )
     if t.dtype != dtype:
-        raise Fail(f"{what} has dtype {t.dtype}, expected {dtype} ({dtype_hint}).", "wrong_dtype")
+        raise Fail(
+            f"{what} {agree(what, 'has')} dtype {t.dtype}, expected {dtype} ({dtype_hint}).",
+            "wrong_dtype",
+        )
 
 
 def expect_finite(t: torch.Tensor, what: str = "the output", hint: str = "") -> None:
     if t.is_floating_point() and not torch.isfinite(t).all():
         bad = "NaN" if torch.isnan(t).any() else "inf"
-        raise Fail(f"{what} contains {bad}." + (f" {hint}" if hint else ""), "not_finite")
+        raise Fail(
+            f"{what} {agree(what, 'contains')} {bad}." + (f" {hint}" if hint else ""), "not_finite"
+        )
 
 
 def tolerances(dtype: torch.dtype) -> tuple[float, float]:
@@ -215,13 +231,17 @@ def expect_close(
     atol: float | None = None,
     rtol: float | None = None,
     mistakes: Iterable[tuple] = (),
+    **properties,
 ) -> None:
-    """Pass if ``got`` matches ``ref``; else name the first known mistake it matches.
+    """Pass if ``got`` matches ``ref``; else name the first known mistake it matches, else the
+    property it breaks (``properties``: the keywords of :func:`properties.diagnose`).
 
     ``mistakes`` holds ``(variant, message)`` or ``(variant, message, slug)``: a wrong variant
     (a tensor, or a function that makes it), the message to show when the candidate matches
     that variant, and optionally the mistake's short code (``Fail.code``).
     """
+    from .properties import diagnose
+
     d_atol, d_rtol = tolerances(got.dtype)
     atol = d_atol if atol is None else atol
     rtol = d_rtol if rtol is None else rtol
@@ -234,25 +254,95 @@ def expect_close(
             continue
         if v is not None and close(got, v.to(got.dtype), max(atol, 1e-4), max(rtol, 1e-3)):
             raise Fail(message, slug[0] if slug else None)
-    raise Fail(describe_difference(got, ref, what))
+    found = diagnose(got, ref, what, **properties)
+    if found is not None:
+        found.figure = (ref, got)
+        raise found
+    raise Fail(describe_difference(got, ref, what), figure=(ref, got))
+
+
+def plural(what: str) -> bool:
+    """Whether ``what`` takes a plural verb: "the outputs do", "the table does"."""
+    noun = what.removeprefix("the ").split(" ")[0].split(",")[0]
+    return noun.endswith("s") and not noun.endswith("ss")
+
+
+PLURALS = {"is": "are", "has": "have", "does": "do", "contains": "contain", "holds": "hold"}
+
+
+def agree(what: str, verb: str) -> str:
+    """``verb`` ("is", "has", ...) agreeing with ``what``: agree("the outputs", "does") = "do"."""
+    return PLURALS[verb] if plural(what) else verb
+
+
+def named(messages: dict[str, str], fields: dict | None = None, **variants) -> list[tuple]:
+    """Mistakes as data: ``messages`` maps a mistake code to its message (``str.format``ed with
+    ``fields``), ``variants`` maps the same code to its wrong variant (a tensor, a function that
+    makes it, or a list of them). Returns the ``(variant, message, code)`` table of
+    :func:`expect_close` and :func:`expect_equal`, in the order of ``variants``."""
+    table = []
+    for code, vs in variants.items():
+        message = messages[code].format(**fields) if fields else messages[code]
+        table += [(v, message, code) for v in (vs if isinstance(vs, list) else [vs])]
+    return table
+
+
+def expect_equal(got: torch.Tensor, ref: torch.Tensor, mistakes, otherwise: str) -> None:
+    """Exact outputs (masks): pass if equal; else the first ``(variant, message, code)`` that
+    ``got`` equals, else ``otherwise``; the Fail carries both for the inline figure."""
+    if torch.equal(got, ref):
+        return
+    for variant, message, code in mistakes:
+        if torch.equal(got, variant):
+            raise Fail(message, code, figure=(ref, got))
+    raise Fail(otherwise, figure=(ref, got))
 
 
 def describe_difference(got: torch.Tensor, ref: torch.Tensor, what: str) -> str:
     if got.shape != ref.shape:
-        return f"{what} has shape {fmt_shape(got.shape)}, expected {fmt_shape(ref.shape)}."
+        has = agree(what, "has")
+        return f"{what} {has} shape {fmt_shape(got.shape)}, expected {fmt_shape(ref.shape)}."
     g, r = got.double(), ref.double()
     if torch.isnan(g).any() and not torch.isnan(r).any():
-        return f"{what} contains NaN where the reference has none."
+        return f"{what} {agree(what, 'contains')} NaN where the reference has none."
     err = (g - r).abs().nan_to_num(nan=math.inf)
     idx = tuple(int(i) for i in torch.unravel_index(err.argmax(), err.shape))
     where = f" at index {list(idx)}" if idx else ""
     msg = (
-        f"{what} does not match the reference: largest error {err.max().item():.3g}{where} "
+        f"{what} {agree(what, 'does')} not match the reference: "
+        f"largest error {err.max().item():.3g}{where} "
         f"(got {g[idx].item():.4g}, expected {r[idx].item():.4g})."
     )
     if got.numel() <= 12:
         msg += f"\n   got:      {fmt_values(g)}\n   expected: {fmt_values(r)}"
     return msg
+
+
+def show_figure(result: CheckResult) -> None:
+    """Draw a failed check's expected and got side by side, inline in IPython/Jupyter only
+    (helpers.plotting.check_difference); nothing without matplotlib or outside a notebook."""
+    if result.passed or result.figure is None or "IPython" not in sys.modules:
+        return
+    try:
+        from IPython import get_ipython
+        from IPython.display import display
+
+        from ..plotting import check_difference
+
+        if get_ipython() is None:
+            return
+        expected, got = (t.detach().to("cpu") for t in result.figure)
+        while expected.dim() > 2 and expected.shape == got.shape:  # the first matrix
+            expected, got = expected[0], got[0]
+        if expected.shape != got.shape or expected.dim() != 2 or max(expected.shape) > 16:
+            return
+        fig = check_difference(expected, got, result.exercise)
+    except Exception:  # a figure is a bonus: never let it break a check
+        return
+    display(fig)
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
 
 
 def fmt_values(t: torch.Tensor) -> str:

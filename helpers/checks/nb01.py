@@ -15,14 +15,36 @@ from .framework import (
     expect_like,
     expect_tensor,
     expect_tuple,
+    named,
     randn,
 )
 from .probes import ambiguous_bool, same_error, transpose_all
+from .properties import STABLE
 
 SUM_KEEPDIM = (
     "the sums lose the `dim` axis (sum without keepdim=True), so they no longer line up with "
     "the values they divide: use e.sum(dim=dim, keepdim=True)."
 )
+
+
+SOFTMAX_MISTAKES = {
+    "not_normalized": "the values do not sum to 1: divide by the sum of the exponentials along "
+    "`dim`.",
+    "sum_without_keepdim": SUM_KEEPDIM,
+    "sum_over_all": "the whole tensor sums to 1: sum along `dim` with keepdim=True, not over "
+    "everything.",
+    "log_softmax": "this is log-softmax: return the probabilities.",
+}
+ATTENTION_MISTAKES = {
+    "softmax_over_columns": "the columns of weights sum to 1, not the rows: take the softmax "
+    "over the last dim (each query's weights over all keys).",
+    "scaled": "the scores are divided by sqrt(d): this notebook's attention has no scaling "
+    "(that is notebook 02).",
+    "no_softmax": "weights are the raw scores: apply softmax over the last dim.",
+    "weights_transposed": "z uses the transposed weights: z = weights @ x, row i mixes the "
+    "inputs with the weights of query i.",
+    "xT_times_weights": "z is x^T @ weights: compute weights @ x.",
+}
 
 
 def softmax64(x: torch.Tensor, dim: int) -> torch.Tensor:
@@ -107,50 +129,28 @@ class SoftmaxCheck(Exercise):
                 "no_shift",
             )
         ref = softmax64(x, dim)
+        x64 = x.double()
+        e = (x64 - x64.amax(dim=dim, keepdim=True)).exp()
         other = [d for d in range(x.dim()) if d != dim % x.dim()]
         expect_close(
             got,
             ref,
-            mistakes=[
+            mistakes=named(
+                SOFTMAX_MISTAKES,
+                not_normalized=e,
+                sum_without_keepdim=lambda: ref / ref.sum(dim=dim),
+                sum_over_all=[lambda: x64.exp() / x64.exp().sum(), e / e.sum()],
+                log_softmax=lambda: ref.log(),
+            )
+            + [
                 (
-                    lambda: (x.double() - x.double().amax(dim=dim, keepdim=True)).exp(),
-                    "the values do not sum to 1: divide by the sum of the exponentials "
-                    "along `dim`.",
-                    "not_normalized",
-                ),
-                (
-                    lambda: (lambda e: e / e.sum(dim=dim))(softmax64(x, dim)),
-                    SUM_KEEPDIM,
-                    "sum_without_keepdim",
-                ),
-                (
-                    lambda: x.double().exp() / x.double().exp().sum(),
-                    "the whole tensor sums to 1: sum along `dim` with keepdim=True, not over "
-                    "everything.",
-                    "sum_over_all",
-                ),
-                (
-                    lambda: (lambda e: e / e.sum())(
-                        (x.double() - x.double().amax(dim=dim, keepdim=True)).exp()
-                    ),
-                    "the whole tensor sums to 1: sum along `dim` with keepdim=True, not over "
-                    "everything.",
-                    "sum_over_all",
-                ),
-                *[
-                    (
-                        lambda d=d: softmax64(x, d),
-                        f"softmax was taken over dim {d}: use the `dim` argument.",
-                        "dim_ignored",
-                    )
-                    for d in other
-                ],
-                (
-                    lambda: softmax64(x, dim).log(),
-                    "this is log-softmax: return the probabilities.",
-                    "log_softmax",
-                ),
+                    lambda d=d: softmax64(x, d),
+                    f"softmax was taken over dim {d}: use the `dim` argument.",
+                    "dim_ignored",
+                )
+                for d in other
             ],
+            hint=STABLE["softmax"],
         )
 
 
@@ -194,42 +194,21 @@ class DotProductAttentionCheck(Exercise):
             w,
             ref_w,
             "weights",
-            mistakes=[
-                (
-                    lambda: torch.softmax(scores, dim=-2),
-                    "the columns of weights sum to 1, not the rows: take the softmax over the "
-                    "last dim (each query's weights over all keys).",
-                    "softmax_over_columns",
-                ),
-                (
-                    lambda: torch.softmax(scores / math.sqrt(d), dim=-1),
-                    "the scores are divided by sqrt(d): this notebook's attention has no scaling "
-                    "(that is notebook 02).",
-                    "scaled",
-                ),
-                (
-                    lambda: scores,
-                    "weights are the raw scores: apply softmax over the last dim.",
-                    "no_softmax",
-                ),
-            ],
+            mistakes=named(
+                ATTENTION_MISTAKES,
+                softmax_over_columns=lambda: torch.softmax(scores, dim=-2),
+                scaled=lambda: torch.softmax(scores / math.sqrt(d), dim=-1),
+                no_softmax=scores,
+            ),
+            weights=True,
         )
-        ref_z = ref_w @ x64
         expect_close(
             z,
-            ref_z,
+            ref_w @ x64,
             "z",
-            mistakes=[
-                (
-                    lambda: ref_w.transpose(-2, -1) @ x64,
-                    "z uses the transposed weights: z = weights @ x, row i mixes the inputs with "
-                    "the weights of query i.",
-                    "weights_transposed",
-                ),
-                (
-                    lambda: x64.transpose(-2, -1) @ ref_w,
-                    "z is x^T @ weights: compute weights @ x.",
-                    "xT_times_weights",
-                ),
-            ],
+            mistakes=named(
+                ATTENTION_MISTAKES,
+                weights_transposed=lambda: ref_w.transpose(-2, -1) @ x64,
+                xT_times_weights=lambda: x64.transpose(-2, -1) @ ref_w,
+            ),
         )

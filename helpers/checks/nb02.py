@@ -11,10 +11,12 @@ from .framework import (
     Fail,
     Probe,
     expect_close,
+    expect_equal,
     expect_like,
     expect_tensor,
     expect_tuple,
     fmt_shape,
+    named,
     randint,
     randn,
 )
@@ -24,43 +26,40 @@ from .probes import (
     mask_with_a_key_per_row,
     transpose_all,
 )
+from .properties import STABLE, PropertyMixin, props
+from .references import attention64
+
+SDPA_MISTAKES = {
+    "scale_by_d_v": "the scores are divided by sqrt(d_v) = sqrt({d_v}): scale by sqrt(d_k) = "
+    "sqrt({d_k}), the size of the queries and keys (q.size(-1)).",
+    "no_scale": "the scores are not scaled: divide q @ kᵀ by sqrt(d_k).",
+    "scale_by_d_k": "the scores are divided by d_k: divide by sqrt(d_k) (math.sqrt).",
+    "scale_multiplied": "the scores are multiplied by sqrt(d_k): divide by it.",
+    "softmax_over_queries": "softmax is taken over the queries (dim=-2): each query's weights "
+    "over the keys must sum to 1, so use dim=-1.",
+    "scaled_after_softmax": "the weights are divided by sqrt(d_k) after softmax, so the rows no "
+    "longer sum to 1: divide the scores q @ kᵀ before softmax.",
+    "scale_by_T_k": "the scores are divided by sqrt(T_k), the number of keys: scale by "
+    "sqrt(d_k) = q.size(-1).",
+    "mask_inverted": "the mask is inverted: True means *may attend*, so fill the scores where "
+    "the mask is False (masked_fill(~mask, -inf)). nn.MultiheadAttention uses the opposite "
+    "convention; this series does not.",
+    "mask_ignored": "the mask is ignored: blocked keys still get weight. Fill the scores where "
+    "mask is False with -inf before softmax.",
+    "mask_after_softmax": "the mask is applied after softmax: blocked keys get 0 but the rows no "
+    "longer sum to 1. Fill the scores with -inf before softmax instead.",
+    "blocked_scores_zero": "the blocked scores are set to 0 (the mask multiplied into the "
+    "scores, or masked_fill(~mask, 0)): exp(0) = 1, so blocked keys still get weight. Fill "
+    "them with -inf: scores.masked_fill(~mask, float('-inf')).",
+    "mask_added": "the mask is added to the scores (a boolean mask adds 1 where True): fill the "
+    "blocked scores with -inf, scores.masked_fill(~mask, float('-inf')).",
+    "weights_times_keys": "out = weights @ k: the weights must multiply the values v, not the "
+    "keys k.",
+    "weights_transposed": "out uses the transposed weights: out = weights @ v.",
+}
 
 
-def attention64(
-    q,
-    k,
-    v,
-    mask=None,
-    *,
-    scale: float | None = None,
-    dim: int = -1,
-    mask_mode: str = "before",
-    fill: float = -math.inf,
-    values=None,
-):
-    """Reference attention in float64, and its wrong variants.
-
-    ``scale``: what the scores are divided by (default sqrt(d_k)); ``dim``: softmax axis;
-    ``mask_mode``: "before" (right), "inverted", "ignored", "after" (weights * mask after
-    softmax), "zero" (blocked scores set to 0), "added" (scores + mask); ``values``: what the
-    weights multiply (default v).
-    """
-    q, k, v = q.double(), k.double(), v.double()
-    scores = q @ k.transpose(-2, -1) / (math.sqrt(q.size(-1)) if scale is None else scale)
-    if mask is not None and mask_mode in ("before", "inverted"):
-        allowed = mask if mask_mode == "before" else ~mask
-        scores = scores.masked_fill(~allowed, fill)
-    if mask is not None and mask_mode == "zero":  # scores * mask, masked_fill(~mask, 0)
-        scores = scores * mask
-    if mask is not None and mask_mode == "added":  # scores + mask (a bool mask adds 1)
-        scores = scores + mask
-    weights = torch.softmax(scores, dim=dim)
-    if mask is not None and mask_mode == "after":
-        weights = weights * mask
-    return weights @ (v if values is None else values.double()), weights
-
-
-class ScaledDotProductAttentionCheck(Exercise):
+class ScaledDotProductAttentionCheck(PropertyMixin, Exercise):
     id = "02.scaled_dot_product_attention"
     title = "scaled dot-product attention with a mask"
     points = 3.0
@@ -84,25 +83,33 @@ class ScaledDotProductAttentionCheck(Exercise):
             ),
         )
         T = 6
-        yield Probe(
-            "causal mask (6, 6) broadcast over (2, 3) batch dims, d_k = d_v = 8",
-            args=(
-                randn(2, 3, T, 8, generator=gen),
-                randn(2, 3, T, 8, generator=gen),
-                randn(2, 3, T, 8, generator=gen),
+        yield props(
+            Probe(
+                "causal mask (6, 6) broadcast over (2, 3) batch dims, d_k = d_v = 8",
+                args=(
+                    randn(2, 3, T, 8, generator=gen),
+                    randn(2, 3, T, 8, generator=gen),
+                    randn(2, 3, T, 8, generator=gen),
+                ),
+                kwargs={"mask": torch.ones(T, T, dtype=torch.bool).tril()},
             ),
-            kwargs={"mask": torch.ones(T, T, dtype=torch.bool).tril()},
+            "batch",
         )
         lengths = torch.tensor([7, 4])
         pad = (torch.arange(7)[None, :] < lengths[:, None])[:, None, None, :]  # (B, 1, 1, T_k)
-        yield Probe(
-            "padding mask (2, 1, 1, 7), 4 heads, 5 queries, 7 keys, d_k = 6, d_v = 10",
-            args=(
-                randn(2, 4, 5, 6, generator=gen),
-                randn(2, 4, 7, 6, generator=gen),
-                randn(2, 4, 7, 10, generator=gen),
+        yield props(
+            Probe(
+                "padding mask (2, 1, 1, 7), 4 heads, 5 queries, 7 keys, d_k = 6, d_v = 10",
+                args=(
+                    randn(2, 4, 5, 6, generator=gen),
+                    randn(2, 4, 7, 6, generator=gen),
+                    randn(2, 4, 7, 10, generator=gen),
+                ),
+                kwargs={"mask": pad},
             ),
-            kwargs={"mask": pad},
+            "masked",
+            "batch",
+            "meta",
         )
         yield Probe(
             "random mask (2, 1, 5, 6), float64, d_k = d_v = 5",
@@ -112,6 +119,10 @@ class ScaledDotProductAttentionCheck(Exercise):
                 randn(2, 3, 6, 5, dtype=torch.float64, generator=gen),
             ),
             kwargs={"mask": mask_with_a_key_per_row(gen, 2, 1, 5, 6)},
+        )
+        yield Probe(
+            "(2, 4, 4) times 30: large scores (exp overflows unless the max is subtracted)",
+            args=tuple(30 * randn(2, 4, 4, generator=gen) for _ in range(3)),
         )
 
     def explain_error(self, probe, error):
@@ -147,117 +158,50 @@ class ScaledDotProductAttentionCheck(Exercise):
         def variant(**kw):
             return lambda: attention64(q, k, v, mask, **kw)[1]
 
-        mistakes = [
-            (
-                variant(scale=1.0),
-                "the scores are not scaled: divide q @ kᵀ by sqrt(d_k).",
-                "no_scale",
-            ),
-            (
-                variant(scale=float(d_k)),
-                "the scores are divided by d_k: divide by sqrt(d_k) (math.sqrt).",
-                "scale_by_d_k",
-            ),
-            (
-                variant(scale=1 / math.sqrt(d_k)),
-                "the scores are multiplied by sqrt(d_k): divide by it.",
-                "scale_multiplied",
-            ),
-            (
-                variant(dim=-2),
-                "softmax is taken over the queries (dim=-2): each query's weights over "
-                "the keys must sum to 1, so use dim=-1.",
-                "softmax_over_queries",
-            ),
-            (
-                lambda: attention64(q, k, v, mask, scale=1.0)[1] / math.sqrt(d_k),
-                "the weights are divided by sqrt(d_k) after softmax, so the rows no longer sum "
-                "to 1: divide the scores q @ kᵀ before softmax.",
-                "scaled_after_softmax",
-            ),
-        ]
-        if d_v != d_k:
-            mistakes.insert(
-                0,
-                (
-                    variant(scale=math.sqrt(d_v)),
-                    f"the scores are divided by sqrt(d_v) = sqrt({d_v}): scale by sqrt(d_k) "
-                    f"= sqrt({d_k}), the size of the queries and keys (q.size(-1)).",
-                    "scale_by_d_v",
-                ),
-            )
-        if T_k != d_k:
-            mistakes.append(
-                (
-                    variant(scale=math.sqrt(T_k)),
-                    "the scores are divided by sqrt(T_k), the number of keys: scale by "
-                    "sqrt(d_k) = q.size(-1).",
-                    "scale_by_T_k",
-                )
-            )
+        props = {
+            "weights": True,
+            "hint": STABLE["softmax"],
+            "factors": {"sqrt(d_k)": 1 / math.sqrt(d_k), "1 / sqrt(d_k)": math.sqrt(d_k)},
+        }
+        fields = {"d_k": d_k, "d_v": d_v}
+        mistakes = named(
+            SDPA_MISTAKES,
+            fields,
+            scale_by_d_v=variant(scale=math.sqrt(d_v)) if d_v != d_k else [],
+            no_scale=variant(scale=1.0),
+            scale_by_d_k=variant(scale=float(d_k)),
+            scale_multiplied=variant(scale=1 / math.sqrt(d_k)),
+            softmax_over_queries=variant(dim=-2),
+            scaled_after_softmax=lambda: attention64(q, k, v, mask, scale=1.0)[1] / math.sqrt(d_k),
+            scale_by_T_k=variant(scale=math.sqrt(T_k)) if T_k != d_k else [],
+        )
         if mask is not None:
-            inverted = (
-                "the mask is inverted: True means *may attend*, so fill the scores where the "
-                "mask is False (masked_fill(~mask, -inf)). nn.MultiheadAttention uses the "
-                "opposite convention; this series does not."
+            mistakes += named(
+                SDPA_MISTAKES,
+                mask_inverted=[
+                    variant(mask_mode="inverted"),
+                    variant(mask_mode="inverted", fill=-1e9),
+                ],
+                mask_ignored=variant(mask_mode="ignored"),
+                mask_after_softmax=variant(mask_mode="after"),
+                blocked_scores_zero=variant(mask_mode="zero"),
+                mask_added=variant(mask_mode="added"),
             )
-            mistakes += [
-                (variant(mask_mode="inverted"), inverted, "mask_inverted"),
-                (variant(mask_mode="inverted", fill=-1e9), inverted, "mask_inverted"),
-                (
-                    variant(mask_mode="ignored"),
-                    "the mask is ignored: blocked keys still get weight. "
-                    "Fill the scores where mask is False with -inf before softmax.",
-                    "mask_ignored",
-                ),
-                (
-                    variant(mask_mode="after"),
-                    "the mask is applied after softmax: blocked keys get 0 but "
-                    "the rows no longer sum to 1. Fill the scores with -inf "
-                    "before softmax instead.",
-                    "mask_after_softmax",
-                ),
-                (
-                    variant(mask_mode="zero"),
-                    "the blocked scores are set to 0 (the mask multiplied into the scores, or "
-                    "masked_fill(~mask, 0)): exp(0) = 1, so blocked keys still get weight. "
-                    "Fill them with -inf: scores.masked_fill(~mask, float('-inf')).",
-                    "blocked_scores_zero",
-                ),
-                (
-                    variant(mask_mode="added"),
-                    "the mask is added to the scores (a boolean mask adds 1 where True): fill "
-                    "the blocked scores with -inf, scores.masked_fill(~mask, float('-inf')).",
-                    "mask_added",
-                ),
-            ]
         try:
-            expect_close(got_w, ref_w, "weights", mistakes=mistakes)
+            expect_close(got_w, ref_w, "weights", mistakes=mistakes, **props)
         except Fail as fail:
-            if "NaN where the reference has none" in str(fail):
+            if fail.code == "unstable_softmax" and mask is not None:
                 raise Fail(
                     f"{fail} A NaN often comes from 0 * -inf (multiplying the mask into "
                     "the scores): use scores.masked_fill(~mask, float('-inf')).",
                     "mask_multiplied_nan",
                 ) from None
             raise
-        out_mistakes = []
-        if d_v == d_k:
-            out_mistakes.append(
-                (
-                    lambda: ref_w @ k.double(),
-                    "out = weights @ k: the weights must multiply the values v, not the keys k.",
-                    "weights_times_keys",
-                )
-            )
-        if T_q == T_k:
-            out_mistakes.append(
-                (
-                    lambda: ref_w.transpose(-2, -1) @ v.double(),
-                    "out uses the transposed weights: out = weights @ v.",
-                    "weights_transposed",
-                )
-            )
+        out_mistakes = named(
+            SDPA_MISTAKES,
+            weights_times_keys=(lambda: ref_w @ k.double()) if d_v == d_k else [],
+            weights_transposed=(lambda: ref_w.transpose(-2, -1) @ v.double()) if T_q == T_k else [],
+        )
         expect_close(got_out, ref_out, "out", mistakes=out_mistakes)
 
 
@@ -290,27 +234,32 @@ class CausalMaskCheck(DeviceProbeMixin, Exercise):
                 "or .bool()), True = may attend.",
                 "not_bool",
             )
-        if torch.equal(got, ref):
-            return
-        if torch.equal(got, ~ref):
-            raise Fail(
-                "the mask is True above the diagonal (key > query): that is the 'True = "
-                "blocked' convention of nn.MultiheadAttention. Here True = may attend: use tril.",
-                "mask_inverted",
-            )
-        if torch.equal(got, ref.T):
-            raise Fail(
-                "the mask is upper-triangular: query i may then see the future keys j > i. "
-                "Row i (query) must be True for columns j <= i: use tril, not triu.",
-                "triu",
-            )
-        if torch.equal(got, ref.tril(-1)):
-            raise Fail(
-                "the diagonal is False: a token must be allowed to attend to itself "
-                "(key <= query, not key < query); use tril() with diagonal=0.",
-                "no_diagonal",
-            )
-        raise Fail(f"the mask is not True exactly where key <= query; got\n   {got.int().tolist()}")
+        expect_equal(
+            got,
+            ref,
+            [
+                (
+                    ~ref,
+                    "the mask is True above the diagonal (key > query): that is the 'True = "
+                    "blocked' convention of nn.MultiheadAttention. Here True = may attend: use "
+                    "tril.",
+                    "mask_inverted",
+                ),
+                (
+                    ref.T,
+                    "the mask is upper-triangular: query i may then see the future keys j > i. "
+                    "Row i (query) must be True for columns j <= i: use tril, not triu.",
+                    "triu",
+                ),
+                (
+                    ref.tril(-1),
+                    "the diagonal is False: a token must be allowed to attend to itself "
+                    "(key <= query, not key < query); use tril() with diagonal=0.",
+                    "no_diagonal",
+                ),
+            ],
+            f"the mask is not True exactly where key <= query; got\n   {got.int().tolist()}",
+        )
 
 
 class PaddingMaskCheck(Exercise):
@@ -359,17 +308,22 @@ class PaddingMaskCheck(Exercise):
                 "wrong_shape",
             )
         ref = (tokens != pad_id)[:, None, None, :]
-        if torch.equal(got, ref):
-            return
-        if torch.equal(got, ~ref):
-            raise Fail(
+        mistakes = [
+            (
+                ~ref,
                 "the mask is True at the padding: True marks the real tokens (tokens != pad_id), "
                 "the ones that may be attended to.",
                 "mask_inverted",
             )
-        if pad_id != 0 and torch.equal(got, (tokens != 0)[:, None, None, :]):
-            raise Fail(
-                f"the mask compares with 0, not with pad_id = {pad_id}: use the pad_id argument.",
-                "pad_id_ignored",
+        ]
+        if pad_id != 0:
+            mistakes.append(
+                (
+                    (tokens != 0)[:, None, None, :],
+                    f"the mask compares with 0, not with pad_id = {pad_id}: use the pad_id "
+                    "argument.",
+                    "pad_id_ignored",
+                )
             )
-        raise Fail(f"the mask is not tokens != pad_id; got {got[:, 0, 0].int().tolist()}")
+        otherwise = f"the mask is not tokens != pad_id; got {got[:, 0, 0].int().tolist()}"
+        expect_equal(got, ref, mistakes, otherwise)

@@ -20,6 +20,7 @@ from .framework import (
 )
 from .modules import judge_module_info
 from .probes import P_IGNORED, TrainModeMixin, fixed_dropout, judge_dropout, train_mode_parts
+from .properties import PropertyMixin, props
 from .references import sinusoidal64
 
 
@@ -142,7 +143,7 @@ class SinusoidalPositionalEncodingCheck(Exercise):
         )
 
 
-class PositionalEncodingCheck(TrainModeMixin, Exercise):
+class PositionalEncodingCheck(PropertyMixin, TrainModeMixin, Exercise):
     id = "04.PositionalEncoding"
     title = "the positional-encoding module"
     points = 2.0
@@ -166,11 +167,16 @@ class PositionalEncodingCheck(TrainModeMixin, Exercise):
             init={"d_model": 8},
             args=(randn(1, 7, 8, generator=gen),),
         )
-        yield Probe(
-            "PositionalEncoding(6, max_len=20, dropout=0.1) in eval mode, x (3, 20, 6), float64",
-            runner="module",
-            init={"d_model": 6, "max_len": 20, "dropout": 0.1},
-            args=(randn(3, 20, 6, dtype=torch.float64, generator=gen),),
+        yield props(
+            Probe(
+                "PositionalEncoding(6, max_len=20, dropout=0.1) in eval mode, x (3, 20, 6), "
+                "float64",
+                runner="module",
+                init={"d_model": 6, "max_len": 20, "dropout": 0.1},
+                args=(randn(3, 20, 6, dtype=torch.float64, generator=gen),),
+            ),
+            "repeat",
+            "batch",
         )
         yield Probe(
             "PositionalEncoding(12, max_len=30), x (4, 1, 12)",
@@ -279,7 +285,9 @@ class PositionalEncodingCheck(TrainModeMixin, Exercise):
                 (
                     lambda: x64 + sinusoidal64(x.shape[0], d_model)[:, None, :],
                     "pe is sliced by x.size(0), the batch size: the positions run along dim 1 of "
-                    "x (B, T, d_model), so add self.pe[: x.size(1)].",
+                    "x (B, T, d_model), so add self.pe[: x.size(1)]. (The PyTorch tutorial's "
+                    "table (max_len, 1, d_model) is made for x (T, B, d_model); any layout of "
+                    "pe is fine if row t is added to position t.)",
                     "sliced_by_batch",
                 ),
             ],
@@ -306,14 +314,6 @@ class PositionalEncodingCheck(TrainModeMixin, Exercise):
                 "no buffer named `pe`: register the table with self.register_buffer('pe', "
                 "table) (a plain tensor attribute does not move with .to(device)).",
                 "pe_not_buffer",
-            )
-        if list(buffers["pe"]) == [max_len, 1, d_model]:
-            raise Fail(
-                f"pe has shape (max_len, 1, d_model) = ({max_len}, 1, {d_model}): that is the "
-                "sequence-first layout of the PyTorch tutorial, for x of shape (T, B, d_model). "
-                "This series is batch-first, x (B, T, d_model): store pe as (max_len, d_model) "
-                "and add self.pe[: x.size(1)].",
-                "sequence_first",
             )
         numel = math.prod(buffers["pe"])
         if numel != max_len * d_model:

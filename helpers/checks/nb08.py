@@ -18,13 +18,16 @@ from .framework import (
     Fail,
     Probe,
     expect_close,
+    expect_equal,
     expect_finite,
     expect_like,
     expect_tensor,
     fmt_shape,
     randn,
 )
-from .probes import DeviceProbeMixin
+from .probes import DeviceProbeMixin, SizeLimitMixin, too_large
+from .properties import PropertyMixin, props
+from .references import attention64
 
 # --------------------------------------------------------------------------- sliding window
 
@@ -82,8 +85,6 @@ class SlidingWindowMaskCheck(DeviceProbeMixin, Exercise):
                 "not_bool",
             )
         ref = window64(T, window, causal)
-        if torch.equal(got, ref):
-            return
         named = [
             (
                 ~ref,
@@ -146,14 +147,12 @@ class SlidingWindowMaskCheck(DeviceProbeMixin, Exercise):
                     "no_abs",
                 )
             )
-        for variant, message, code in named:
-            if torch.equal(got, variant):
-                raise Fail(message, code)
-        raise Fail(
+        otherwise = (
             f"the mask is not True exactly where abs(i - j) <= {window}"
             + (" and j <= i" if causal else "")
             + f"; got\n   {got.int().tolist()}"
         )
+        expect_equal(got, ref, named, otherwise)
 
 
 # --------------------------------------------------------------------------- linear attention
@@ -183,7 +182,15 @@ def linear_attention64(
     return out / A_den.sum(-1, keepdim=True) if normalize else out
 
 
-class LinearAttentionCheck(Exercise):
+def cumsum_form64(q, k, v, s_dim: int = -3, z_dim: int = -2) -> torch.Tensor:
+    """Causal linear attention by cumulative sums, with the sums' dims as switches (mistakes)."""
+    pq, pk, v = elu1(q.double()), elu1(k.double()), v.double()
+    S = (pk[..., :, None] * v[..., None, :]).cumsum(s_dim)  # (..., T, d_k, d_v)
+    z = pk.cumsum(z_dim)  # (..., T, d_k)
+    return (pq[..., None, :] @ S).squeeze(-2) / (pq * z).sum(-1, keepdim=True)
+
+
+class LinearAttentionCheck(SizeLimitMixin, PropertyMixin, Exercise):
     id = "08.linear_attention"
     title = "linear attention with the elu + 1 feature map"
     points = 2.0
@@ -234,11 +241,27 @@ class LinearAttentionCheck(Exercise):
             args=tuple(randn(2, 7, 3, dtype=torch.float64, generator=gen) for _ in range(3)),
             kwargs={"causal": True},
         )
+        yield Probe(
+            "causal=True, (2, 64, 4): no (T, T) matrix allowed",
+            runner="sized",
+            args=tuple(randn(2, 64, 4, generator=gen) for _ in range(3)),
+            kwargs={"causal": True},
+        )
+        yield props(
+            Probe(
+                "(3, 5, 4), causal=True",
+                args=tuple(randn(3, 5, 4, generator=gen) for _ in "qkv"),
+                kwargs={"causal": True},
+            ),
+            "batch",
+            "meta",
+        )
 
     def judge(self, probe, out):
         q, k, v = probe.args
         causal = probe.kwargs.get("causal", False)
-        got = expect_tensor(out)
+        sized = out if probe.runner == "sized" else None
+        got = expect_tensor(sized["out"] if sized else out)
         expect_like(got, (*q.shape[:-1], v.shape[-1]), q.dtype)
         expect_finite(
             got,
@@ -249,12 +272,6 @@ class LinearAttentionCheck(Exercise):
 
         def va(**kw):
             return lambda: linear_attention64(q, k, v, **{"causal": causal, **kw})
-
-        def softmax_attention():
-            s = q.double() @ k.double().transpose(-2, -1) / math.sqrt(q.shape[-1])
-            if causal:
-                s = s.masked_fill(~torch.ones(s.shape[-2:], dtype=torch.bool).tril(), float("-inf"))
-            return s.softmax(-1) @ v.double()
 
         mistakes = [
             (
@@ -294,19 +311,35 @@ class LinearAttentionCheck(Exercise):
                 "no_feature_map",
             ),
             (
+                lambda: linear_attention64(q / math.sqrt(q.shape[-1]), k, v, causal),
+                "q is divided by sqrt(d_k): linear attention has no scaling, phi(x) = elu(x) + 1 "
+                "goes on q and k as they are (the scale belongs to softmax attention).",
+                "q_scaled",
+            ),
+            (
                 va(phi=lambda x: elu1(x / math.sqrt(math.sqrt(q.shape[-1])))),
                 "q and k are scaled before the feature map: linear attention applies phi(x) = "
                 "elu(x) + 1 to q and k as they are.",
                 "scaled_before_feature_map",
             ),
             (
-                softmax_attention,
+                lambda: attention64(q, k, v, causal=causal)[0],
                 "this is softmax attention: write linear attention with the "
                 "feature map phi(x) = elu(x) + 1.",
                 "softmax_attention",
             ),
         ]
         if causal:
+            mistakes += [
+                (
+                    lambda s_dim=s_dim, z_dim=z_dim: cumsum_form64(q, k, v, s_dim, z_dim),
+                    f"the cumulative sums run over the wrong dim (S over dim={s_dim}, z over "
+                    f"dim={z_dim}): they go over the sequence, torch.cumsum(..., dim=-3) for "
+                    "S (..., T, d_k, d_v) and dim=-2 for z (..., T, d_k).",
+                    "cumsum_wrong_dim",
+                )
+                for s_dim, z_dim in ((-2, -2), (-1, -2), (-3, -1), (-2, -1), (-1, -1))
+            ]
             mistakes += [
                 (
                     va(causal=False),
@@ -334,3 +367,13 @@ class LinearAttentionCheck(Exercise):
             else {"atol": 1e-4, "rtol": 1e-4}
         )
         expect_close(got, ref, **tol, mistakes=mistakes)
+        if sized:
+            T = q.shape[-2]
+            too_large(
+                sized,
+                q.numel() // q.shape[-1] * T,
+                f"as large as a ({T}, {T}) matrix per sequence: compute causal linear attention "
+                "with torch.cumsum over the sequence (S (..., T, d_k, d_v), z (..., T, d_k)), "
+                "without the T x T matrix phi(q) phi(k)^T.",
+                "tt_matrix",
+            )

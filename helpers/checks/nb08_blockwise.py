@@ -9,8 +9,6 @@ from __future__ import annotations
 import math
 
 import torch
-from torch.utils._python_dispatch import TorchDispatchMode
-from torch.utils._pytree import tree_leaves
 
 from .framework import (
     Exercise,
@@ -23,23 +21,11 @@ from .framework import (
     fmt_shape,
     randn,
 )
+from .probes import SizeLimitMixin, too_large
+from .properties import STABLE, PropertyMixin, props
+from .references import attention64
 
 # --------------------------------------------------------------------------- blockwise attention
-
-
-class LargestTensor(TorchDispatchMode):
-    """Records the largest number of elements of any tensor an operation produces."""
-
-    def __init__(self):
-        super().__init__()
-        self.largest = 0
-
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        out = func(*args, **(kwargs or {}))
-        for t in tree_leaves(out):
-            if isinstance(t, torch.Tensor):
-                self.largest = max(self.largest, t.numel())
-        return out
 
 
 def blockwise64(
@@ -78,12 +64,11 @@ def separately_normalized64(q, k, v, block_size: int) -> torch.Tensor:
     outs = []
     for start in range(0, k.shape[-2], block_size):
         kb, vb = k[..., start : start + block_size, :], v[..., start : start + block_size, :]
-        s = q @ kb.transpose(-2, -1) / math.sqrt(q.shape[-1])
-        outs.append(s.softmax(-1) @ vb)
+        outs.append(attention64(q, kb, vb)[0])
     return torch.stack(outs).mean(0)
 
 
-class BlockwiseAttentionCheck(Exercise):
+class BlockwiseAttentionCheck(SizeLimitMixin, PropertyMixin, Exercise):
     id = "08.blockwise_attention"
     title = "exact attention block by block, with an online softmax"
     points = 3.0
@@ -107,31 +92,31 @@ class BlockwiseAttentionCheck(Exercise):
 
         yield Probe(
             "q, k, v (1, 8, 4), block_size = 8 (one block)",
-            runner="blockwise",
+            runner="sized",
             args=qkv(1, 8, 8, 4),
             kwargs={"block_size": 8},
         )
         yield Probe(
             "(2, 32, 8), block_size = 8, large scores (the max changes between blocks)",
-            runner="blockwise",
+            runner="sized",
             args=qkv(2, 32, 32, 8, spread=3.0),
             kwargs={"block_size": 8},
         )
         yield Probe(
             "T_q = 5, T_k = 13, block_size = 4 (the last block is shorter), d_v = 3",
-            runner="blockwise",
+            runner="sized",
             args=qkv(5, 13, 6, d_v=3, spread=2.0),
             kwargs={"block_size": 4},
         )
         yield Probe(
             "heads (2, 2, 64, 8), block_size = 16: no (T, T) matrix allowed",
-            runner="blockwise",
+            runner="sized",
             args=qkv(2, 2, 64, 64, 8, spread=2.0),
             kwargs={"block_size": 16},
         )
         yield Probe(
             "(1, 24, 4) float64, block_size = 5",
-            runner="blockwise",
+            runner="sized",
             args=qkv(1, 24, 24, 4, dtype=torch.float64, spread=3.0),
             kwargs={"block_size": 5},
         )
@@ -142,23 +127,31 @@ class BlockwiseAttentionCheck(Exercise):
         yield Probe(
             "(1, 4, 4) and 8 keys, block_size = 4, float32, scores near +98 in the first block "
             "and near -98 in the second",
-            runner="blockwise",
+            runner="sized",
             args=(q + 7.0, k + 7.0 * sign, v),
             kwargs={"block_size": 4},
             info={"far_apart": True},
         )
-
-    def run_blockwise(self, probe, candidate, device):
-        from .runner import to_device
-
-        args = to_device(probe.args, device)
-        with LargestTensor() as spy:
-            out = candidate(*args, **probe.kwargs)
-        return {"out": out, "largest": spy.largest}
+        # every score near -128: exp(s - 0) underflows float32 unless the running max is real
+        q, k, v = qkv(2, 3, 8, 4, spread=0.1)
+        yield Probe(
+            "(2, 3, 4), 8 keys, block_size = 4, float32, every score near -128",
+            runner="sized",
+            args=(q + 8.0, k - 8.0, v),
+            kwargs={"block_size": 4},
+            info={"all_negative": True},
+        )
+        q, k, v = qkv(2, 5, 9, 4)
+        yield props(
+            Probe("(2, 5, 4), 9 keys, block_size = 4", args=(q, k, v), kwargs={"block_size": 4}),
+            "batch",
+            "meta",
+        )
 
     def judge(self, probe, out):
         q, k, v = probe.args
         bs = probe.kwargs["block_size"]
+        out = out if probe.runner == "sized" else {"out": out, "largest": None}
         if not isinstance(out, dict) or "out" not in out:
             raise Fail("internal: unexpected runner output.")
         got = expect_tensor(out["out"])
@@ -171,14 +164,19 @@ class BlockwiseAttentionCheck(Exercise):
                 "exp(m_old - m_new) is at most 1.",
                 "overflow",
             )
+        if probe.info.get("all_negative") and not torch.isfinite(got).all():
+            raise Fail(
+                "the result contains NaN or inf when every score is very negative (about "
+                "-128): " + STABLE["online_softmax"],
+                "running_max_from_zero",
+            )
         expect_finite(
             got,
             hint="Start the running max at -inf and the running sum at 0; "
             "exp(-inf - m) is 0, but -inf - (-inf) is NaN: compute the "
             "correction exp(m_old - m_new) with m_new already finite.",
         )
-        s = q.double() @ k.double().transpose(-2, -1) / math.sqrt(q.shape[-1])
-        ref = s.softmax(-1) @ v.double()
+        ref = attention64(q, k, v)[0]
 
         def vb(**kw):
             return lambda: blockwise64(q, k, v, bs, **kw)
@@ -236,14 +234,10 @@ class BlockwiseAttentionCheck(Exercise):
         B = q.numel() // (q.shape[-1] * q.shape[-2])
         full = B * q.shape[-2] * k.shape[-2]
         inputs = max(q.numel(), k.numel(), v.numel(), got.numel())
-        if (
-            k.shape[-2] > bs
-            and full > inputs
-            and isinstance(out["largest"], int)
-            and out["largest"] >= full
-        ):
-            raise Fail(
-                f"the result is right, but a tensor of {out['largest']} elements was made, "
+        if k.shape[-2] > bs and full > inputs:
+            too_large(
+                out,
+                full,
                 f"as large as the whole score matrix {fmt_shape((*q.shape[:-1], k.shape[-2]))}: "
                 f"compute the scores of one block of {bs} keys at a time.",
                 "full_score_matrix",

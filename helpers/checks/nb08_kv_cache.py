@@ -21,31 +21,32 @@ from .framework import (
     fmt_shape,
     randn,
 )
+from .references import attention64
 from .runner import describe_exception
 
 # --------------------------------------------------------------------------- KV cache
 
 
-def causal_attention64(
-    q, k, v, diagonal: int = 0, scale="sqrt", window: int | None = None, first: str = ""
-) -> torch.Tensor:
-    """Causal attention in float64; ``scale``: "sqrt" (right), "d" or "none"; ``window``: only
-    the last window + 1 keys; ``first``: "and_self" (the first key and the query's own, a cache
-    never extended), "only"."""
-    q, k, v = q.double(), k.double(), v.double()
+def causal_attention64(q, k, v, scale: str = "sqrt", allowed=None) -> torch.Tensor:
+    """Causal attention in float64 (:func:`attention64`); ``scale``: "sqrt" (right), "d" or
+    "none"; ``allowed``: a (T, T) mask of a known mistake instead of the causal one."""
     d = q.shape[-1]
-    s = q @ k.transpose(-2, -1) / {"sqrt": math.sqrt(d), "d": d, "none": 1.0}[scale]
-    T = s.shape[-1]
-    allowed = torch.ones(T, T, dtype=torch.bool).tril(diagonal)
-    if window is not None:
-        allowed = allowed & torch.ones(T, T, dtype=torch.bool).triu(-window)
-    if first:
-        allowed = torch.zeros(T, T, dtype=torch.bool)
-        allowed[:, 0] = True
-        if first == "and_self":
-            allowed |= torch.eye(T, dtype=torch.bool)
-    s = s.masked_fill(~allowed, float("-inf"))
-    return s.softmax(-1) @ v
+    divisor = {"sqrt": math.sqrt(d), "d": d, "none": 1.0}[scale]
+    return attention64(q, k, v, allowed, scale=divisor, causal=allowed is None)[0]
+
+
+def first_keys(T: int, and_self: bool) -> torch.Tensor:
+    """The first key (and the query's own with ``and_self``): a cache never extended."""
+    allowed = torch.eye(T, dtype=torch.bool) if and_self else torch.zeros(T, T, dtype=torch.bool)
+    allowed[:, 0] = True
+    return allowed
+
+
+def before_append(T: int) -> torch.Tensor:
+    """Attending before appending: each step sees the earlier keys only (the first, itself)."""
+    allowed = torch.ones(T, T, dtype=torch.bool).tril(-1)
+    allowed[0, 0] = True
+    return allowed
 
 
 class KVCacheStepCheck(Exercise):
@@ -125,6 +126,7 @@ class KVCacheStepCheck(Exercise):
                     "step_output_shape",
                 )
         got = torch.cat(outs, dim=-2)  # (B, H, T, d_v)
+        tril = torch.ones(T, T, dtype=torch.bool).tril()
         expect_like(got, (B, H, T, v.shape[-1]), q.dtype, "the outputs")
         expect_close(
             got,
@@ -138,28 +140,35 @@ class KVCacheStepCheck(Exercise):
                     "cache_ignored",
                 ),
                 (
-                    lambda: causal_attention64(q, k, v, diagonal=-1),
-                    "each step attends to the cached keys but not to the new token itself: append "
-                    "the new "
-                    "k and v to the cache before attending.",
+                    lambda: causal_attention64(q, k, v, allowed=before_append(T)),
+                    "each step attends to the cached keys but not to the new token itself (it "
+                    "attends before appending): append the new k and v to the cache first, "
+                    "then attend to the whole cache.",
                     "new_token_not_attended",
                 ),
                 (
-                    lambda: causal_attention64(q, k, v, window=1),
+                    lambda: causal_attention64(q, k, v, allowed=tril.tril(-1)),
+                    "each step attends to the cached keys but not to the new token itself (it "
+                    "attends before appending): append the new k and v to the cache first, "
+                    "then attend to the whole cache.",
+                    "new_token_not_attended",
+                ),
+                (
+                    lambda: causal_attention64(q, k, v, allowed=tril.triu(-1)),
                     "each step sees only the previous token and itself: the returned cache must "
                     "hold "
                     "every token so far, torch.cat([k_cache, k], dim=-2), not just the newest one.",
                     "cache_keeps_last_only",
                 ),
                 (
-                    lambda: causal_attention64(q, k, v, first="and_self"),
+                    lambda: causal_attention64(q, k, v, allowed=first_keys(T, True)),
                     "each step sees only the first token and itself: the cache is never "
                     "extended. Return the concatenated (k, v) as the new cache, not the cache "
                     "you were given.",
                     "cache_not_extended",
                 ),
                 (
-                    lambda: causal_attention64(q, k, v, first="only"),
+                    lambda: causal_attention64(q, k, v, allowed=first_keys(T, False)),
                     "every step attends only to the first token: its weights should be the "
                     "softmax over all cached keys, softmax(q k^T / sqrt(d_k)).",
                     "first_key_only",

@@ -13,10 +13,12 @@ from collections.abc import Iterator
 
 import torch
 from torch import nn
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_leaves
 
 from .framework import Fail, Probe, close, describe_difference, rand_bool, randint
 from .references import Drops
-from .runner import _resolve, to_device
+from .runner import _resolve, load_state, to_device
 
 # the built-ins a from-scratch attention must not call (F.scaled_dot_product_attention is
 # torch._C._nn.scaled_dot_product_attention under another name)
@@ -148,6 +150,44 @@ def _judging_meta_case(judge):
     return judge_with_meta
 
 
+# --------------------------------------------------------------------------- size limits
+
+
+class LargestTensor(TorchDispatchMode):
+    """Records the largest number of elements of any tensor an operation produces."""
+
+    def __init__(self):
+        super().__init__()
+        self.largest = 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        for t in tree_leaves(out):
+            if isinstance(t, torch.Tensor):
+                self.largest = max(self.largest, t.numel())
+        return out
+
+
+class SizeLimitMixin:
+    """``runner="sized"``: call the candidate under :class:`LargestTensor`; returns {"out": ...,
+    "largest": n}, for a contract that says "without a T x T matrix" (judge: too_large)."""
+
+    def run_sized(self, probe, candidate, device):
+        args = to_device(probe.args, device)
+        with LargestTensor() as spy:
+            out = candidate(*args, **probe.kwargs)
+        return {"out": out, "largest": spy.largest}
+
+
+def too_large(out: dict, limit: int, message: str, code: str) -> None:
+    """Fail when a "sized" probe made a tensor of ``limit`` elements or more."""
+    if isinstance(out.get("largest"), int) and out["largest"] >= limit:
+        raise Fail(
+            f"the result is right, but a tensor of {out['largest']} elements was made, " + message,
+            code,
+        )
+
+
 # --------------------------------------------------------------------------- dropout
 
 # nn.Dropout calls F.dropout; torch.dropout is the same operation under another name
@@ -240,7 +280,7 @@ class TrainModeMixin:
         if not isinstance(module, nn.Module):
             return module
         if probe.state is not None:
-            module.load_state_dict(probe.state)
+            load_state(module, probe.state)
         module.to(device)
         kwargs = dict(probe.kwargs)
         seed = kwargs.pop("dropout_seed")

@@ -21,6 +21,54 @@ def substate(state: dict, prefix: str) -> dict:
 PROJECTIONS = ("q_proj", "k_proj", "v_proj", "out_proj")
 
 
+def attention64(
+    q,
+    k,
+    v,
+    mask=None,
+    *,
+    scale: float | None = None,
+    dim: int = -1,
+    mask_mode: str = "before",
+    fill: float = -math.inf,
+    values=None,
+    causal: bool = False,
+    diagonal: int = 0,
+    dropout=None,
+    dropout_at: str = "weights",
+    return_dropped: bool = True,
+):
+    """Softmax attention in float64: the one reference, with switches for the known mistakes.
+
+    Returns (out, weights). ``scale``: what the scores are divided by (default sqrt(d_k));
+    ``dim``: the softmax axis; ``mask`` (True = may attend) with ``mask_mode``: "before"
+    (right), "inverted", "ignored", "after" (weights * mask after softmax), "zero" (blocked
+    scores set to 0), "added" (scores + mask); ``causal``: a causal mask on top (``diagonal``
+    as in tril); ``values``: what the weights multiply (default v); ``dropout`` (a function,
+    training mode) on the "weights" or the "scores"; ``return_dropped=False`` returns the
+    weights before it.
+    """
+    drop = dropout or (lambda t: t)
+    q, k, v = q.double(), k.double(), v.double()
+    scores = q @ k.transpose(-2, -1) / (math.sqrt(q.size(-1)) if scale is None else scale)
+    scores = drop(scores) if dropout_at == "scores" else scores  # (..., T_q, T_k)
+    if causal:
+        tril = torch.ones(scores.shape[-2:], dtype=torch.bool).tril(diagonal)
+        mask = tril if mask is None else mask & tril
+    if mask is not None and mask_mode in ("before", "inverted"):
+        scores = scores.masked_fill(~mask if mask_mode == "before" else mask, fill)
+    if mask is not None and mask_mode == "zero":  # scores * mask, masked_fill(~mask, 0)
+        scores = scores * mask
+    if mask is not None and mask_mode == "added":  # scores + mask (a bool mask adds 1)
+        scores = scores + mask
+    weights = torch.softmax(scores, dim=dim)
+    if mask is not None and mask_mode == "after":
+        weights = weights * mask
+    dropped = drop(weights) if dropout_at == "weights" else weights
+    out = dropped @ (v if values is None else values.double())
+    return out, (dropped if return_dropped else weights)
+
+
 def mha64(
     state: dict,
     num_heads: int,
@@ -33,22 +81,19 @@ def mha64(
     merge_transpose=True,
     out_proj=True,
     scale: str = "d_head",
-    dim: int = -1,
-    mask_mode: str = "before",
-    fill: float = -math.inf,
     k_from=None,
     v_from=None,
     values: str = "v",
-    causal: bool = False,
     dropout=None,
     dropout_at: str = "weights",
-    return_dropped: bool = True,
+    **attention,
 ):
-    """The same computation written out in float64, with switches for the common mistakes.
+    """Multi-head attention written out in float64, with switches for the common mistakes.
 
     ``dropout``: a function applied (training mode) at ``dropout_at``: "weights" (right),
-    "output", "values" or "scores"; ``return_dropped=False`` returns the weights before it.
-    ``causal``: a causal mask applied on top of ``mask`` (nanoGPT's attention does always).
+    "output", "values" or "scores"; ``attention``: :func:`attention64`'s switches (``dim``,
+    ``mask_mode``, ``fill``, ``causal``: nanoGPT's attention is always causal,
+    ``return_dropped``).
     """
     drop = dropout or (lambda t: t)
 
@@ -73,31 +118,27 @@ def mha64(
 
     k_in = key if k_from is None else k_from
     v_in = value if v_from is None else v_from
-    q, k, v = (
-        split(linear("q_proj", query)),
-        split(linear("k_proj", k_in)),
-        split(at("values", linear("v_proj", v_in))),
-    )
+    q, k = split(linear("q_proj", query)), split(linear("k_proj", k_in))
+    v = split(at("values", linear("v_proj", v_in)))
     divisor = {"d_head": math.sqrt(d_head), "d_model": math.sqrt(d_model), "none": 1.0}[scale]
-    scores = at("scores", q @ k.transpose(-2, -1) / divisor)  # (B, H, T_q, T_k)
-    if causal:
-        T_k = k.size(-2)
-        tril = torch.ones(T_q, T_k, dtype=torch.bool).tril()
-        mask = tril if mask is None else mask & tril
-    if mask is not None and mask_mode in ("before", "inverted"):
-        scores = scores.masked_fill(~mask if mask_mode == "before" else mask, fill)
-    weights = torch.softmax(scores, dim=dim)
-    if mask is not None and mask_mode == "after":
-        weights = weights * mask
-    dropped = at("weights", weights)
-    heads = dropped @ (v if values == "v" else k)  # (B, H, T_q, d_head)
+    heads, weights = attention64(
+        q,
+        k,
+        v,
+        mask,
+        scale=divisor,
+        values=None if values == "v" else k,
+        dropout=dropout if dropout_at in ("scores", "weights") else None,
+        dropout_at=dropout_at,
+        **attention,
+    )  # (B, H, T_q, d_head), (B, H, T_q, T_k)
     merged = (
         heads.transpose(1, 2).reshape(B, T_q, d_model)
         if merge_transpose
         else heads.reshape(B, T_q, d_model)
     )
     out = at("output", linear("out_proj", merged) if out_proj else merged)
-    return out, (dropped if return_dropped else weights)
+    return out, weights
 
 
 def sinusoidal64(

@@ -179,7 +179,7 @@ def call_candidate(ex: Exercise, probe: Probe, candidate: Any, device: torch.dev
         if probe.runner == "module_info":
             return module_info(module)
         if probe.state is not None:
-            module.load_state_dict(to_device(probe.state, torch.device("cpu")))
+            load_state(module, probe.state)
         module.to(device).eval()
         method = probe.info.get("method", "forward")
         with torch.no_grad():
@@ -189,7 +189,7 @@ def call_candidate(ex: Exercise, probe: Probe, candidate: Any, device: torch.dev
                 else module(*args, **kwargs)
             )
         return inputs_kept(out, before, (args, kwargs))
-    custom = getattr(ex, f"run_{probe.runner}", None)
+    custom = getattr(ex, f"run_{probe.runner.partition(':')[0]}", None)
     if custom is None:
         raise ValueError(f"exercise {ex.id} has no runner {probe.runner!r}")
     # an exercise's own runner gets copies too: the judge builds its reference from probe.args
@@ -197,6 +197,38 @@ def call_candidate(ex: Exercise, probe: Probe, candidate: Any, device: torch.dev
         probe, args=clone_tensors(probe.args), kwargs=clone_tensors(probe.kwargs)
     )
     return custom(mine, candidate, device)
+
+
+class StateMismatch(Exception):
+    """The check's own step failed: its weights do not fit the learner's module."""
+
+
+#: the start of the message of a :class:`StateMismatch` (the judge maps it to its code)
+STATE_MISMATCH = "the check could not load its weights into your module"
+
+
+def load_state(module: torch.nn.Module, state: dict) -> None:
+    """Load the check's ``state`` into ``module``, or raise :class:`StateMismatch` naming each
+    parameter or buffer that differs (never "your code raised" for the check's own step)."""
+    mine = module.state_dict()
+    missing = [k for k in state if k not in mine]
+    extra = [k for k in mine if k not in state]
+    shapes = [
+        f"{k} is {tuple(mine[k].shape)} in your module, {tuple(v.shape)} in the check's"
+        for k, v in state.items()
+        if k in mine and tuple(mine[k].shape) != tuple(v.shape)
+    ]
+    parts = [f"your module has no {', '.join(missing[:4])}"] if missing else []
+    parts += [f"the check has no {', '.join(extra[:4])}"] if extra else []
+    parts += shapes[:3]
+    if parts:
+        raise StateMismatch(
+            f"{STATE_MISMATCH} ({'; '.join(parts)}). The check copies the same weights into "
+            "your module and its reference to compare their outputs, so the parameters and "
+            "buffers must have the names and shapes the exercise gives (the notebook's "
+            "__init__), and a buffer sized by an argument must follow that argument."
+        )
+    module.load_state_dict(to_device(state, torch.device("cpu")))
 
 
 #: the value a runner returns, instead of the output, when the candidate changed an input
@@ -264,7 +296,7 @@ def run_probe(ex: Exercise, probe: Probe, candidate: Any, device: torch.device) 
             out = call_candidate(ex, probe, candidate, device)
     except NotImplementedError:
         return Outcome(missing=True, error=NOT_IMPLEMENTED)
-    except ForbiddenBuiltin as exc:
+    except (ForbiddenBuiltin, StateMismatch) as exc:
         return Outcome(error=str(exc))
     except Exception as exc:  # the learner's mistake, reported, never raised
         return Outcome(error=describe_exception(exc))

@@ -469,7 +469,7 @@ def test_reference_block_with_fixed_dropout_equals_torch_layer_in_training_mode(
         ("04.sinusoidal_positional_encoding", "base_1000", "wrong_base"),
         ("04.sinusoidal_positional_encoding", "float64", "wrong_dtype"),
         ("04.PositionalEncoding", "pe_not_sliced", "pe_not_sliced"),
-        ("04.PositionalEncoding", "pytorch_tutorial_sequence_first", "sequence_first"),
+        ("04.PositionalEncoding", "pytorch_tutorial_sequence_first", "sliced_by_batch"),
         ("04.PositionalEncoding", "dropout_before_adding_pe", "dropout_before_adding_pe"),
         ("04.PositionalEncoding", "no_dropout", "no_dropout"),
         ("05.LayerNorm", "annotated_transformer_std_unbiased_eps_outside", "std_plus_eps"),

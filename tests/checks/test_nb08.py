@@ -98,11 +98,22 @@ def linear_attention(q, k, v, causal=False):
     return (q @ S) / (q @ z.unsqueeze(-1))
 
 
-def linear_attention_quadratic(q, k, v, causal=False):  # written differently, with an eps
+def linear_attention_quadratic(q, k, v, causal=False):  # the T x T form, with an eps
     A = (F.elu(q) + 1) @ (F.elu(k) + 1).transpose(-2, -1)
     if causal:
         A = A.tril()
     return (A @ v) / (A.sum(-1, keepdim=True) + 1e-6)
+
+
+def linear_attention_einsum(q, k, v, causal=False):  # written differently: einsum, an eps
+    pq, pk = F.elu(q) + 1, F.elu(k) + 1
+    if not causal:  # the T x T form is allowed here: the text limits the causal case only
+        return linear_attention_quadratic(q, k, v)
+    S = torch.einsum("...tk,...tv->...tkv", pk, v).cumsum(-3)
+    z = pk.cumsum(-2)
+    return torch.einsum("...tk,...tkv->...tv", pq, S) / (
+        torch.einsum("...tk,...tk->...t", pq, z)[..., None] + 1e-6
+    )
 
 
 def test_linear_solution_passes(run_check):
@@ -111,7 +122,13 @@ def test_linear_solution_passes(run_check):
 
 
 def test_linear_written_differently_passes(run_check):
-    assert run_check("08.linear_attention", linear_attention_quadratic).passed
+    assert run_check("08.linear_attention", linear_attention_einsum).passed
+
+
+def test_linear_causal_tt_matrix_is_off_contract(run_check):
+    # the task: "compute it with torch.cumsum, without a T x T matrix"
+    r = run_check("08.linear_attention", linear_attention_quadratic)
+    assert r.mistake == "08.linear_attention/tt_matrix" and "cumsum" in r.messages[0]
 
 
 def test_linear_stub(run_check):

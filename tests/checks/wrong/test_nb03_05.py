@@ -259,6 +259,13 @@ class PESequenceFirst(nn.Module):
         return self.dropout(x + self.pe[: x.size(0)])
 
 
+class PETutorialLayout(PESequenceFirst):
+    """The tutorial's (max_len, 1, d_model) table, added right to a batch-first x: correct."""
+
+    def forward(self, x):
+        return self.dropout(x + self.pe[: x.size(1)].transpose(0, 1))
+
+
 class PEParameter(PositionalEncoding):
     def __init__(self, d_model, max_len=5000, dropout=0.0):
         super().__init__(d_model, max_len, dropout)
@@ -322,7 +329,10 @@ PE_WRONG = [
     wrong(PE, "pe_not_registered", PEPlainAttribute, "buffer"),
     wrong(PE, "x_scaled_by_sqrt_d_model", PEScaled, "sqrt"),
 ]
-PE_OK = [right(PE, "F.dropout", PEFunctionalDropout)]
+PE_OK = [
+    right(PE, "F.dropout", PEFunctionalDropout),
+    right(PE, "pytorch_tutorial_layout_added_right", PETutorialLayout),
+]
 
 # ----------------------------------------------------------------------------- 05.LayerNorm
 

@@ -214,8 +214,9 @@ LA_WRONG = [
     wrong(LA, "not_normalized", linear(normalize=False), "not normalized"),
     wrong(LA, "causal_ignored", linear(causal_num=False, causal_den=False), "causal"),
     wrong(LA, "causal_numerator_only", linear(causal_den=False), "denominator"),
+    wrong(LA, "causal_tt_matrix", linear(), "without the T x T matrix"),
 ]
-LA_OK = [right(LA, "quadratic_form", linear())]
+LA_OK = []
 
 # ----------------------------------------------------------------------------- 09.patchify
 
