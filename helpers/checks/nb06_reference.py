@@ -20,7 +20,7 @@ from .modules import (
     torch_layer,
     torch_masks,
 )
-from .parts import STATE_KEY, load_state
+from .parts import load_state
 from .references import sinusoidal64, substate
 
 # --------------------------------------------------------------------------- the encoder
@@ -119,13 +119,12 @@ def encoder_names(init: dict) -> dict[str, list[int]]:
 
 def load_encoder(candidate, probe: Probe, device: torch.device):
     """Build the learner's encoder and load the probe's weights (parts.load_state: a positional
-    table of another max_len, or none in the state dict, stays as built); the module, or
-    {STATE_KEY: why it cannot take the weights}."""
+    table of another max_len, or none in the state dict, stays as built)."""
     module = candidate(**probe.init)
     if not isinstance(module, nn.Module):
         return module
-    problem = load_state(module, probe.state)
-    return {STATE_KEY: problem} if problem else module.to(device).eval()
+    load_state(module, probe.state)
+    return module.to(device).eval()
 
 
 def encoder_mistakes(init: dict, st: dict, tokens, mask, norm_first: bool) -> list[tuple]:

@@ -30,7 +30,7 @@ from .modules import (
 )
 from .nb09 import embed64
 from .nb09_reference import VIT_MISPLACEMENTS, vit64, vit_init, vit_names, vit_state
-from .parts import STATE_KEY, PartsMixin, load_state, with_parts
+from .parts import PartsMixin, load_state, with_parts
 from .probes import DROPOUT_SEED, P_TRAIN, fixed_drops, rng_untouched, train_forward
 from .references import STACK_MISPLACEMENTS, stack64
 from .runner import to_device
@@ -107,9 +107,7 @@ class VisionTransformerCheck(PartsMixin, Exercise):
             module = candidate(**probe.init)
         if not isinstance(module, nn.Module):
             return module
-        problem = load_state(module, probe.state)
-        if problem:
-            return {STATE_KEY: problem}
+        load_state(module, probe.state)
         return train_forward(module.to(device), to_device(probe.args, device), {}, DROPOUT_SEED)[0]
 
     def judge_value(self, probe, out):
@@ -170,6 +168,17 @@ class VisionTransformerCheck(PartsMixin, Exercise):
                     "pos_embed is added before the CLS token is prepended, so the CLS token "
                     "gets no position embedding: prepend first, then add all N + 1 rows.",
                     "pos_embed_skips_cls",
+                ),
+                (
+                    v(pos="patches_first"),
+                    "pos_embed is added to the patches before the CLS token is prepended (its "
+                    "first N rows): prepend the CLS token first, then add all N + 1 rows.",
+                    "pos_embed_before_cls",
+                ),
+                (
+                    v(pool="first_patch"),
+                    "the head reads the first patch, x[:, 1]: the CLS token is token 0, x[:, 0].",
+                    "first_patch",
                 ),
                 (v(cls=False, pool="mean"), no_cls, "no_cls"),
                 (v(cls=False, pool="cls"), no_cls, "no_cls"),

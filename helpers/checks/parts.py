@@ -25,7 +25,6 @@ from torch import nn
 from .framework import Fail
 
 PARTS_KEY = "__parts__"  # marks a runner's output that carries the swapped runs
-STATE_KEY = "__state_mismatch__"  # the check could not copy its weights into the module
 
 
 def _dtype(part: nn.Module) -> torch.dtype:
@@ -223,27 +222,25 @@ def with_parts(runner):
     return run
 
 
-def load_state(module: nn.Module, state: dict) -> str | None:
-    """Load the check's weights; None, or why the module cannot take them. Buffers are the
-    learner's business (a positional table of another max_len or layout, or one kept out of
-    the state dict, stays as built); the parameters' names are checked by module_info first."""
-    own, params = module.state_dict(), dict(module.named_parameters())
-    mine = {}
+def load_state(module: nn.Module, state: dict) -> None:
+    """runner.load_state, but buffers are the learner's business: a positional table of another
+    max_len or layout, or one kept out of the state dict, stays as built (the parameters'
+    names are checked by module_info first). Raises runner.StateMismatch for a parameter."""
+    from .runner import STATE_MISMATCH, StateMismatch
+
+    own, params, mine = module.state_dict(), dict(module.named_parameters()), {}
     for key, value in state.items():
-        if key not in own:
-            continue
-        if own[key].shape != value.shape and own[key].numel() == value.numel():
+        if key in own and own[key].shape != value.shape and own[key].numel() == value.numel():
             value = value.reshape(own[key].shape)  # (max_len, d) or (1, max_len, d)
-        if own[key].shape != value.shape and key in params:
-            return (
-                f"the parameter `{key}` has shape {tuple(own[key].shape)}, the contract's is "
-                f"{tuple(value.shape)}: the check copies its weights by name and shape, so "
-                "that your module's outputs can be compared with the reference's."
-            )
-        if own[key].shape == value.shape:
+        if key in own and own[key].shape == value.shape:
             mine[key] = value
+        elif key in params:
+            raise StateMismatch(
+                f"{STATE_MISMATCH} ({key} is {tuple(own[key].shape)} in your module, "
+                f"{tuple(value.shape)} in the check's): it copies its weights by name and shape "
+                "to compare your module's outputs with the reference's."
+            )
     module.load_state_dict(mine, strict=False)
-    return None
 
 
 class PartsMixin:
@@ -257,9 +254,7 @@ class PartsMixin:
         module = candidate(**probe.init)
         if not isinstance(module, nn.Module):
             return module
-        problem = load_state(module, probe.state or {})
-        if problem:
-            return {STATE_KEY: problem}
+        load_state(module, probe.state or {})
         module.to(device).eval()
         args, kwargs = to_device(probe.args, device), to_device(probe.kwargs, device)
         method = getattr(module, probe.info.get("method", "forward"))
@@ -269,11 +264,6 @@ class PartsMixin:
     run_parts = with_parts(run_module)
 
     def judge(self, probe, out):
-        if isinstance(out, dict) and isinstance(out.get(STATE_KEY), str):
-            raise Fail(
-                f"the check could not load its weights into your module: {out[STATE_KEY]}",
-                "state_mismatch",
-            )
         if not (isinstance(out, dict) and out.get(PARTS_KEY) is True):
             return self.judge_value(probe, out)
         try:

@@ -343,3 +343,27 @@ def test_trained_vit_wrong_output_shape(run_check):
 
     r = run_check("09.trained_vit", Flat())
     assert not r.passed and "expected (360,)" in r.messages[0], r.messages
+
+
+@pytest.mark.parametrize("mistake", ["pos_embed_before_cls", "first_patch"])
+def test_vit_unseen_mistakes_named(run_check, mistake):
+    """Issue 18: the position embedding added before the CLS token, the head on patch 1."""
+    from helpers.blocks.vit import VisionTransformer as Reference
+
+    class VisionTransformer(Reference):
+        def embed(self, images):
+            if mistake != "pos_embed_before_cls":
+                return super().embed(images)
+            x = self.patch_embed(images) + self.pos_embed[:, :-1]  # rows 0..N-1, before CLS
+            return torch.cat([self.cls_token.expand(x.size(0), -1, -1), x], 1)
+
+        def forward(self, images):
+            if mistake != "first_patch":
+                return super().forward(images)
+            x = self.embed(images)
+            for block in self.blocks:
+                x = block(x)
+            return self.head(self.norm(x[:, 1]))  # the first patch, not the CLS token
+
+    r = run_check("09.VisionTransformer", VisionTransformer)
+    assert r.mistake == f"09.VisionTransformer/{mistake}", r.messages
