@@ -150,53 +150,12 @@ class TransformerEncoderBlockCheck(PartsMixin, TrainModeMixin, Exercise):
                 skip_dropout=skip,
             )
 
-        built = "(PyTorch's layer has it there)"
-        judge_dropout(
-            train,
-            evald,
-            calls,
-            v()(),
-            [
-                (
-                    v("ffn_out"),
-                    "the dropout after the feed-forward sublayer (dropout2) is missing: "
-                    "x + dropout2(ffn(...)) " + built + ".",
-                    "no_ffn_dropout",
-                ),
-                (
-                    v("attn_out"),
-                    "the dropout after self-attention (dropout1) is missing: use self._attn(h, "
-                    "mask), which applies it " + built + ".",
-                    "no_attn_dropout",
-                ),
-                (
-                    v("attn_out", "ffn_out"),
-                    "dropout1 and dropout2 are missing: each sublayer's output goes through "
-                    "dropout before it is added " + built + ".",
-                    "no_sublayer_dropout",
-                ),
-                (
-                    v("weights"),
-                    "self_attn has no dropout: build it with MultiHeadAttention(d_model, "
-                    "num_heads, dropout).",
-                    "attn_without_dropout",
-                ),
-                (
-                    v("ffn_hidden"),
-                    "ffn has no dropout: build it with FeedForward(d_model, d_ff, dropout, "
-                    "activation).",
-                    "ffn_without_dropout",
-                ),
-                (
-                    v("weights", "ffn_hidden"),
-                    "self_attn and ffn have no dropout: pass `dropout` on to "
-                    "MultiHeadAttention(...) and FeedForward(...).",
-                    "sublayers_without_dropout",
-                ),
-            ],
+        mistakes = [(v(*skip), message, code) for skip, message, code in TRAIN_MISTAKES]
+        where = (
             "on the attention weights (inside self_attn), after each sublayer (dropout1, "
-            "dropout2) and inside ffn, as in nn.TransformerEncoderLayer",
+            "dropout2) and inside ffn, as in nn.TransformerEncoderLayer"
         )
+        judge_dropout(train, evald, calls, v()(), mistakes, where)
 
     def judge_info(self, probe, info):
         d, d_ff = probe.init["d_model"], probe.init["d_ff"]
@@ -218,6 +177,24 @@ class TransformerEncoderBlockCheck(PartsMixin, TrainModeMixin, Exercise):
                 "LayerNorm(d_model).",
             },
         )
+
+
+BUILT = "(PyTorch's layer has it there)"
+#: the dropouts a block may miss in training mode: (block64's skip_dropout, message, code)
+TRAIN_MISTAKES = [
+    (("ffn_out",), "the dropout after the feed-forward sublayer (dropout2) is missing: "
+     f"x + dropout2(ffn(...)) {BUILT}.", "no_ffn_dropout"),
+    (("attn_out",), "the dropout after self-attention (dropout1) is missing: use "
+     f"self._attn(h, mask), which applies it {BUILT}.", "no_attn_dropout"),
+    (("attn_out", "ffn_out"), "dropout1 and dropout2 are missing: each sublayer's output goes "
+     f"through dropout before it is added {BUILT}.", "no_sublayer_dropout"),
+    (("weights",), "self_attn has no dropout: build it with MultiHeadAttention(d_model, "
+     "num_heads, dropout).", "attn_without_dropout"),
+    (("ffn_hidden",), "ffn has no dropout: build it with FeedForward(d_model, d_ff, dropout, "
+     "activation).", "ffn_without_dropout"),
+    (("weights", "ffn_hidden"), "self_attn and ffn have no dropout: pass `dropout` on to "
+     "MultiHeadAttention(...) and FeedForward(...).", "sublayers_without_dropout"),
+]  # fmt: skip
 
 
 def expect_block(probe, out, what: str) -> None:

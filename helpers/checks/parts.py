@@ -1,6 +1,6 @@
 """Find the faulty part of a module built from other exercises' parts, and carry it forward.
 
-Kernel side (:func:`run_parts`, called by a runner): the learner's module runs on the probe;
+Kernel side (:func:`with_parts`, wrapping a runner): the learner's module runs on the probe;
 then every learner-written part named in :data:`PARTS` (a LayerNorm, a MultiHeadAttention, an
 encoder block...) is replaced by a stand-in with the same weights and the module runs again.
 Only when that changes the output does each kind of part get replaced alone. Stand-ins are
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+from collections import OrderedDict
 
 import torch
 from torch import nn
@@ -40,19 +41,6 @@ def _loaded(stand_in: nn.Module, part: nn.Module) -> nn.Module:
     if missing:
         raise ValueError(f"no {missing[0]} to copy")  # a part off the contract: not swapped
     return stand_in.train(part.training)
-
-
-class FeedForward(nn.Sequential):
-    """05.FeedForward on nn.Linear: linear1, activation, dropout, linear2."""
-
-    def __init__(self, linear1, activation, dropout, linear2):
-        super().__init__()
-        self.linear1, self.activation, self.dropout, self.linear2 = (
-            linear1,
-            activation,
-            dropout,
-            linear2,
-        )
 
 
 class PatchEmbedding(nn.Module):
@@ -80,10 +68,11 @@ def _feed_forward(part, init):
     d_ff, d = part.linear1.weight.shape
     x, training = torch.randn(3, d, dtype=_dtype(part)), part.training
     acts = [nn.GELU(), nn.ReLU()] if init.get("activation") == "gelu" else [nn.ReLU(), nn.GELU()]
-    ffs = [
-        _loaded(FeedForward(nn.Linear(d, d_ff), act, nn.Dropout(0), nn.Linear(d_ff, d)), part)
+    ffs = [  # 05.FeedForward on nn.Linear: linear1, activation, dropout, linear2
+        _loaded(nn.Sequential(OrderedDict(linear1=nn.Linear(d, d_ff), activation=act,
+                dropout=nn.Dropout(0), linear2=nn.Linear(d_ff, d))), part)
         for act in acts
-    ]
+    ]  # fmt: skip
     with torch.no_grad():  # the activation as built (the block may not pass it on)
         want = part.eval()(x)
         ff = next((f for f in ffs if torch.allclose(f.eval()(x), want, atol=1e-5)), ffs[0])
