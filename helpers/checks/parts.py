@@ -26,6 +26,7 @@ from torch import nn
 from .framework import Fail
 
 PARTS_KEY = "__parts__"  # marks a runner's output that carries the swapped runs
+RANDOM_IN_EVAL = "__random_in_eval__"  # two calls in eval mode gave different outputs
 
 
 def _dtype(part: nn.Module) -> torch.dtype:
@@ -248,11 +249,21 @@ class PartsMixin:
         args, kwargs = to_device(probe.args, device), to_device(probe.kwargs, device)
         method = getattr(module, probe.info.get("method", "forward"))
         with torch.no_grad():
-            return method(*args, **kwargs)
+            out = method(*args, **kwargs)
+            if (probe.init or {}).get("dropout") and not _same(out, method(*args, **kwargs)):
+                return {RANDOM_IN_EVAL: True}  # a dropout that eval() does not switch off
+        return out
 
     run_parts = with_parts(run_module)
 
     def judge(self, probe, out):
+        if isinstance(out, dict) and out.get(RANDOM_IN_EVAL) is True:
+            raise Fail(
+                "in eval mode (module.eval()) two calls give different outputs: a dropout is "
+                "still active. Use nn.Dropout modules (eval() switches them off), or "
+                "F.dropout(x, p, training=self.training).",
+                "dropout_in_eval",
+            )
         if not (isinstance(out, dict) and out.get(PARTS_KEY) is True):
             return self.judge_value(probe, out)
         try:

@@ -523,3 +523,15 @@ def _layer_norm(mode):
 def test_layer_norm_unseen_mistakes_named(run_check, mode, code):
     r = run_check("05.LayerNorm", _layer_norm(mode))
     assert r.passed if code is None else r.mistake == f"05.LayerNorm/{code}", r.messages
+
+
+def test_block_dropout_left_on_in_eval_named(run_check):
+    """F.dropout without training=self.training (was blamed on the training-mode case)."""
+    from helpers.blocks.layers import TransformerEncoderBlock as Reference
+
+    class TransformerEncoderBlock(Reference):
+        def _attn(self, h, mask):
+            return F.dropout(self.self_attn(h, mask=mask)[0], self.dropout1.p)  # always on
+
+    r = run_check("05.TransformerEncoderBlock", TransformerEncoderBlock)
+    assert r.mistake == "05.TransformerEncoderBlock/dropout_in_eval", r.messages
