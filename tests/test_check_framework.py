@@ -64,7 +64,10 @@ def test_not_implemented_reads_not_implemented_yet():
             "has dtype torch.float64",
         ),
         (lambda x: x.clamp_min(0)[None], "has shape (1, 4), expected (4,)"),
-        (lambda x: torch.full_like(x, math.nan), "NaN where the expected values are finite"),
+        (
+            lambda x: torch.full_like(x, math.nan),
+            "contains NaN where the expected values are finite",
+        ),
     ],
 )
 def test_wrong_types_shapes_dtypes_nan(candidate, words):

@@ -86,15 +86,22 @@ def judge_failure(ex: Exercise, probe: Probe, outcome: Outcome) -> Fail | None:
     return None
 
 
-def evaluate(ex: Exercise, outcomes: Iterable[tuple[Probe, Outcome]]) -> CheckResult:
+def evaluate(
+    ex: Exercise, outcomes: Iterable[tuple[Probe, Outcome]], carry_forward: bool = True
+) -> CheckResult:
     """Judge the outcomes in order and stop at the first failing probe.
 
-    ``outcomes`` may be lazy, so that probes after a failure are never run.
+    ``outcomes`` may be lazy, so that probes after a failure are never run. A failure whose
+    only fault lies in parts graded on their own (``Fail.parts``, see parts.py) is carried
+    forward: the exercise passes with a message naming them, unless ``carry_forward`` is False.
     """
-    count = 0
+    count, carried = 0, None
     for probe, outcome in outcomes:
         count += 1
         fail = judge_failure(ex, probe, outcome)
+        if fail is not None and carry_forward and getattr(fail, "parts", None):
+            carried = carried or fail  # the first such message names the parts
+            continue
         if fail is not None:
             status = "missing" if outcome.missing else ("error" if outcome.error else "failed")
             message = str(fail) if outcome.missing else f"case {probe.name}: {fail}"
@@ -102,6 +109,9 @@ def evaluate(ex: Exercise, outcomes: Iterable[tuple[Probe, Outcome]]) -> CheckRe
             result = CheckResult(ex.id, False, 0.0, ex.points, [message], status, mistake)
             result.figure = fail.figure
             return result
+    if carried is not None:
+        message = f"carried forward from {', '.join(carried.parts)}: {carried}"
+        return CheckResult(ex.id, True, ex.points, ex.points, [message], "passed")
     return CheckResult(ex.id, True, ex.points, ex.points, [f"passed {count} cases"], "passed")
 
 
@@ -116,11 +126,17 @@ def report(result: CheckResult, title: str = "") -> str:
 
 
 def check(
-    exercise_id: str, candidate: Any, *, seed: int | None = None, quiet: bool = False
+    exercise_id: str,
+    candidate: Any,
+    *,
+    seed: int | None = None,
+    quiet: bool = False,
+    carry_forward: bool = True,
 ) -> CheckResult:
     """Check ``candidate`` against exercise ``exercise_id``; print the verdict and return it.
 
-    Never raises for a learner's mistake. ``seed`` picks other random cases.
+    Never raises for a learner's mistake. ``seed`` picks other random cases;
+    ``carry_forward=False`` fails a module whose only fault lies in a part graded on its own.
     """
     from ..device import get_device
 
@@ -134,7 +150,8 @@ def check(
         return result
     gen = torch.Generator().manual_seed(DEFAULT_SEED if seed is None else seed)
     device = get_device()
-    result = evaluate(ex, ((p, run_probe(ex, p, candidate, device)) for p in ex.probes(gen)))
+    outcomes = ((p, run_probe(ex, p, candidate, device)) for p in ex.probes(gen))
+    result = evaluate(ex, outcomes, carry_forward)
     if not quiet:
         print(report(result, ex.title))
         if result.figure is not None and "IPython" in sys.modules:  # inline in a notebook only

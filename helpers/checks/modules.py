@@ -261,7 +261,7 @@ def variance_mistakes(x, w, b, eps: float) -> list[tuple]:
     divides by x.std() + eps: unbiased, eps outside the square root, eps=1e-6 by default)."""
     out = []
     for unbiased in (True, False):
-        for inside in (False, True):
+        for inside in (True, False):  # inside first: eps=1e-6 inside is not "outside"
             for e in (eps, 1e-6, 0.0):
                 if not unbiased and inside and e == eps:
                     continue  # the right one

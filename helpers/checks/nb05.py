@@ -12,7 +12,9 @@ import torch.nn.functional as F
 
 from .framework import (
     Exercise,
+    Fail,
     Probe,
+    close,
     expect_close,
     expect_finite,
     expect_like,
@@ -22,6 +24,7 @@ from .framework import (
 )
 from .modules import expect_names, judge_module_info, linear_state, variance_mistakes
 from .probes import P_IGNORED, TrainModeMixin, fixed_dropout, judge_dropout, train_mode_parts
+from .properties import STABLE
 from .references import ffn64, layer_norm64
 
 # --------------------------------------------------------------------------- LayerNorm
@@ -76,6 +79,14 @@ class LayerNormCheck(Exercise):
             args=(randn(4, 5, generator=gen),),
         )
         yield Probe(
+            "LayerNorm(8), x (2, 4, 8) + 3000 (a large offset, float32)",
+            runner="module",
+            init={"d_model": 8},
+            state=state(8),
+            args=(randn(2, 4, 8, generator=gen) + 3000,),
+            info={"offset": True},
+        )
+        yield Probe(
             "LayerNorm(7), x (2, 6, 7), float64",
             runner="module",
             init={"d_model": 7},
@@ -93,10 +104,13 @@ class LayerNormCheck(Exercise):
         w, b = st["weight"], st["bias"]
         got = expect_tensor(out)
         expect_like(got, x.shape, x.dtype)
+        ref = F.layer_norm(x.double(), (d,), w.double(), b.double(), eps)  # in float64
+        if probe.info.get("offset") and not close(got, ref, 1e-3, 1e-3):
+            raise Fail(
+                f"the output is wrong under a large offset: {STABLE['variance']}",
+                "variance_cancellation",
+            )
         expect_finite(got)
-        ref = F.layer_norm(
-            x.double(), (d,), w.double(), b.double(), eps
-        )  # the built-in, in float64
 
         def v(**kw):
             return lambda: layer_norm64(x, w, b, eps, **kw)
@@ -129,7 +143,7 @@ class LayerNormCheck(Exercise):
         expect_close(
             got,
             ref,
-            atol=1e-4 if x.dtype == torch.float32 else None,
+            atol=(1e-3 if probe.info.get("offset") else 1e-4) if x.dtype == torch.float32 else None,
             mistakes=[
                 *variance_mistakes(x, w, b, eps),
                 *other_axes,
@@ -152,6 +166,12 @@ class LayerNormCheck(Exercise):
                     lambda: layer_norm64(x, None, None, eps) * b.double() + w.double(),
                     "weight and bias are swapped: return x_hat * weight + bias.",
                     "weight_bias_swapped",
+                ),
+                (
+                    lambda: (layer_norm64(x, None, None, eps) + b.double()) * w.double(),
+                    "the bias is scaled by the weight, (x_hat + bias) * weight: return "
+                    "x_hat * weight + bias.",
+                    "bias_scaled_by_weight",
                 ),
                 (
                     lambda: layer_norm64(x, None, None, eps) * 0 + b.double(),

@@ -30,11 +30,12 @@ from .modules import (
     torch_layer,
     torch_masks,
 )
+from .parts import PartsMixin, with_parts
 from .probes import TrainModeMixin, fixed_dropout, judge_dropout, train_mode_parts
 from .references import PROJECTIONS, block64
 
 
-class TransformerEncoderBlockCheck(TrainModeMixin, Exercise):
+class TransformerEncoderBlockCheck(PartsMixin, TrainModeMixin, Exercise):
     id = "05.TransformerEncoderBlock"
     title = "the transformer encoder block, pre-LN and post-LN"
     points = 3.0
@@ -56,28 +57,28 @@ class TransformerEncoderBlockCheck(TrainModeMixin, Exercise):
         )
         yield Probe(
             "pre-LN (norm_first=True), d_model=8, 2 heads, x (2, 5, 8)",
-            runner="module",
+            runner="parts",
             init={**small, "norm_first": True},
             state=state(8, 16),
             args=(randn(2, 5, 8, generator=gen),),
         )
         yield Probe(
             "post-LN (norm_first=False), d_model=8, 2 heads, x (2, 5, 8)",
-            runner="module",
+            runner="parts",
             init={**small, "norm_first": False},
             state=state(8, 16),
             args=(randn(2, 5, 8, generator=gen),),
         )
         yield Probe(
             "default norm_first (True: pre-LN), x (1, 4, 8)",
-            runner="module",
+            runner="parts",
             init=small,
             state=state(8, 16),
             args=(randn(1, 4, 8, generator=gen),),
         )
         yield Probe(
             "pre-LN with a padding mask (B, 1, 1, T), x (2, 6, 8)",
-            runner="module",
+            runner="parts",
             init={**small, "norm_first": True},
             state=state(8, 16),
             args=(randn(2, 6, 8, generator=gen),),
@@ -85,7 +86,7 @@ class TransformerEncoderBlockCheck(TrainModeMixin, Exercise):
         )
         yield Probe(
             "post-LN with a causal mask (T, T), x (2, 5, 8)",
-            runner="module",
+            runner="parts",
             init={**small, "norm_first": False},
             state=state(8, 16),
             args=(randn(2, 5, 8, generator=gen),),
@@ -93,7 +94,7 @@ class TransformerEncoderBlockCheck(TrainModeMixin, Exercise):
         )
         yield Probe(
             "pre-LN, gelu, d_model=12, 3 heads, d_ff=20, x (3, 4, 12)",
-            runner="module",
+            runner="parts",
             init={
                 "d_model": 12,
                 "num_heads": 3,
@@ -104,6 +105,14 @@ class TransformerEncoderBlockCheck(TrainModeMixin, Exercise):
             state=state(12, 20),
             args=(randn(3, 4, 12, generator=gen),),
         )
+        yield Probe(
+            "post-LN with a padding mask, dropout=0.1 in eval mode, x (2, 7, 8)",
+            runner="parts",
+            init={**small, "norm_first": False, "dropout": 0.1},
+            state=state(8, 16),
+            args=(randn(2, 7, 8, generator=gen),),
+            kwargs={"mask": padding(2, 7)},
+        )
         for norm_first in (True, False):
             yield Probe(
                 f"training mode, dropout=0.5, norm_first={norm_first}, x (2, 6, 8)",
@@ -113,16 +122,10 @@ class TransformerEncoderBlockCheck(TrainModeMixin, Exercise):
                 args=(randn(2, 6, 8, generator=gen),),
                 kwargs={"dropout_seed": int(randint(gen, 0, 2**30))},
             )
-        yield Probe(
-            "post-LN with a padding mask, dropout=0.1 in eval mode, x (2, 7, 8)",
-            runner="module",
-            init={**small, "norm_first": False, "dropout": 0.1},
-            state=state(8, 16),
-            args=(randn(2, 7, 8, generator=gen),),
-            kwargs={"mask": padding(2, 7)},
-        )
 
-    def judge(self, probe, out):
+    run_train_mode = with_parts(TrainModeMixin.run_train_mode)
+
+    def judge_value(self, probe, out):
         if probe.runner == "module_info":
             return judge_module_info(probe, out, "TransformerEncoderBlock", self.judge_info)
         if probe.runner == "train_mode":
@@ -147,53 +150,12 @@ class TransformerEncoderBlockCheck(TrainModeMixin, Exercise):
                 skip_dropout=skip,
             )
 
-        built = "(PyTorch's layer has it there)"
-        judge_dropout(
-            train,
-            evald,
-            calls,
-            v()(),
-            [
-                (
-                    v("ffn_out"),
-                    "the dropout after the feed-forward sublayer (dropout2) is missing: "
-                    "x + dropout2(ffn(...)) " + built + ".",
-                    "no_ffn_dropout",
-                ),
-                (
-                    v("attn_out"),
-                    "the dropout after self-attention (dropout1) is missing: use self._attn(h, "
-                    "mask), which applies it " + built + ".",
-                    "no_attn_dropout",
-                ),
-                (
-                    v("attn_out", "ffn_out"),
-                    "dropout1 and dropout2 are missing: each sublayer's output goes through "
-                    "dropout before it is added " + built + ".",
-                    "no_sublayer_dropout",
-                ),
-                (
-                    v("weights"),
-                    "self_attn has no dropout: build it with MultiHeadAttention(d_model, "
-                    "num_heads, dropout).",
-                    "attn_without_dropout",
-                ),
-                (
-                    v("ffn_hidden"),
-                    "ffn has no dropout: build it with FeedForward(d_model, d_ff, dropout, "
-                    "activation).",
-                    "ffn_without_dropout",
-                ),
-                (
-                    v("weights", "ffn_hidden"),
-                    "self_attn and ffn have no dropout: pass `dropout` on to "
-                    "MultiHeadAttention(...) and FeedForward(...).",
-                    "sublayers_without_dropout",
-                ),
-            ],
+        mistakes = [(v(*skip), message, code) for skip, message, code in TRAIN_MISTAKES]
+        where = (
             "on the attention weights (inside self_attn), after each sublayer (dropout1, "
-            "dropout2) and inside ffn, as in nn.TransformerEncoderLayer",
+            "dropout2) and inside ffn, as in nn.TransformerEncoderLayer"
         )
+        judge_dropout(train, evald, calls, v()(), mistakes, where)
 
     def judge_info(self, probe, info):
         d, d_ff = probe.init["d_model"], probe.init["d_ff"]
@@ -215,6 +177,24 @@ class TransformerEncoderBlockCheck(TrainModeMixin, Exercise):
                 "LayerNorm(d_model).",
             },
         )
+
+
+BUILT = "(PyTorch's layer has it there)"
+#: the dropouts a block may miss in training mode: (block64's skip_dropout, message, code)
+TRAIN_MISTAKES = [
+    (("ffn_out",), "the dropout after the feed-forward sublayer (dropout2) is missing: "
+     f"x + dropout2(ffn(...)) {BUILT}.", "no_ffn_dropout"),
+    (("attn_out",), "the dropout after self-attention (dropout1) is missing: use "
+     f"self._attn(h, mask), which applies it {BUILT}.", "no_attn_dropout"),
+    (("attn_out", "ffn_out"), "dropout1 and dropout2 are missing: each sublayer's output goes "
+     f"through dropout before it is added {BUILT}.", "no_sublayer_dropout"),
+    (("weights",), "self_attn has no dropout: build it with MultiHeadAttention(d_model, "
+     "num_heads, dropout).", "attn_without_dropout"),
+    (("ffn_hidden",), "ffn has no dropout: build it with FeedForward(d_model, d_ff, dropout, "
+     "activation).", "ffn_without_dropout"),
+    (("weights", "ffn_hidden"), "self_attn and ffn have no dropout: pass `dropout` on to "
+     "MultiHeadAttention(...) and FeedForward(...).", "sublayers_without_dropout"),
+]  # fmt: skip
 
 
 def expect_block(probe, out, what: str) -> None:
@@ -283,17 +263,6 @@ def block_mistakes(st: dict, x, init: dict, mask) -> list[tuple]:
             "norm1 is used for both sublayers: the feed-forward sublayer has its own "
             "LayerNorm, norm2 (two norms, two sets of weights).",
             "norm1_reused",
-        ),
-        (
-            v(
-                {
-                    k: (0 * t if k.startswith("norm") and k.endswith("bias") else t)
-                    for k, t in st.items()
-                }
-            ),
-            "the LayerNorms' bias is not added: LayerNorm returns x_hat * weight + bias "
-            "(check your 05.LayerNorm).",
-            "norm_without_bias",
         ),
     ]
     if norm_first:

@@ -38,6 +38,7 @@ from .nb06_reference import (
     encoder_state,
     load_encoder,
 )
+from .parts import PartsMixin, with_parts
 from .probes import DROPOUT_SEED, P_TRAIN, fixed_drops, rng_untouched, train_forward
 from .references import STACK_MISPLACEMENTS, stack64
 from .runner import to_device
@@ -45,7 +46,7 @@ from .runner import to_device
 # --------------------------------------------------------------------------- the encoder
 
 
-class TransformerEncoderCheck(Exercise):
+class TransformerEncoderCheck(PartsMixin, Exercise):
     id = "06.TransformerEncoder"
     title = "the encoder: embedding, positions, a stack of blocks, a final norm"
     points = 3.0
@@ -125,9 +126,9 @@ class TransformerEncoderCheck(Exercise):
             args=(randint(gen, 0, 11, 2, 5),),
         )
         yield Probe(
-            "attention_maps, 3 layers, 3 heads, tokens (1, 6)",
+            "attention_maps, 3 layers, 3 heads, post-LN blocks (norm_first=False), tokens (1, 6)",
             runner="encoder_maps",
-            init=three,
+            init={**three, "norm_first": False},
             state=encoder_state(gen, three),
             args=(randint(gen, 0, 7, 1, 6),),
         )
@@ -145,6 +146,7 @@ class TransformerEncoderCheck(Exercise):
             )
 
     # the runners (they execute the learner's code; they return plain data)
+    @with_parts
     def run_encoder(self, probe, candidate, device):
         module = load_encoder(candidate, probe, device)
         if not isinstance(module, nn.Module):
@@ -152,6 +154,7 @@ class TransformerEncoderCheck(Exercise):
         with torch.no_grad():
             return module(*to_device(probe.args, device), **to_device(probe.kwargs, device))
 
+    @with_parts
     def run_encoder_train(self, probe, candidate, device):
         """Training mode, dropout with the check's fixed masks (probes.dropout_fixed)."""
         with rng_untouched():  # the notebook's random numbers stay as they were
@@ -161,6 +164,7 @@ class TransformerEncoderCheck(Exercise):
         args, kwargs = to_device(probe.args, device), to_device(probe.kwargs, device)
         return train_forward(module, args, kwargs, DROPOUT_SEED)[0]
 
+    @with_parts
     def run_encoder_maps(self, probe, candidate, device):
         module = load_encoder(candidate, probe, device)
         if not isinstance(module, nn.Module):
@@ -168,7 +172,7 @@ class TransformerEncoderCheck(Exercise):
         with torch.no_grad():
             return module.attention_maps(*to_device(probe.args, device))
 
-    def judge(self, probe, out):
+    def judge_value(self, probe, out):
         if probe.runner == "module_info":
             return judge_module_info(probe, out, "TransformerEncoder", self.judge_info)
         if isinstance(out, dict):  # the class did not build an nn.Module
@@ -235,9 +239,12 @@ class TransformerEncoderCheck(Exercise):
                 f"attention_maps returned {len(out)} maps for {L} layers: one per layer.",
                 "maps_count",
             )
-        refs = encoder64(init, st, tokens, maps=True)
-        raw = encoder64(init, st, tokens, maps=True, maps_on="raw")
-        emb = encoder64(init, st, tokens, maps=True, maps_on="embedding")
+        pre = init.get("norm_first", True)
+
+        def maps(on):
+            return encoder64(init, st, tokens, norm_first=pre, maps=True, maps_on=on)
+
+        refs, raw, emb, normed = maps("input"), maps("raw"), maps("embedding"), maps("normed")
         for i, (got, ref) in enumerate(zip(out, refs)):
             what = f"the map of layer {i}"
             got = expect_tensor(got, what)
@@ -256,10 +263,17 @@ class TransformerEncoderCheck(Exercise):
                 atol=1e-4,
                 mistakes=[
                     (
-                        raw[i],
+                        raw[i] if pre else None,
                         f"{what} is taken on the un-normalized input: a pre-LN block attends "
                         "over norm1(x), so call layer.self_attn(layer.norm1(x)).",
                         "maps_without_norm1",
+                    ),
+                    (
+                        None if pre else normed[i],
+                        f"{what} is taken on norm1(x), as in a pre-LN block: these blocks are "
+                        "post-LN (norm_first=False), their attention sees x itself. Use "
+                        "h = layer.norm1(x) if layer.norm_first else x.",
+                        "maps_pre_ln_on_post_ln",
                     ),
                     (
                         emb[i],

@@ -20,6 +20,7 @@ from .modules import (
     torch_layer,
     torch_masks,
 )
+from .parts import load_state
 from .references import sinusoidal64, substate
 
 # --------------------------------------------------------------------------- the encoder
@@ -80,7 +81,8 @@ def encoder64(
     pe_scaled: the table added before the scaling. layer_order: which layer's weights run at
     each depth (one block repeated).
     maps: return the per-layer (B, H, T, T) weights; maps_on: "input" (right), "raw" (pre-LN
-    weights taken on the un-normalized input), "embedding" (every layer fed the embedding).
+    weights taken on the un-normalized input), "embedding" (every layer fed the embedding),
+    "normed" (post-LN blocks' weights taken on norm1(x), as if they were pre-LN).
     """
     d = init["d_model"]
     T = tokens.shape[1]
@@ -95,7 +97,7 @@ def encoder64(
         layer = layers[i]
         h = x0 if maps_on == "embedding" else x
         if maps:
-            a = layer.norm1(h) if norm_first and maps_on != "raw" else h
+            a = layer.norm1(h) if (norm_first or maps_on == "normed") and maps_on != "raw" else h
             _, w = layer.self_attn(a, a, a, need_weights=True, average_attn_weights=False)
             weights.append(w)  # (B, H, T, T)
         x = layer(x, **torch_masks(mask, T))
@@ -115,18 +117,13 @@ def encoder_names(init: dict) -> dict[str, list[int]]:
     return names
 
 
-def load_encoder(candidate, probe: Probe, device: torch.device) -> nn.Module:
-    """Build the learner's encoder and load the probe's weights. The positional table is
-    loaded only when the learner's module keeps it in its state dict (a persistent buffer)."""
+def load_encoder(candidate, probe: Probe, device: torch.device):
+    """Build the learner's encoder and load the probe's weights (parts.load_state: a positional
+    table of another max_len, or none in the state dict, stays as built)."""
     module = candidate(**probe.init)
     if not isinstance(module, nn.Module):
         return module
-    own = module.state_dict()
-    state = {k: v for k, v in probe.state.items() if k in own or not k.startswith("pos_encoding.")}
-    for key, value in state.items():  # the table may be stored as (max_len, d) or (1, max_len, d)
-        if key in own and own[key].numel() == value.numel():
-            state[key] = value.reshape(own[key].shape)
-    module.load_state_dict(state)
+    load_state(module, probe.state)
     return module.to(device).eval()
 
 

@@ -296,6 +296,7 @@ class TrainedEncoderCheck(TrainedModelCheck):
     points = 2.0
     grade_target = "model"
     threshold = 0.99
+    contract = {"": "TokenClassifier", "encoder": "TransformerEncoder", "head": ""}
     count, seq_len = 1000, 8
 
     def held_out(self, gen):
@@ -306,3 +307,11 @@ class TrainedEncoderCheck(TrainedModelCheck):
 
     def accuracy_label(self, targets):
         return f"the token accuracy on {self.count} fresh sequences"
+
+    def other_targets(self, inputs):
+        return [
+            (inputs, "the model copies its input: it was trained with the inputs as targets, "
+             "the sorted sequence is the target.", "trained_on_inputs"),
+            (inputs.sort(-1, descending=True).values, "the model sorts in descending order: "
+             "the targets are the digits in ascending order.", "sorted_descending"),
+        ]  # fmt: skip

@@ -42,6 +42,7 @@ from .nb07_reference import (
     torch_decoder_layer,
     torch_decoder_masks,
 )
+from .parts import PartsMixin, load_state, with_parts
 from .probes import DROPOUT_SEED, P_TRAIN, fixed_drops, rng_untouched, train_forward
 from .references import PROJECTIONS
 from .runner import describe_exception, to_device
@@ -49,7 +50,7 @@ from .runner import describe_exception, to_device
 # --------------------------------------------------------------------------- the decoder block
 
 
-class TransformerDecoderBlockCheck(Exercise):
+class TransformerDecoderBlockCheck(PartsMixin, Exercise):
     id = "07.TransformerDecoderBlock"
     title = "the decoder block: causal self-attention, cross-attention, feed-forward"
     points = 3.0
@@ -156,10 +157,15 @@ class TransformerDecoderBlockCheck(Exercise):
                 memory_mask=mem_padding(2, 7),
             )
 
+    @with_parts
     def run_block_train(self, probe, candidate, device):
-        return self.run_block(probe, candidate, device, train=True)
+        return self.block_output(probe, candidate, device, train=True)
 
-    def run_block(self, probe, candidate, device, train=False):
+    @with_parts
+    def run_block(self, probe, candidate, device):
+        return self.block_output(probe, candidate, device)
+
+    def block_output(self, probe, candidate, device, train=False):
         """The "module" runner, and in training mode (train=True) with the check's fixed dropout
         masks (probes.dropout_fixed). A
         broadcasting error in a residual sum comes back as data, so the judge can name it."""
@@ -167,7 +173,7 @@ class TransformerDecoderBlockCheck(Exercise):
             module = candidate(**probe.init)
         if not isinstance(module, nn.Module):
             return module
-        module.load_state_dict(probe.state)
+        load_state(module, probe.state)
         args, kwargs = to_device(probe.args, device), to_device(probe.kwargs, device)
         try:
             if train:
@@ -179,10 +185,17 @@ class TransformerDecoderBlockCheck(Exercise):
                 raise
             return {"broadcast_error": describe_exception(exc)}
 
-    def judge(self, probe, out):
+    def judge_value(self, probe, out):
         if probe.runner == "module_info":
             return judge_module_info(probe, out, "TransformerDecoderBlock", self.judge_info)
         x, memory = probe.args
+        if isinstance(out, dict) and "dimension 3" in out.get("broadcast_error", ""):
+            raise Fail(  # the scores (B, H, T, S) met a (T, T) mask, or (B, H, T, T) a (.., S)
+                f"{out['broadcast_error']}\n   a mask does not fit its attention's scores: "
+                "tgt_mask (T, T) goes to self-attention, memory_mask (.., S) to cross-attention "
+                "(are they swapped?).",
+                "masks_swapped",
+            )
         if isinstance(out, dict) and "broadcast_error" in out:
             raise Fail(
                 f"{out['broadcast_error']}\n   x {fmt_shape(x.shape)} and memory "

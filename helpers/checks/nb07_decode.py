@@ -213,6 +213,16 @@ class GreedyDecodeCheck(Exercise):
             raise Fail(variants[0][1], "no_bos")
         n = min(L, ref.shape[1])  # a token that differs before either stops: not greedy
         rows = [b for b in range(B) if not torch.equal(got[b, :n], ref[b, :n])]
+        for b in rows:  # right up to the row's eos_id: only what follows it differs
+            ends = (ref[b] == eos_id).nonzero()
+            p = int(ends[0]) + 1 if len(ends) else n
+            if p < n and torch.equal(got[b, :p], ref[b, :p]):
+                raise Fail(
+                    f"row {b} is right up to its eos_id, then goes on with "
+                    f"{got[b, p:n].tolist()}: once a row is done, keep appending eos_id "
+                    f"({eos_id} here), got {got[b].tolist()}, expected {ref[b].tolist()}.",
+                    "pad_after_eos",
+                )
         if rows:
             raise Fail(
                 f"row {rows[0]} differs from greedy decoding: got {got[rows[0]].tolist()}, "

@@ -104,15 +104,16 @@ def vit64(
     """The ViT in float64 from PyTorch modules; ``maps=True`` returns the per-layer attention
     weights (B, H, T, T) instead of the logits.
 
-    pos: "all" (right), "none", "patches" (added to the patches before the CLS token is
-    prepended). pool: "cls" (right), "mean" (all tokens), "mean_patches", "last". cls_end: the
-    CLS token appended after the patches.
+    pos: "all" (right), "none", "patches" (rows 1..N added to the patches before the CLS token
+    is prepended), "patches_first" (rows 0..N-1 so). pool: "cls" (right), "mean" (all tokens),
+    "mean_patches", "last", "first_patch" (x[:, 1]). cls_end: the CLS token appended after the
+    patches.
     """
     st = {k: v.double() for k, v in state.items()}
     x = embed64(st, images, init["patch_size"], "patch_embed.proj.")  # (B, N, d)
     B = x.shape[0]
-    if pos == "patches":
-        x = x + st["pos_embed"][:, 1:]
+    if pos in ("patches", "patches_first"):  # rows 1..N, or (wrongly) rows 0..N-1
+        x = x + (st["pos_embed"][:, 1:] if pos == "patches" else st["pos_embed"][:, :-1])
     if cls:
         tokens = [st["cls_token"].expand(B, -1, -1), x]
         x = torch.cat(tokens[::-1] if cls_end else tokens, dim=1)  # (B, N + 1, d)
@@ -145,6 +146,7 @@ def vit64(
         "mean": lambda: x.mean(1),
         "mean_patches": lambda: x[:, 1:].mean(1),
         "last": lambda: x[:, -1],
+        "first_patch": lambda: x[:, 1],
     }[pool]()
     return F.linear(pooled, st["head.weight"], st["head.bias"])  # (B, num_classes)
 

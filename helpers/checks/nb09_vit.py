@@ -30,6 +30,7 @@ from .modules import (
 )
 from .nb09 import embed64
 from .nb09_reference import VIT_MISPLACEMENTS, vit64, vit_init, vit_names, vit_state
+from .parts import PartsMixin, load_state, with_parts
 from .probes import DROPOUT_SEED, P_TRAIN, fixed_drops, rng_untouched, train_forward
 from .references import STACK_MISPLACEMENTS, stack64
 from .runner import to_device
@@ -38,7 +39,7 @@ from .trained import TrainedModelCheck
 # --------------------------------------------------------------------------- the ViT
 
 
-class VisionTransformerCheck(Exercise):
+class VisionTransformerCheck(PartsMixin, Exercise):
     id = "09.VisionTransformer"
     title = "the Vision Transformer"
     points = 4.0
@@ -53,7 +54,7 @@ class VisionTransformerCheck(Exercise):
         )
         yield Probe(
             "8x8 images, patch 4 (N = 4), 2 layers, images (3, 1, 8, 8)",
-            runner="module",
+            runner="parts",
             init=base,
             state=vit_state(gen, base),
             args=(randn(3, 1, 8, 8, generator=gen),),
@@ -61,7 +62,7 @@ class VisionTransformerCheck(Exercise):
         rgb = vit_init(img=12, p=4, C=3, classes=5, d=12, H=3, L=1, d_ff=24)
         yield Probe(
             "12x12 RGB, patch 4 (N = 9), 3 heads, 1 layer, 5 classes, images (2, 3, 12, 12)",
-            runner="module",
+            runner="parts",
             init=rgb,
             state=vit_state(gen, rgb),
             args=(randn(2, 3, 12, 12, generator=gen),),
@@ -69,7 +70,7 @@ class VisionTransformerCheck(Exercise):
         fine = vit_init(p=2, d=8, H=2, L=2, d_ff=16, dropout=0.1)
         yield Probe(
             "patch 2 (N = 16), dropout=0.1 in eval mode, images (2, 1, 8, 8)",
-            runner="module",
+            runner="parts",
             init=fine,
             state=vit_state(gen, fine),
             args=(randn(2, 1, 8, 8, generator=gen),),
@@ -77,14 +78,14 @@ class VisionTransformerCheck(Exercise):
         deep = vit_init(L=3, d=8, d_ff=16, classes=3)
         yield Probe(
             "3 layers, 3 classes, images (2, 1, 8, 8)",
-            runner="module",
+            runner="parts",
             init=deep,
             state=vit_state(gen, deep),
             args=(randn(2, 1, 8, 8, generator=gen),),
         )
         yield Probe(
             "attention_maps, 2 layers, images (2, 1, 8, 8)",
-            runner="module",
+            runner="parts",
             init=base,
             state=vit_state(gen, base),
             args=(randn(2, 1, 8, 8, generator=gen),),
@@ -100,15 +101,16 @@ class VisionTransformerCheck(Exercise):
             args=(randn(2, 1, 8, 8, generator=gen),),
         )
 
+    @with_parts
     def run_train_mode(self, probe, candidate, device):
         with rng_untouched():  # the notebook's random numbers stay as they were
             module = candidate(**probe.init)
         if not isinstance(module, nn.Module):
             return module
-        module.load_state_dict(probe.state)
+        load_state(module, probe.state)
         return train_forward(module.to(device), to_device(probe.args, device), {}, DROPOUT_SEED)[0]
 
-    def judge(self, probe, out):
+    def judge_value(self, probe, out):
         if probe.runner == "module_info":
             return judge_module_info(probe, out, "VisionTransformer", self.judge_info)
         if isinstance(out, dict):
@@ -166,6 +168,17 @@ class VisionTransformerCheck(Exercise):
                     "pos_embed is added before the CLS token is prepended, so the CLS token "
                     "gets no position embedding: prepend first, then add all N + 1 rows.",
                     "pos_embed_skips_cls",
+                ),
+                (
+                    v(pos="patches_first"),
+                    "pos_embed is added to the patches before the CLS token is prepended (its "
+                    "first N rows): prepend the CLS token first, then add all N + 1 rows.",
+                    "pos_embed_before_cls",
+                ),
+                (
+                    v(pool="first_patch"),
+                    "the head reads the first patch, x[:, 1]: the CLS token is token 0, x[:, 0].",
+                    "first_patch",
                 ),
                 (v(cls=False, pool="mean"), no_cls, "no_cls"),
                 (v(cls=False, pool="cls"), no_cls, "no_cls"),
@@ -295,6 +308,8 @@ class TrainedViTCheck(TrainedModelCheck):
     points = 2.0
     grade_target = "vit"
     threshold = 0.97
+    contract = {"": "VisionTransformer", "patch_embed": "", "cls_token": "", "pos_embed": ""}
+    contract.update({"blocks": "", "norm": "", "head": ""})
 
     def held_out(self, gen):
         from helpers.data import digits  # judging side only (not in the grader's kernel)

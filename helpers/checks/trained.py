@@ -9,16 +9,33 @@ from torch import nn
 from .framework import Exercise, Fail, Probe, expect_tensor
 
 
-def predict_argmax(candidate, inputs: torch.Tensor) -> torch.Tensor | dict:
+def off_contract(candidate, contract: dict[str, str]) -> str | None:
+    """Why ``candidate`` is not the model the exercise builds: ``contract`` maps an attribute
+    path ("" = the model) to its class name ("" = any); None when it is."""
+    for path, cls in contract.items():
+        obj = candidate
+        for name in filter(None, path.split(".")):
+            obj = getattr(obj, name, None)
+        if obj is None:
+            return f"it has no `{path}`"
+        if cls and cls not in {c.__name__ for c in type(obj).__mro__}:
+            return f"{f'its `{path}`' if path else 'it'} is a {type(obj).__name__}, not a {cls}"
+    return None
+
+
+def predict_argmax(candidate, inputs: torch.Tensor, contract: dict | None = None):
     """The runner of a trained-model exercise (runs in the learner's kernel): the candidate in
     eval mode on ``inputs`` moved to the model's device, argmax of the last dimension, as a CPU
-    LongTensor. A candidate that is not an nn.Module, or an output that is not a tensor, comes
-    back as a small dict the judge reports."""
+    LongTensor. A candidate that is not an nn.Module or not the model of the ``contract``, or
+    an output that is not a tensor, comes back as a small dict the judge reports."""
     if not isinstance(candidate, nn.Module):
         kind = "class" if isinstance(candidate, type) else "object"
         return {
             "not_a_module": f"{kind} {getattr(candidate, '__name__', type(candidate).__name__)}"
         }
+    reason = off_contract(candidate, contract or {})
+    if reason:
+        return {"not_the_model": reason}
     first = next(candidate.parameters(), None)
     device = first.device if first is not None else torch.device("cpu")
     was_training = candidate.training
@@ -33,9 +50,18 @@ def predict_argmax(candidate, inputs: torch.Tensor) -> torch.Tensor | dict:
     return logits.argmax(dim=-1).long().cpu()
 
 
-def judge_accuracy(out, targets: torch.Tensor, threshold: float, what: str, name: str) -> float:
+def judge_accuracy(
+    out, targets: torch.Tensor, threshold: float, what: str, name: str, others=(), model=""
+) -> float:
     """Accuracy of the predictions ``out`` against ``targets`` (computed here, in the judging
-    process); Fail below ``threshold`` with the accuracy reached."""
+    process); Fail below ``threshold`` with the accuracy reached, naming the other targets
+    (``others``: (tensor, message, code)) the predictions match instead."""
+    if isinstance(out, dict) and "not_the_model" in out:
+        raise Fail(
+            f"`{name}` is not the model this exercise builds: {out['not_the_model']}. Pass "
+            f"the {model} you trained in this notebook.",
+            "not_the_model",
+        )
     if isinstance(out, dict) and "not_a_module" in out:
         raise Fail(
             f"`{name}` should be the trained model, an nn.Module instance; got the "
@@ -57,6 +83,17 @@ def judge_accuracy(out, targets: torch.Tensor, threshold: float, what: str, name
             "prediction_shape",
         )
     accuracy = (got.long() == targets).double().mean().item()
+    for other, message, code in others if not accuracy >= threshold else ():
+        if (got.long() == other).double().mean().item() >= threshold:
+            raise Fail(f"{what} is {accuracy:.4f}: {message}", code)
+    chance = 1 / max(int(targets.max()) + 1, 2)
+    if accuracy < 2 * chance:
+        raise Fail(
+            f"{what} is {accuracy:.4f}, near chance ({chance:.2f}): the model has not learned "
+            "this task, and training longer will not help. Check the targets the loss compares "
+            "the logits with, and that the trained model is the one you pass.",
+            "near_chance",
+        )
     if not accuracy >= threshold:
         raise Fail(
             f"{what} is {accuracy:.4f}, below the threshold {threshold}: train longer, or "
@@ -75,6 +112,12 @@ class TrainedModelCheck(Exercise):
 
     kind = "trained"
     threshold: float = 1.0
+    # the model the exercise builds: attribute path ("" = the model) -> class name ("" = any)
+    contract: dict[str, str] = {}
+
+    def other_targets(self, inputs: torch.Tensor) -> list[tuple]:
+        """(predictions, message, code) of a model trained on other targets (judging side)."""
+        return []
 
     def held_out(self, gen: torch.Generator) -> tuple[str, torch.Tensor, torch.Tensor]:
         """(case name, inputs, targets), drawn on the judging side only."""
@@ -91,10 +134,10 @@ class TrainedModelCheck(Exercise):
         )
 
     def run_predict(self, probe, candidate, device):
-        return predict_argmax(candidate, probe.args[0])
+        return predict_argmax(candidate, probe.args[0], self.contract)
 
     def judge(self, probe, out):
-        targets = probe.info["targets"]
-        judge_accuracy(
-            out, targets, self.threshold, self.accuracy_label(targets), self.grade_target
-        )
+        targets, label = probe.info["targets"], self.accuracy_label(probe.info["targets"])
+        others = self.other_targets(probe.args[0])
+        model = self.contract.get("", "") or "model"
+        judge_accuracy(out, targets, self.threshold, label, self.grade_target, others, model)

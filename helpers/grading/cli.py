@@ -88,6 +88,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "(else a loud warning), bwrap = required, none = unconfined "
         "(default: auto)",
     )
+    p.add_argument(
+        "--no-carry-forward",
+        action="store_true",
+        help="the strict rule: a module whose only fault lies in a part graded on its own "
+        "(a LayerNorm inside the encoder block) gets 0 too (default: its points are carried "
+        "forward, with a message naming the part)",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_workflow_arguments(p)
 
@@ -337,6 +344,7 @@ def run(args: argparse.Namespace) -> int:
         preload=not args.no_preload,
         sandbox=args.sandbox,
         student_pattern=args.student_pattern,
+        carry_forward=not args.no_carry_forward,
     )
     try:
         with expanded(args.submissions) as paths:  # each .zip becomes a temporary folder

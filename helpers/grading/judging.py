@@ -206,7 +206,7 @@ def load_results(source: Path | BinaryIO) -> dict:
 
 
 def judge(
-    ex: Exercise, probes: list[Probe], outcomes: list[Outcome]
+    ex: Exercise, probes: list[Probe], outcomes: list[Outcome], carry_forward: bool = True
 ) -> tuple[str, float, str, str]:
     """(status, points, message, mistake) from the kernel's outcomes, judged in this process.
 
@@ -214,7 +214,7 @@ def judge(
     framework reports one (``CheckResult.mistake``); empty otherwise.
     """
     try:
-        result = evaluate(ex, zip(probes, outcomes))
+        result = evaluate(ex, zip(probes, outcomes), carry_forward)
     except Exception as exc:  # a bug in a check, not the learner's fault: say so
         return "error", 0.0, f"the grader's check raised {type(exc).__name__}: {exc}", ""
     message = "\n".join(result.messages)
@@ -224,7 +224,9 @@ def judge(
     return result.status, float(result.points), message, str(mistake)
 
 
-def verdict(ex: Exercise, probes: list[Probe], data: dict, run) -> tuple[str, float, str, str]:
+def verdict(
+    ex: Exercise, probes: list[Probe], data: dict, run, carry_forward: bool = True
+) -> tuple[str, float, str, str]:
     """The row's (status, points, message, mistake) from the kernel's answer for ``ex``."""
     name = target_name(ex)
     status = data["status"]
@@ -273,7 +275,7 @@ def verdict(ex: Exercise, probes: list[Probe], data: dict, run) -> tuple[str, fl
             ),
             "",
         )
-    return judge(ex, probes, data["outcomes"])
+    return judge(ex, probes, data["outcomes"], carry_forward)
 
 
 def undefined(run, ex: Exercise, name: str) -> tuple[str, float, str]:
@@ -315,7 +317,7 @@ def judge_limited(ex: Exercise, probes: list[Probe], run, out_name: str, setting
             data = load_results(open_results(out_name, run.private_fd))
         except ResultError as exc:
             return ["cut", 0.0, str(exc), ""]  # not whole: run.py tries a fresh kernel once
-        return list(verdict(ex, probes, data, run))
+        return list(verdict(ex, probes, data, run, settings.carry_forward))
 
     try:
         status, points, message, mistake = call_limited(

@@ -39,6 +39,7 @@ class Settings:
     sandbox: str = "auto"  # auto | bwrap | none (sandbox.py)
     hidden: list[str] = field(default_factory=list)  # paths a sandbox must not show (the inputs)
     student_pattern: str | None = None  # --student-pattern: whose files lie side by side (lms.py)
+    carry_forward: bool = True  # --no-carry-forward: a faulty part graded on its own costs twice
 
 
 @dataclass

@@ -32,6 +32,7 @@ class ExerciseStats:
     counts: Counter = field(default_factory=Counter)  # status -> rows
     mistakes: Counter = field(default_factory=Counter)  # mistake code -> rows
     examples: dict[str, Counter] = field(default_factory=dict)  # code -> message -> rows
+    carried: int = 0  # passed rows whose only fault lies in a part graded on its own
 
     @property
     def total(self) -> int:
@@ -91,6 +92,7 @@ def summarize(all_rows: list[Row], pattern=None) -> Summary:
             r.exercise, ExerciseStats(r.exercise, ex.title if ex is not None else "", r.max_points)
         )
         stats.counts[r.status] += 1
+        stats.carried += r.status == "passed" and r.message.startswith("carried forward from")
         if r.mistake and r.status == "failed":
             stats.mistakes[r.mistake] += 1
             stats.examples.setdefault(r.mistake, Counter())[r.message] += 1
@@ -197,7 +199,7 @@ def _exercise_table(summary: Summary) -> list[str]:
     out = [
         "<table id='exercises'><tr><th>exercise</th><th>points</th><th>pass rate</th>"
         + "".join(f"<th>{s}</th>" for s in STATUSES)
-        + "</tr>"
+        + "<th>carried forward</th></tr>"
     ]
     for s in summary.exercises.values():
         pct = 100 * s.pass_rate
@@ -207,7 +209,7 @@ def _exercise_table(summary: Summary) -> list[str]:
             f"<td class='n'>{s.max_points:g}</td><td class='rate'>{pct:.0f} % "
             f"<span class='bar' style='width:{pct / 20:.2f}em'></span></td>"
             + "".join(f"<td class='n'>{s.counts[st]}</td>" for st in STATUSES)
-            + "</tr>"
+            + f"<td class='n carried'>{s.carried}</td></tr>"
         )
     return out + ["</table>"]
 

@@ -479,7 +479,6 @@ def test_reference_block_with_fixed_dropout_equals_torch_layer_in_training_mode(
         ("05.TransformerEncoderBlock", "no_ffn_dropout", "no_ffn_dropout"),
         ("05.TransformerEncoderBlock", "norm1_reused", "norm1_reused"),
         ("05.TransformerEncoderBlock", "post_ln_as_x_plus_ln_f", "post_ln_norm_on_branch"),
-        ("05.TransformerEncoderBlock", "layer_norm_without_bias", "norm_without_bias"),
     ],
 )
 def test_mistake_codes(run_check, exercise, name, code):
@@ -490,3 +489,49 @@ def test_mistake_codes(run_check, exercise, name, code):
     (candidate,) = [c.values[1] for c in cases if c.id == f"{exercise}-{name}"]
     r = run_check(exercise, candidate)
     assert not r.passed and r.mistake == f"{exercise}/{code}", (r.mistake, r.messages)
+
+
+# --------------------------------------------------------------------------- issue 18
+
+
+def _layer_norm(mode):
+    from helpers.blocks.layers import LayerNorm as Reference
+
+    class LayerNorm(Reference):
+        def forward(self, x):
+            m = x.mean(-1, keepdim=True)
+            var = ((x - m) ** 2).mean(-1, keepdim=True)
+            if mode == "e_x2_minus_mean2":
+                var = (x * x).mean(-1, keepdim=True) - m * m
+            x_hat = (x - m) / torch.sqrt(var + (1e-6 if mode == "fixed_eps_1e-6" else self.eps))
+            if mode == "bias_scaled":
+                return (x_hat + self.bias) * self.weight
+            return x_hat * self.weight + self.bias
+
+    return LayerNorm
+
+
+@pytest.mark.parametrize(
+    "mode, code",
+    [
+        ("two_pass", None),
+        ("e_x2_minus_mean2", "variance_cancellation"),  # only a large offset shows it
+        ("fixed_eps_1e-6", "eps_ignored"),  # was told "eps is added outside the square root"
+        ("bias_scaled", "bias_scaled_by_weight"),
+    ],
+)
+def test_layer_norm_unseen_mistakes_named(run_check, mode, code):
+    r = run_check("05.LayerNorm", _layer_norm(mode))
+    assert r.passed if code is None else r.mistake == f"05.LayerNorm/{code}", r.messages
+
+
+def test_block_dropout_left_on_in_eval_named(run_check):
+    """F.dropout without training=self.training (was blamed on the training-mode case)."""
+    from helpers.blocks.layers import TransformerEncoderBlock as Reference
+
+    class TransformerEncoderBlock(Reference):
+        def _attn(self, h, mask):
+            return F.dropout(self.self_attn(h, mask=mask)[0], self.dropout1.p)  # always on
+
+    r = run_check("05.TransformerEncoderBlock", TransformerEncoderBlock)
+    assert r.mistake == "05.TransformerEncoderBlock/dropout_in_eval", r.messages

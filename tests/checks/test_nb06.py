@@ -341,21 +341,30 @@ def test_sequence_tasks():
 # --------------------------------------------------------------------------- the trained model
 
 
-class SortingOracle(nn.Module):
-    """A test double, not a trained model: one-hot logits of the sorted input, optionally with
-    the last position of every sequence made wrong (token accuracy exactly 7/8 on length 8)."""
+class TransformerEncoder(nn.Module):
+    """Named as the contract's encoder (the model's `encoder`), for the test doubles."""
 
-    def __init__(self, wrong_last=False):
+
+class TokenClassifier(nn.Module):
+    """A test double, not a trained model, shaped as the notebook's (encoder, head): one-hot
+    logits of the sorted input, optionally with the last position of every sequence made wrong
+    (token accuracy exactly 7/8 on length 8), or of the input itself (trained on the inputs)."""
+
+    def __init__(self, wrong_last=False, copy=False):
         super().__init__()
+        self.encoder, self.head = TransformerEncoder(), nn.Identity()
         self.dummy = nn.Parameter(torch.zeros(()))
-        self.wrong_last = wrong_last
+        self.wrong_last, self.copy = wrong_last, copy
 
     def forward(self, tokens):
         assert not self.training, "the check should call model.eval()"
-        target = tokens.sort(dim=-1).values
+        target = tokens.clone() if self.copy else tokens.sort(dim=-1).values
         if self.wrong_last:
             target[:, -1] = (target[:, -1] + 1) % 10
         return F.one_hot(target, 10).float() + self.dummy  # (B, T, 10)
+
+
+SortingOracle = TokenClassifier
 
 
 def test_trained_oracle_passes_and_mode_is_restored(run_check):
@@ -375,12 +384,35 @@ def test_trained_below_threshold_reports_accuracy(run_check):
 
 
 def test_untrained_model_fails_with_its_accuracy(run_check):
+    from helpers.blocks.encoder import TransformerEncoder as Encoder
+
+    class TokenClassifier(nn.Module):  # the notebook's model, untrained
+        def __init__(self):
+            super().__init__()
+            self.encoder = Encoder(10, 16, 2, 1, 32, max_len=16)
+            self.head = nn.Linear(16, 10)
+
+        def forward(self, tokens):
+            return self.head(self.encoder(tokens))
+
     torch.manual_seed(0)
+    r = run_check("06.trained_encoder", TokenClassifier())
+    assert not r.passed and r.mistake == "06.trained_encoder/near_chance", r.messages
+    accuracy = float(re.search(r"is (0\.\d{4}), near chance", r.messages[0]).group(1))
+    assert accuracy < 0.2 and "training longer will not help" in r.messages[0]
+
+
+def test_another_model_is_not_the_trained_model(run_check):
+    """Any accurate model is not "the trained model": the exercise's (encoder, head) is."""
     model = nn.Sequential(nn.Embedding(10, 16), nn.Linear(16, 10))
     r = run_check("06.trained_encoder", model)
-    assert not r.passed
-    accuracy = float(re.search(r"is (0\.\d{4}), below the threshold 0.99", r.messages[0]).group(1))
-    assert accuracy < 0.6
+    assert r.mistake == "06.trained_encoder/not_the_model", r.messages
+    assert "it is a Sequential, not a TokenClassifier" in r.messages[0]
+
+
+def test_model_trained_on_its_inputs_is_named(run_check):
+    r = run_check("06.trained_encoder", TokenClassifier(copy=True))
+    assert r.mistake == "06.trained_encoder/trained_on_inputs", r.messages
 
 
 @pytest.mark.parametrize(
@@ -390,7 +422,7 @@ def test_untrained_model_fails_with_its_accuracy(run_check):
             lambda tokens: F.one_hot(tokens.sort(-1).values, 10).float(),
             "should be the trained model, an nn.Module",
         ),
-        (SortingOracle, "got the class SortingOracle"),
+        (SortingOracle, "got the class TokenClassifier"),
         (None, "should be the trained model, an nn.Module"),
     ],
 )
@@ -419,3 +451,47 @@ def test_trained_grading_probes_are_fresh():
     assert graded.runner == "predict" and graded.args[0].shape == inline.args[0].shape
     assert not torch.equal(graded.args[0], inline.args[0])
     assert torch.equal(graded.info["targets"], graded.args[0].sort(-1).values)
+
+
+# --------------------------------------------------------------------------- issue 18
+
+
+def _encoder(**overrides):
+    from helpers.blocks.encoder import TransformerEncoder
+    from helpers.blocks.positional import PositionalEncoding
+
+    class Encoder(TransformerEncoder):
+        def __init__(self, vocab_size, d_model, num_heads, num_layers, d_ff, max_len=512, **kw):
+            super().__init__(vocab_size, d_model, num_heads, num_layers, d_ff, max_len, **kw)
+            if overrides.get("default_max_len"):  # PositionalEncoding's own default, 5000
+                self.pos_encoding = PositionalEncoding(d_model, dropout=kw.get("dropout", 0.0))
+            if overrides.get("embedding_transposed"):
+                self.embedding.weight = torch.nn.Parameter(self.embedding.weight.T.clone())
+
+        def attention_maps(self, tokens):
+            if not overrides.get("maps_always_normed"):
+                return super().attention_maps(tokens)
+            x, maps = self.embed(tokens), []
+            for layer in self.layers:
+                maps.append(layer.self_attn(layer.norm1(x))[1])  # pre-LN's input, always
+                x = layer(x)
+            return maps
+
+    return Encoder
+
+
+def test_encoder_with_positional_encodings_default_max_len_passes(run_check):
+    """The check's own state loading must not fail on a table of another size (issue 18)."""
+    r = run_check("06.TransformerEncoder", _encoder(default_max_len=True))
+    assert r.passed, r.messages
+
+
+def test_parameter_of_another_shape_is_named_not_blamed_as_a_raise(run_check):
+    r = run_check("06.TransformerEncoder", _encoder(embedding_transposed=True))
+    assert not r.passed and "your code raised" not in r.messages[0]
+    assert "embedding.weight" in r.messages[0]
+
+
+def test_post_ln_maps_taken_as_pre_ln_named(run_check):
+    r = run_check("06.TransformerEncoder", _encoder(maps_always_normed=True))
+    assert r.mistake == "06.TransformerEncoder/maps_pre_ln_on_post_ln", r.messages

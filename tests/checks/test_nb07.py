@@ -262,3 +262,34 @@ def test_reference_decoder_with_fixed_dropout_equals_torch_layer_in_training_mod
         ours = decoder64(state, x, memory, 2, norm_first=norm_first, **drops)
         torch.testing.assert_close(ours, ref, atol=1e-10, rtol=1e-10)
         assert not torch.allclose(decoder64(state, x, memory, 2, norm_first=norm_first), ref)
+
+
+def test_greedy_padding_finished_rows_with_zero_is_named(run_check):
+    """Was told "a sample drawn with torch.multinomial" (issue 18)."""
+
+    def greedy_decode(model, src, max_len, bos_id, eos_id):
+        tgt = torch.full((src.shape[0], 1), bos_id, dtype=torch.long)
+        done = torch.zeros(src.shape[0], dtype=torch.bool)
+        for _ in range(max_len - 1):
+            nxt = model(src, tgt)[:, -1].argmax(-1)
+            nxt = torch.where(done, torch.zeros_like(nxt), nxt)  # pads finished rows with 0
+            tgt = torch.cat([tgt, nxt[:, None]], 1)
+            done |= nxt == eos_id
+            if done.all():
+                break
+        return tgt
+
+    r = run_check("07.greedy_decode", greedy_decode)
+    assert r.mistake == "07.greedy_decode/pad_after_eos" and "multinomial" not in r.messages[0]
+
+
+def test_decoder_masks_swapped_named(run_check):
+    """Was told "the queries come from the decoder" (issue 18)."""
+    from helpers.blocks.decoder import TransformerDecoderBlock as Reference
+
+    class TransformerDecoderBlock(Reference):
+        def forward(self, x, memory, tgt_mask=None, memory_mask=None):
+            return super().forward(x, memory, tgt_mask=memory_mask, memory_mask=tgt_mask)
+
+    r = run_check("07.TransformerDecoderBlock", TransformerDecoderBlock)
+    assert r.mistake == "07.TransformerDecoderBlock/masks_swapped", r.messages

@@ -266,12 +266,16 @@ def test_sample_image():
 # --------------------------------------------------------------------------- the trained ViT
 
 
-class DigitsLookup(nn.Module):
-    """A test double, not a trained model: logits from a lookup of each image's bytes in the
-    public test split of helpers.data.digits(); ``wrong`` test images get the next class."""
+class VisionTransformer(nn.Module):
+    """A test double, not a trained model, with the contract's attributes: logits from a lookup
+    of each image's bytes in the public test split of helpers.data.digits(); ``wrong`` test
+    images get the next class."""
 
     def __init__(self, wrong=0):
         super().__init__()
+        for name in ("patch_embed", "blocks", "norm", "head"):
+            setattr(self, name, nn.Identity())
+        self.cls_token, self.pos_embed = nn.Parameter(torch.zeros(1)), nn.Parameter(torch.zeros(1))
         from helpers.data import digits
 
         data = digits()
@@ -299,16 +303,31 @@ def test_trained_vit_below_threshold_reports_accuracy(run_check):
     )
 
 
+DigitsLookup = VisionTransformer
+
+
 def test_untrained_vit_fails(run_check):
+    from helpers.blocks.vit import VisionTransformer as ViT
+
     torch.manual_seed(0)
-    r = run_check("09.trained_vit", nn.Sequential(nn.Flatten(), nn.Linear(64, 10)))
-    assert not r.passed and "below the threshold 0.97" in r.messages[0]
+    r = run_check("09.trained_vit", ViT(8, 4, 1, 10, 16, 2, 1, 32))
+    assert not r.passed and r.mistake == "09.trained_vit/near_chance", r.messages
+
+
+def test_the_notebooks_cnn_is_not_the_trained_vit(run_check):
+    """Any accurate model is not "the trained ViT" (issue 18): the CNN of the notebook fails."""
+    cnn = nn.Sequential(
+        nn.Conv2d(1, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(), nn.Linear(512, 10)
+    )
+    r = run_check("09.trained_vit", cnn)
+    assert r.mistake == "09.trained_vit/not_the_model", r.messages
+    assert "it is a Sequential, not a VisionTransformer" in r.messages[0]
 
 
 @pytest.mark.parametrize(
     "candidate, words",
     [
-        (DigitsLookup, "got the class DigitsLookup"),
+        (DigitsLookup, "got the class VisionTransformer"),
         (lambda images: torch.zeros(len(images), 10), "should be the trained model, an nn.Module"),
     ],
 )
@@ -318,5 +337,33 @@ def test_trained_vit_not_a_module(run_check, candidate, words):
 
 
 def test_trained_vit_wrong_output_shape(run_check):
-    r = run_check("09.trained_vit", nn.Sequential(nn.Flatten(0)))  # one vector for the batch
+    class Flat(VisionTransformer):
+        def forward(self, images):
+            return images.flatten()  # one vector for the batch
+
+    r = run_check("09.trained_vit", Flat())
     assert not r.passed and "expected (360,)" in r.messages[0], r.messages
+
+
+@pytest.mark.parametrize("mistake", ["pos_embed_before_cls", "first_patch"])
+def test_vit_unseen_mistakes_named(run_check, mistake):
+    """Issue 18: the position embedding added before the CLS token, the head on patch 1."""
+    from helpers.blocks.vit import VisionTransformer as Reference
+
+    class VisionTransformer(Reference):
+        def embed(self, images):
+            if mistake != "pos_embed_before_cls":
+                return super().embed(images)
+            x = self.patch_embed(images) + self.pos_embed[:, :-1]  # rows 0..N-1, before CLS
+            return torch.cat([self.cls_token.expand(x.size(0), -1, -1), x], 1)
+
+        def forward(self, images):
+            if mistake != "first_patch":
+                return super().forward(images)
+            x = self.embed(images)
+            for block in self.blocks:
+                x = block(x)
+            return self.head(self.norm(x[:, 1]))  # the first patch, not the CLS token
+
+    r = run_check("09.VisionTransformer", VisionTransformer)
+    assert r.mistake == f"09.VisionTransformer/{mistake}", r.messages

@@ -786,7 +786,6 @@ MORE = [
         type("TransformerEncoderBlock", (EBBuiltWithout,), {"without": ("ffn",)}),
         "ffn",
     ),
-    wrong(EB, "layer_norm_without_bias", EBNormNoBias, "bias"),
     wrong(EB, "final_norm_in_pre_ln", EBFinalNorm, "normalized at the end"),
 ]
 MORE_OK = [

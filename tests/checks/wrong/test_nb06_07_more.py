@@ -192,7 +192,6 @@ DB_WRONG = [
         DB, "dropout_after_residual_sum", decoder_with(residual="after_sum"), "after the residual"
     ),
     wrong(DB, "annotated_transformer_layernorm", decoder_with(ln="annotated"), "std"),
-    wrong(DB, "nanogpt_mlp_dropout_after_c_proj", decoder_with(ffn=FFNDropoutLast), "linear2"),
 ]
 DB_OK = [right(DB, "dropout_as_the_text_says", decoder_with())]
 

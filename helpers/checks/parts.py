@@ -1,0 +1,303 @@
+"""Find the faulty part of a module built from other exercises' parts, and carry it forward.
+
+Kernel side (:func:`with_parts`, wrapping a runner): the learner's module runs on the probe;
+then every learner-written part named in :data:`PARTS` (a LayerNorm, a MultiHeadAttention, an
+encoder block...) is replaced by a stand-in with the same weights and the module runs again.
+Only when that changes the output does each kind of part get replaced alone. Stand-ins are
+PyTorch's built-ins or an earlier notebook's blocks (never the graded notebook's): a
+LayerNorm on ``nn.LayerNorm`` (which 05.LayerNorm switches off), a patch embedding on
+``nn.Conv2d``, an attention or a block from ``helpers.blocks``.
+
+Judge side (:class:`PartsMixin`): when the learner's output fails but the output with the parts
+replaced passes, the fault lies in those parts, which are graded on their own: a
+:class:`PartFault` names them, and ``evaluate`` carries the error forward (full points) unless
+grading runs with ``--no-carry-forward``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections import OrderedDict
+
+import torch
+from torch import nn
+
+from .framework import Fail
+
+PARTS_KEY = "__parts__"  # marks a runner's output that carries the swapped runs
+RANDOM_IN_EVAL = "__random_in_eval__"  # two calls in eval mode gave different outputs
+
+
+def _dtype(part: nn.Module) -> torch.dtype:
+    return next((p.dtype for p in part.parameters()), torch.float32)
+
+
+def _loaded(stand_in: nn.Module, part: nn.Module) -> nn.Module:
+    """``stand_in`` with ``part``'s parameters (by the contract's names), dtype and mode."""
+    own = stand_in.state_dict()
+    theirs = {k: v for k, v in part.state_dict().items() if k in own and v.shape == own[k].shape}
+    stand_in.to(_dtype(part)).load_state_dict(theirs, strict=False)
+    missing = [k for k, _ in stand_in.named_parameters() if k not in theirs]
+    if missing:
+        raise ValueError(f"no {missing[0]} to copy")  # a part off the contract: not swapped
+    return stand_in.train(part.training)
+
+
+class PatchEmbedding(nn.Module):
+    """09.PatchEmbedding on nn.Conv2d: (B, C, H, W) -> (B, N, d_model)."""
+
+    def __init__(self, conv: nn.Conv2d):
+        super().__init__()
+        self.proj = conv
+
+    def forward(self, images):
+        return self.proj(images).flatten(2).transpose(1, 2)
+
+
+def _layer_norm(part, init):
+    return _loaded(nn.LayerNorm(part.weight.shape[-1]), part)  # the contract's eps, 1e-5
+
+
+def _dropout(part, init, name: str = "dropout") -> float:
+    """The part's dropout as built (a block that forgets to pass it on is the block's fault)."""
+    drop = getattr(part, name, None)
+    return drop.p if isinstance(drop, nn.Dropout) else init.get("dropout", 0.0)
+
+
+def _feed_forward(part, init):
+    d_ff, d = part.linear1.weight.shape
+    x, training = torch.randn(3, d, dtype=_dtype(part)), part.training
+    acts = [nn.GELU(), nn.ReLU()] if init.get("activation") == "gelu" else [nn.ReLU(), nn.GELU()]
+    ffs = [  # 05.FeedForward on nn.Linear: linear1, activation, dropout, linear2
+        _loaded(nn.Sequential(OrderedDict(linear1=nn.Linear(d, d_ff), activation=act,
+                dropout=nn.Dropout(0), linear2=nn.Linear(d_ff, d))), part)
+        for act in acts
+    ]  # fmt: skip
+    with torch.no_grad():  # the activation as built (the block may not pass it on)
+        want = part.eval()(x)
+        ff = next((f for f in ffs if torch.allclose(f.eval()(x), want, atol=1e-5)), ffs[0])
+    part.train(training)
+    ff.dropout.p = _dropout(part, init)
+    return ff.train(training)
+
+
+def _attention(part, init):
+    from helpers.blocks.multihead import MultiHeadAttention  # notebook 03's
+
+    d = part.q_proj.weight.shape[0]
+    return _loaded(MultiHeadAttention(d, init["num_heads"], _dropout(part, init)), part)
+
+
+def _encoder_block(part, init):
+    from helpers.blocks.layers import TransformerEncoderBlock  # notebook 05's, configured ...
+
+    norm_first = getattr(part, "norm_first", None)  # ... as the learner's block was built
+    norm_first = norm_first if isinstance(norm_first, bool) else init.get("norm_first", True)
+    block = TransformerEncoderBlock(
+        init["d_model"], init["num_heads"], init["d_ff"], 0.0, norm_first
+    )
+    block.self_attn, block.ffn = _attention(part.self_attn, init), _feed_forward(part.ffn, init)
+    for name in ("dropout1", "dropout2"):
+        getattr(block, name).p = _dropout(part, {"dropout": init.get("dropout", 0.0)}, name)
+    return _loaded(block, part)
+
+
+def _positional(part, init):
+    from helpers.blocks.positional import PositionalEncoding  # notebook 04's
+
+    return PositionalEncoding(init["d_model"], dropout=init.get("dropout", 0.0)).train(
+        part.training
+    )
+
+
+def _patch_embedding(part, init):
+    w = part.proj.weight  # (d_model, C, p, p)
+    conv = nn.Conv2d(w.shape[1], w.shape[0], kernel_size=w.shape[-1], stride=w.shape[-1])
+    return _loaded(PatchEmbedding(conv), part)
+
+
+# exercise -> (submodule name pattern, the part's own exercise, stand-in factory)
+PARTS = {
+    "05.TransformerEncoderBlock": (
+        ("self_attn", "03.MultiHeadAttention", _attention),
+        ("ffn", "05.FeedForward", _feed_forward),
+        (r"norm\d", "05.LayerNorm", _layer_norm),
+    ),
+    "06.TransformerEncoder": (
+        ("pos_encoding", "04.PositionalEncoding", _positional),
+        (r"layers\.\d+", "05.TransformerEncoderBlock", _encoder_block),
+        ("norm", "05.LayerNorm", _layer_norm),
+    ),
+    "07.TransformerDecoderBlock": (
+        ("self_attn|cross_attn", "03.MultiHeadAttention", _attention),
+        ("ffn", "05.FeedForward", _feed_forward),
+        (r"norm\d", "05.LayerNorm", _layer_norm),
+    ),
+    "09.VisionTransformer": (
+        ("patch_embed", "09.PatchEmbedding", _patch_embedding),
+        (r"blocks\.\d+", "05.TransformerEncoderBlock", _encoder_block),
+        ("norm", "05.LayerNorm", _layer_norm),
+    ),
+}
+
+
+def learner_parts(ex_id: str, module: nn.Module) -> dict[str, list[tuple[str, object]]]:
+    """{part's exercise: [(submodule name, factory)]} for the learner-written parts."""
+    groups: dict[str, list] = {}
+    for name, sub in module.named_modules():
+        if type(sub).__module__.split(".")[0] in ("torch", "helpers"):
+            continue  # a built-in or the course's block: nothing of the learner's to replace
+        for pattern, part_id, factory in PARTS.get(ex_id, ()):
+            if re.fullmatch(pattern, name):
+                groups.setdefault(part_id, []).append((name, factory))
+    return groups
+
+
+def _replace(module: nn.Module, named: list, init: dict) -> None:
+    for name, factory in named:
+        parent_name, _, attr = name.rpartition(".")
+        parent = module.get_submodule(parent_name)
+        setattr(parent, attr, factory(getattr(parent, attr), init))
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
+        return a.shape == b.shape and bool(torch.allclose(a, b, atol=1e-6, rtol=1e-5))
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)) and len(a) == len(b):
+        return all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict) and set(a) == set(b):
+        return all(_same(a[k], b[k]) for k in a)
+    return type(a) is type(b) and not isinstance(a, torch.Tensor)
+
+
+def with_parts(runner):
+    """Wrap a runner ``(self, probe, candidate, device)``: run it, then again on modules whose
+    learner-written parts are replaced right after construction (the probe's weights are loaded
+    into the stand-ins by name). When that changes the output, each kind of part is replaced
+    alone too: {PARTS_KEY: True, "out", "parts": [exercise ids], "swaps": {"*" | id: output}}."""
+
+    def run(self, probe, candidate, device):
+        found: list = []
+
+        def replacing(only):
+            def build(*args, **init):
+                module = candidate(*args, **init)
+                if isinstance(module, nn.Module):
+                    groups = learner_parts(self.id, module)
+                    found.append(list(groups))
+                    for part_id, named in groups.items():
+                        if only in ("*", part_id):
+                            _replace(module, named, init)
+                return module
+
+            return build
+
+        try:  # first with every part replaced: without parts of the learner's, that is the run
+            every = runner(self, probe, replacing("*"), device)
+        except Exception:  # a part off the contract, or a module that needs the learner's part
+            return runner(self, probe, candidate, device)
+        parts = found[0] if found else []
+        if not parts:
+            return every
+        out = runner(self, probe, candidate, device)
+        if _same(out, every):
+            return out
+        swaps = {"*": every}
+        for part_id in parts if len(parts) > 1 else ():
+            with contextlib.suppress(Exception):
+                swaps[part_id] = runner(self, probe, replacing(part_id), device)
+        return {PARTS_KEY: True, "out": out, "parts": parts, "swaps": swaps}
+
+    return run
+
+
+def load_state(module: nn.Module, state: dict) -> None:
+    """runner.load_state, but buffers are the learner's business: a positional table of another
+    max_len or layout, or one kept out of the state dict, stays as built (the parameters'
+    names are checked by module_info first). Raises runner.StateMismatch for a parameter."""
+    from .runner import STATE_MISMATCH, StateMismatch
+
+    own, params, mine = module.state_dict(), dict(module.named_parameters()), {}
+    for key, value in state.items():
+        if key in own and own[key].shape != value.shape and own[key].numel() == value.numel():
+            value = value.reshape(own[key].shape)  # (max_len, d) or (1, max_len, d)
+        if key in own and own[key].shape == value.shape:
+            mine[key] = value
+        elif key in params:
+            raise StateMismatch(
+                f"{STATE_MISMATCH} ({key} is {tuple(own[key].shape)} in your module, "
+                f"{tuple(value.shape)} in the check's): it copies its weights by name and shape "
+                "to compare your module's outputs with the reference's."
+            )
+    module.load_state_dict(mine, strict=False)
+
+
+class PartsMixin:
+    """Runner ``parts`` (build, load the probe's weights, call ``forward`` or
+    ``probe.info["method"]`` in eval mode, with :func:`with_parts`) and a judge that unwraps
+    ``with_parts``' output: the exercise writes ``judge_value(probe, value)``."""
+
+    def run_module(self, probe, candidate, device):
+        from .runner import to_device
+
+        module = candidate(**probe.init)
+        if not isinstance(module, nn.Module):
+            return module
+        load_state(module, probe.state or {})
+        module.to(device).eval()
+        args, kwargs = to_device(probe.args, device), to_device(probe.kwargs, device)
+        method = getattr(module, probe.info.get("method", "forward"))
+        with torch.no_grad():
+            out = method(*args, **kwargs)
+            if (probe.init or {}).get("dropout") and not _same(out, method(*args, **kwargs)):
+                return {RANDOM_IN_EVAL: True}  # a dropout that eval() does not switch off
+        return out
+
+    run_parts = with_parts(run_module)
+
+    def judge(self, probe, out):
+        if isinstance(out, dict) and out.get(RANDOM_IN_EVAL) is True:
+            raise Fail(
+                "in eval mode (module.eval()) two calls give different outputs: a dropout is "
+                "still active. Use nn.Dropout modules (eval() switches them off), or "
+                "F.dropout(x, p, training=self.training).",
+                "dropout_in_eval",
+            )
+        if not (isinstance(out, dict) and out.get(PARTS_KEY) is True):
+            return self.judge_value(probe, out)
+        try:
+            return self.judge_value(probe, out["out"])
+        except Fail as fail:
+            raise locate(self, probe, out, fail) from None
+
+
+def _passes(ex, probe, value) -> bool:
+    try:
+        ex.judge_value(probe, value)
+    except Fail:
+        return False
+    return True
+
+
+class PartFault(Fail):
+    """The module is right once the learner's ``parts`` (exercise ids) are replaced."""
+
+    def __init__(self, message: str, parts: list[str]):
+        super().__init__(message, "faulty_part")
+        self.parts = parts
+
+
+def locate(ex, probe, out: dict, fail: Fail) -> Fail:
+    swaps, parts = out["swaps"], out["parts"]
+    if not _passes(ex, probe, swaps["*"]):
+        return fail  # the fault is (also) in the module itself
+    alone = [p for p in parts if p in swaps and _passes(ex, probe, swaps[p])]
+    culprits = alone[:1] or parts
+    names = " and ".join(p.split(".", 1)[1] for p in culprits)
+    see = ", ".join(culprits)
+    return PartFault(
+        f"your {ex.id.split('.', 1)[1]} is right; the difference comes from your {names} "
+        f"(see {see}): with it replaced by the reference, this case passes.",
+        culprits,
+    )
