@@ -178,7 +178,7 @@ def test_the_grader_judges_like_the_inline_check(kernel_side, tmp_path, ex_id, c
 @pytest.mark.parametrize("ex_id", sorted(REGISTRY))
 def test_every_exercise_runs_through_the_kernel_side(kernel_side, tmp_path, ex_id):
     """Probes of every kind travel to the kernel side; a stub comes back 'missing'."""
-    candidate = StubModel() if REGISTRY[ex_id].kind == "trained" else stub
+    candidate = stub_model(REGISTRY[ex_id]) if REGISTRY[ex_id].kind == "trained" else stub
     status, points, message = graded_as_kernel(kernel_side, tmp_path, ex_id, candidate)
     assert (status, points) == ("missing", 0.0), message
 
@@ -188,6 +188,17 @@ class StubModel(torch.nn.Module):
 
     def forward(self, x):
         raise NotImplementedError
+
+
+def stub_model(ex) -> torch.nn.Module:
+    """A StubModel of the class and with the parts the exercise's contract names (the check
+    refuses any other model before calling it)."""
+    contract = getattr(ex, "contract", {})
+    model = type(contract.get("") or "StubModel", (StubModel,), {})()
+    for path, cls in contract.items():
+        if path:
+            setattr(model, path, type(cls or "Part", (torch.nn.Module,), {})())
+    return model
 
 
 def test_patched_helpers_do_not_reach_the_kernel_side(kernel_side, tmp_path, monkeypatch):

@@ -217,7 +217,7 @@ def test_the_mistake_code_reaches_the_row(monkeypatch):
     ex = REGISTRY["00.relu"]
     result = CheckResult(ex.id, False, 0.0, 1.0, ["you returned |x|"], "failed")
     result.mistake = "00.relu/abs"  # what the check framework reports once it names mistakes
-    monkeypatch.setattr(judging, "evaluate", lambda ex, pairs: result)
+    monkeypatch.setattr(judging, "evaluate", lambda ex, pairs, *how: result)
     assert judging.judge(ex, [], []) == ("failed", 0.0, "you returned |x|", "00.relu/abs")
     row = Row("a.ipynb", "00", ex.id, 0.0, 1.0, "failed", "you returned |x|", "00.relu/abs")
     assert row.csv_fields()[6:] == ["00.relu/abs", "you returned |x|"]
