@@ -18,7 +18,7 @@ from .framework import (
     named,
     randn,
 )
-from .probes import ambiguous_bool, same_error, transpose_all
+from .probes import ATTENTION_BUILTINS, SOFTMAX_OPS, ambiguous_bool, same_error, transpose_all
 from .properties import STABLE
 
 SUM_KEEPDIM = (
@@ -75,6 +75,8 @@ class SoftmaxCheck(Exercise):
         "torch.special.log_softmax",
         "torch.logsumexp",
         "torch.Tensor.logsumexp",
+        *SOFTMAX_OPS,
+        "aten.logsumexp",
     )
 
     def probes(self, gen):
@@ -170,7 +172,7 @@ class DotProductAttentionCheck(Exercise):
     id = "01.dot_product_attention"
     title = "attention with no weights"
     points = 2.0
-    forbid = ("torch.nn.functional.scaled_dot_product_attention",)
+    forbid = ATTENTION_BUILTINS
 
     def probes(self, gen):
         worked = torch.tensor([[1.0, 0.0], [0.8, 0.6], [0.0, 1.0]])

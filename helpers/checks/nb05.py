@@ -23,7 +23,14 @@ from .framework import (
     randn,
 )
 from .modules import expect_names, judge_module_info, linear_state, variance_mistakes
-from .probes import P_IGNORED, TrainModeMixin, fixed_dropout, judge_dropout, train_mode_parts
+from .probes import (
+    NORM_OPS,
+    P_IGNORED,
+    TrainModeMixin,
+    fixed_dropout,
+    judge_dropout,
+    train_mode_parts,
+)
 from .properties import STABLE
 from .references import ffn64, layer_norm64
 
@@ -40,6 +47,7 @@ class LayerNormCheck(Exercise):
         "torch.layer_norm",
         "torch.native_layer_norm",
         "torch.nn.LayerNorm.forward",
+        *NORM_OPS,
     )
 
     def probes(self, gen):

@@ -26,7 +26,7 @@ from .framework import (
     named,
     randn,
 )
-from .probes import DeviceProbeMixin, SizeLimitMixin, too_large
+from .probes import ATTENTION_BUILTINS, DeviceProbeMixin, SizeLimitMixin, too_large
 from .properties import PropertyMixin, props
 from .references import attention64
 
@@ -196,7 +196,7 @@ class LinearAttentionCheck(SizeLimitMixin, PropertyMixin, Exercise):
     id = "08.linear_attention"
     title = "linear attention with the elu + 1 feature map"
     points = 2.0
-    forbid = ("torch.nn.functional.scaled_dot_product_attention",)
+    forbid = ATTENTION_BUILTINS
 
     def probes(self, gen):
         yield Probe(

@@ -22,7 +22,7 @@ from .framework import (
     named,
     randn,
 )
-from .probes import SizeLimitMixin, too_large
+from .probes import ATTENTION_BUILTINS, SOFTMAX_OPS, SizeLimitMixin, too_large
 from .properties import STABLE, PropertyMixin, props
 from .references import attention64
 
@@ -93,7 +93,9 @@ class BlockwiseAttentionCheck(SizeLimitMixin, PropertyMixin, Exercise):
     title = "exact attention block by block, with an online softmax"
     points = 3.0
     forbid = (
-        "torch.nn.functional.scaled_dot_product_attention",
+        *ATTENTION_BUILTINS,
+        *SOFTMAX_OPS,
+        "aten.logsumexp",
         "torch.softmax",
         "torch.nn.functional.softmax",
         "torch.Tensor.softmax",

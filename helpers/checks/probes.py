@@ -22,10 +22,31 @@ from .runner import _resolve, load_state, to_device
 
 # the built-ins a from-scratch attention must not call (F.scaled_dot_product_attention is
 # torch._C._nn.scaled_dot_product_attention under another name)
+# the kernels behind them (runner.ops_off: off at the dispatcher, however they are called);
+# _safe_softmax is the math path's softmax (torch >= 2.5), which a learner's softmax never is
+ATTENTION_OPS = (
+    "aten._safe_softmax",
+    "aten._scaled_dot_product_flash_attention_for_cpu",
+    "aten._scaled_dot_product_flash_attention",
+    "aten._scaled_dot_product_efficient_attention",
+    "aten._scaled_dot_product_cudnn_attention",
+    "aten._native_multi_head_attention",
+)
 ATTENTION_BUILTINS = (
     "torch._C._nn.scaled_dot_product_attention",
     "torch.nn.functional.scaled_dot_product_attention",
     "torch.nn.functional.multi_head_attention_forward",
+    *ATTENTION_OPS,
+)
+# softmax's own kernels (a from-scratch softmax is exp and sum)
+SOFTMAX_OPS = ("aten._softmax", "aten._safe_softmax", "aten._log_softmax")
+# every normalisation kernel: LayerNorm, and GroupNorm, BatchNorm or InstanceNorm reshaped to it
+NORM_OPS = (
+    "aten.native_layer_norm",
+    "aten.native_group_norm",
+    "aten.native_batch_norm",
+    "aten._native_batch_norm_legit",
+    "aten._native_batch_norm_legit_no_training",
 )
 
 

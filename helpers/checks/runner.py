@@ -19,6 +19,7 @@ from typing import Any
 
 import torch
 from torch.nn.parameter import is_lazy
+from torch.utils._python_dispatch import TorchDispatchMode
 
 try:  # in a grading kernel: the grader's private copy, shipped beside the checks
     from .device import to_device  # (a learner's patch of helpers.device cannot reach it)
@@ -65,10 +66,13 @@ def _resolve(dotted: str):
 
 @contextlib.contextmanager
 def builtins_off(names: tuple[str, ...]):
-    """Replace each named built-in by a function that raises ForbiddenBuiltin."""
+    """Replace each named built-in by a function that raises ForbiddenBuiltin (``aten.NAME``
+    entries are dispatcher ops, switched off by ``ops_off``)."""
     saved = []
     try:
         for dotted in names:
+            if dotted.startswith("aten."):  # a dispatcher op: ops_off below
+                continue
             owner, attr = _resolve(dotted)
             own = attr in vars(owner)
             original = vars(owner)[attr] if own else None
@@ -88,6 +92,38 @@ def builtins_off(names: tuple[str, ...]):
                 setattr(owner, attr, original)
             else:  # it was inherited (torch.Tensor methods live on a C base class)
                 delattr(owner, attr)
+
+
+class _OpsOff(TorchDispatchMode):
+    """Refuse the named dispatcher ops while the candidate runs, however they are reached: a
+    function captured before the check, ``torch.ops.aten``, an ``nn`` module, or another
+    built-in on the same kernel (``F.group_norm`` computes a LayerNorm with native_group_norm)."""
+
+    def __init__(self, ops: set):
+        super().__init__()
+        self.ops = ops
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        if func.overloadpacket in self.ops:
+            raise ForbiddenBuiltin(
+                f"your code reaches torch's kernel {func.overloadpacket.__name__}, a built-in "
+                "that computes what this exercise asks you to write yourself from basic tensor "
+                "operations (it is switched off during this check, however it is called)."
+            )
+        return func(*args, **(kwargs or {}))
+
+
+@contextlib.contextmanager
+def ops_off(names: tuple[str, ...]):
+    """Switch off the ``aten.NAME`` entries of ``names`` at the dispatcher (those this torch
+    has: ``_safe_softmax`` exists since 2.5)."""
+    ops = {getattr(torch.ops.aten, n[5:], None) for n in names if n.startswith("aten.")}
+    ops.discard(None)
+    if not ops:
+        yield
+        return
+    with _OpsOff(ops):
+        yield
 
 
 def forbidden_names_bound(candidate: Any, names: tuple[str, ...]) -> str | None:
@@ -292,7 +328,7 @@ def run_probe(ex: Exercise, probe: Probe, candidate: Any, device: torch.device) 
             error=f"your code uses {bound}, which this exercise asks you to write yourself."
         )
     try:
-        with builtins_off(ex.forbid):
+        with builtins_off(ex.forbid), ops_off(ex.forbid):
             out = call_candidate(ex, probe, candidate, device)
     except NotImplementedError:
         return Outcome(missing=True, error=NOT_IMPLEMENTED)
