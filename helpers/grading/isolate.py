@@ -15,6 +15,7 @@ import json
 import os
 import select
 import signal
+import sys
 import time
 from collections.abc import Callable
 
@@ -47,6 +48,8 @@ def _child(fn: Callable[[], object], w: int, memory_bytes: int, seconds: float) 
         cpu = int(seconds) + 1
         resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if "torch" in sys.modules:  # a forked child must not enter the parent's OpenMP pool:
+            sys.modules["torch"].set_num_threads(1)  # it hangs there (as DataLoader workers do)
         try:
             reply = {"ok": fn()}
         except MemoryError:

@@ -355,3 +355,17 @@ def test_clean_up_of_a_deep_tree(tmp_path):
     os.chmod(folder / "d", 0o500)
     assert scratch.empty(folder) == []
     assert outside.read_text() == "keep"
+
+
+def test_a_forked_judge_does_not_hang_in_the_parents_thread_pool():
+    """The grader judges in a forked child: one that entered the parent's OpenMP pool hung until
+    its time limit (a carried-forward block's judge, graded without OMP_NUM_THREADS=1)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        x = torch.randn(2000, 2000, dtype=torch.float64)
+        torch.exp(x).sum()  # the parent's pool is up
+        got = call_limited(lambda: float(torch.exp(x).sum()), memory_bytes=512 << 20, seconds=30)
+    finally:
+        torch.set_num_threads(threads)
+    assert got == pytest.approx(float(torch.exp(x).sum()))
