@@ -124,6 +124,13 @@ class TrainOneEpochCheck(Exercise):
             kwargs={"spec": spec("adam", 0.05), "batches": batches(5, 8)},
             cpu_only=True,
         )
+        uneven = [batches(1, B)[0] for B in (7, 2, 5)]
+        yield Probe(
+            "SGD(lr=0.4), uneven batches of 7, 2 and 5 (the mean is over batches, not samples)",
+            runner="training_loop",
+            kwargs={"spec": spec("sgd", 0.4), "batches": uneven},
+            cpu_only=True,
+        )
         yield Probe(
             "SGD(lr=0.2), a single batch",
             runner="training_loop",
