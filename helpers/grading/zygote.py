@@ -48,6 +48,7 @@ PRELOAD = (
     "helpers.plotting",
     "helpers.widgets",
 )
+PRELOAD_SECONDS = 600.0  # the longest the first spawn waits for the zygote's imports
 
 
 class Zygote:
@@ -113,8 +114,11 @@ class Zygote:
     def spawn(
         self, connection_file: str, workdir: str, env: dict, memory_bytes: int, file_bytes: int
     ) -> int:
+        # the zygote answers once it has imported PRELOAD: minutes on a busy machine (a kernel
+        # of its own would import the same, beside it, slower still)
         reply = self.request(
             "spawn",
+            timeout=PRELOAD_SECONDS,
             connection_file=connection_file,
             workdir=workdir,
             env=env,
