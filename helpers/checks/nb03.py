@@ -26,7 +26,8 @@ from .probes import (
     mask_with_a_key_per_row,
     train_mode_parts,
 )
-from .references import PROJECTIONS, mha64
+from .references import mha64
+from .weights import PROJECTIONS
 
 
 class MultiHeadAttentionCheck(TrainModeMixin, Exercise):

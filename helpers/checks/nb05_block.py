@@ -32,7 +32,8 @@ from .modules import (
 )
 from .parts import PartsMixin, with_parts
 from .probes import TrainModeMixin, fixed_dropout, judge_dropout, train_mode_parts
-from .references import PROJECTIONS, block64
+from .references import block64
+from .weights import PROJECTIONS
 
 
 class TransformerEncoderBlockCheck(PartsMixin, TrainModeMixin, Exercise):

@@ -23,7 +23,10 @@ from collections import OrderedDict
 import torch
 from torch import nn
 
+from .calling import load_weights, to_device
 from .framework import Fail
+
+load_state = load_weights  # the name the exercise modules import
 
 PARTS_KEY = "__parts__"  # marks a runner's output that carries the swapped runs
 RANDOM_IN_EVAL = "__random_in_eval__"  # two calls in eval mode gave different outputs
@@ -212,35 +215,12 @@ def with_parts(runner):
     return run
 
 
-def load_state(module: nn.Module, state: dict) -> None:
-    """runner.load_state, but buffers are the learner's business: a positional table of another
-    max_len or layout, or one kept out of the state dict, stays as built (the parameters'
-    names are checked by module_info first). Raises runner.StateMismatch for a parameter."""
-    from .runner import STATE_MISMATCH, StateMismatch
-
-    own, params, mine = module.state_dict(), dict(module.named_parameters()), {}
-    for key, value in state.items():
-        if key in own and own[key].shape != value.shape and own[key].numel() == value.numel():
-            value = value.reshape(own[key].shape)  # (max_len, d) or (1, max_len, d)
-        if key in own and own[key].shape == value.shape:
-            mine[key] = value
-        elif key in params:
-            raise StateMismatch(
-                f"{STATE_MISMATCH} ({key} is {tuple(own[key].shape)} in your module, "
-                f"{tuple(value.shape)} in the check's): it copies its weights by name and shape "
-                "to compare your module's outputs with the reference's."
-            )
-    module.load_state_dict(mine, strict=False)
-
-
 class PartsMixin:
     """Runner ``parts`` (build, load the probe's weights, call ``forward`` or
     ``probe.info["method"]`` in eval mode, with :func:`with_parts`) and a judge that unwraps
     ``with_parts``' output: the exercise writes ``judge_value(probe, value)``."""
 
     def run_module(self, probe, candidate, device):
-        from .runner import to_device
-
         module = candidate(**probe.init)
         if not isinstance(module, nn.Module):
             return module
