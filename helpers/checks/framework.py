@@ -227,10 +227,12 @@ def expect_close(
     atol: float | None = None,
     rtol: float | None = None,
     mistakes: Iterable[tuple] = (),
+    explain: Callable[[torch.Tensor], Fail | None] | None = None,
     **properties,
 ) -> None:
     """Pass if ``got`` matches ``ref``; else name the first known mistake it matches, else the
-    property it breaks (``properties``: the keywords of :func:`properties.diagnose`).
+    property it breaks (``properties``: the keywords of :func:`properties.diagnose`), else
+    what ``explain(got)`` finds (an exercise's own properties: which step is wrong).
 
     ``mistakes`` holds ``(variant, message)`` or ``(variant, message, slug)``: a wrong variant
     (a tensor, or a function that makes it), the message to show when the candidate matches
@@ -248,11 +250,11 @@ def expect_close(
             continue
         if v is not None and close(got, v.to(got.dtype), max(atol, 1e-4), max(rtol, 1e-3)):
             raise Fail(message, slug[0] if slug else None)
-    for diagnose in DIAGNOSES:
-        found = diagnose(got, ref, what, **properties)
-        if found is not None:
-            found.figure = (ref, got)
-            raise found
+    found = next(filter(None, (d(got, ref, what, **properties) for d in DIAGNOSES)), None)
+    found = found or (explain(got) if explain else None)
+    if found:
+        found.figure = (ref, got)
+        raise found
     raise Fail(describe_difference(got, ref, what), figure=(ref, got))
 
 

@@ -10,6 +10,7 @@ from .framework import (
     Exercise,
     Fail,
     Probe,
+    close,
     expect_close,
     expect_finite,
     expect_like,
@@ -60,6 +61,29 @@ def softmax64(x: torch.Tensor, dim: int) -> torch.Tensor:
     return e / e.sum(dim=dim, keepdim=True)
 
 
+def softmax_faults(got: torch.Tensor, x: torch.Tensor, dim: int) -> Fail | None:
+    """The property of every softmax that ``got`` breaks: positive values, summing to 1 along
+    ``dim``, proportional to exp(x) (log p - log p_j = x - x_j)."""
+    g, x = got.double(), x.double()
+    if (g < 0).any():
+        return Fail(
+            "some values are negative: softmax's values are exp(x - max) / sum, all positive. "
+            "Exponentiate the shifted values before dividing.",
+            "not_positive",
+        )
+    sums = g.sum(dim)
+    if not close(sums, torch.ones_like(sums), 1e-4, 1e-4):
+        return Fail(SOFTMAX_MISTAKES["not_normalized"], "not_normalized")
+    lg = g.clamp(min=1e-300).log()
+    if not close(lg - lg.amax(dim, keepdim=True), x - x.amax(dim, keepdim=True), 1e-3, 1e-3):
+        return Fail(
+            "the values sum to 1 but are not proportional to exp(x): softmax(x) = exp(x - max) / "
+            "sum(exp(x - max)), so p_i / p_j = exp(x_i - x_j).",
+            "not_proportional_to_exp",
+        )
+    return None
+
+
 class SoftmaxCheck(Exercise):
     id = "01.softmax"
     title = "numerically stable softmax"
@@ -106,6 +130,12 @@ class SoftmaxCheck(Exercise):
             if "sum" in line or "/" in line:  # dividing by the sums, else subtracting the max
                 return Fail(SUM_KEEPDIM + "\n   " + error, "sum_without_keepdim")
             return Fail(MAX_KEEPDIM + "\n   " + error, "max_without_keepdim")
+        if "Dimension out of range" in error:
+            return Fail(
+                "your code uses a dim the input does not have: reduce along the `dim` argument "
+                "(x may be 1-D, dim=-1 by default).\n   " + error,
+                "wrong_dim",
+            )
         return ambiguous_bool(error)
 
     def judge(self, probe, out):
@@ -165,6 +195,7 @@ class SoftmaxCheck(Exercise):
                 for d in other
             ],
             hint=STABLE["softmax"],
+            explain=lambda got: softmax_faults(got, x, dim),
         )
 
 

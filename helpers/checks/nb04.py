@@ -96,6 +96,39 @@ def check_sign(
         raise Fail(*table_mistakes(max_len, d_model)[3][1:])
 
 
+def table_faults(pe: torch.Tensor) -> Fail | None:
+    """The property of every sinusoidal table that ``pe`` (max_len, d_model) breaks: columns 2i
+    and 2i+1 are the sin and cos of one angle, 0 at position 0, that turns by
+    w_i = 10000^(-2i/d_model) per position."""
+    pe = pe.double()
+    s, c = pe[:, 0::2], pe[:, 1::2]
+    n, d = c.shape[1], pe.shape[1]
+    if not close(s[:, :n] ** 2 + c**2, torch.ones_like(c), 1e-4, 0):
+        return Fail(
+            "columns 2i and 2i+1 are not the sin and the cos of one angle (sin² + cos² = 1 "
+            "fails): PE[pos, 2i] = sin(pos * w_i) and PE[pos, 2i+1] = cos(pos * w_i).",
+            "not_sin_cos_pair",
+        )
+    if not close(pe[0], torch.arange(d) % 2, 1e-4, 0):
+        return Fail(
+            "the first row is not (sin 0, cos 0, ...) = (0, 1, 0, 1, ...): the row of position "
+            "p holds the angles p * w_i, and the positions run from 0, torch.arange(max_len).",
+            "first_row",
+        )
+    w = torch.atan2(s[1, :n], c[1]) if len(pe) > 1 else torch.zeros(0)
+    want = 10000.0 ** (-2 * torch.arange(len(w), dtype=torch.float64) / d)
+    bad = (~torch.isclose(w, want, rtol=1e-3, atol=1e-6)).nonzero()
+    if len(bad):
+        i = int(bad[0])
+        return Fail(
+            f"the frequencies are wrong: columns {2 * i} and {2 * i + 1} turn by {w[i]:.4g} "
+            f"radians per position, expected 10000^(-{2 * i}/{d}) = {want[i]:.4g} (w_i = "
+            "10000^(-2i/d_model), 2i = torch.arange(0, d_model, 2)).",
+            "wrong_frequency",
+        )
+    return None
+
+
 def table_atol(max_len: int) -> float:
     # float32 angles pos / 10000^(2i/d) carry a relative error ~6e-8, i.e. ~6e-8 * pos absolute
     return 1e-5 + 3e-7 * max_len
@@ -139,6 +172,7 @@ class SinusoidalPositionalEncodingCheck(Exercise):
             atol=atol,
             rtol=1e-4,
             mistakes=table_mistakes(max_len, d_model),
+            explain=table_faults,
         )
 
 

@@ -151,6 +151,7 @@ class LayerNormCheck(Exercise):
         expect_close(
             got,
             ref,
+            explain=lambda got: layer_norm_faults(got, x, w, b, eps),
             atol=(1e-3 if probe.info.get("offset") else 1e-4) if x.dtype == torch.float32 else None,
             mistakes=[
                 *variance_mistakes(x, w, b, eps),
@@ -199,6 +200,41 @@ class LayerNormCheck(Exercise):
         expect_names(
             info, {"weight": [d], "bias": [d]}, "LayerNorm", {"weight": hint, "bias": hint}
         )
+
+
+def layer_norm_faults(got, x, w, b, eps: float) -> Fail | None:
+    """The step of x_hat * weight + bias, x_hat = (x - mean) / sqrt(var + eps), that is wrong,
+    from what every right output has: per feature, an affine map of x_hat; and
+    (out - bias) / weight has mean 0 over the last dim."""
+    g, x = got.double(), x.double()
+    mean, var = x.mean(-1, keepdim=True), x.var(-1, unbiased=False, keepdim=True)
+    xh = ((x - mean) / (var + eps).sqrt()).reshape(-1, x.shape[-1])  # (rows, d)
+    rows = g.reshape(xh.shape)
+    xc, gc = xh - xh.mean(0), rows - rows.mean(0)
+    a = (xc * gc).sum(0) / (xc * xc).sum(0).clamp(min=1e-12)
+    if len(xh) > 2 and close(rows, xc * a + rows.mean(0), 1e-4, 1e-3):
+        return Fail(
+            "x_hat = (x - mean) / sqrt(var + eps) is right; weight and bias are applied "
+            "wrongly: return x_hat * self.weight + self.bias.",
+            "affine_wrong",
+        )
+    if (w.abs() < 1e-6).any():
+        return None
+    mine = (g - b.double()) / w.double()
+    if not (
+        (mine * (x - mean) >= -1e-9).all() or close(mine.mean(-1), 0 * var[..., 0], 1e-4, 1e-3)
+    ):
+        return Fail(
+            "(out - bias) / weight does not have mean 0 over the last dim: x_hat subtracts "
+            "each row's mean, x - x.mean(dim=-1, keepdim=True).",
+            "not_centered",
+        )
+    spread = float(mine.std(-1, unbiased=False).mean() / xh.std(-1, unbiased=False).mean())
+    return Fail(
+        f"x - mean is right, but x_hat's spread is {spread:.3g} times the expected one: divide "
+        "it by torch.sqrt(var + eps), var = ((x - mean) ** 2).mean(dim=-1, keepdim=True).",
+        "wrong_normalization",
+    )
 
 
 # --------------------------------------------------------------------------- FeedForward

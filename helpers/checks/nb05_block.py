@@ -30,7 +30,7 @@ from .modules import (
     torch_layer,
     torch_masks,
 )
-from .parts import PartsMixin, with_parts
+from .parts import FLOW_KEY, PartsMixin, flow_fault, traced, with_parts
 from .probes import TrainModeMixin, fixed_dropout, judge_dropout, train_mode_parts
 from .references import block64
 from .weights import PROJECTIONS
@@ -125,13 +125,23 @@ class TransformerEncoderBlockCheck(PartsMixin, TrainModeMixin, Exercise):
             )
 
     run_train_mode = with_parts(TrainModeMixin.run_train_mode)
+    run_parts = with_parts(traced(PartsMixin.run_module, ("norm1", "self_attn", "norm2", "ffn")))
 
     def judge_value(self, probe, out):
         if probe.runner == "module_info":
             return judge_module_info(probe, out, "TransformerEncoderBlock", self.judge_info)
         if probe.runner == "train_mode":
             return self.judge_train(probe, out)
-        expect_block(probe, out, "the output")
+        flow = out.get(FLOW_KEY) if isinstance(out, dict) else None
+        got = out["out"] if flow is not None else out
+        pre = probe.init.get("norm_first", True)
+        expect_block(
+            probe,
+            got,
+            "the output",
+            flow
+            and (lambda g: flow_fault(flow, probe.args[0], g, STEPS[pre], PRE if pre else POST)),
+        )
 
     def judge_train(self, probe, out):
         train, evald, calls = train_mode_parts(out)
@@ -198,7 +208,36 @@ TRAIN_MISTAKES = [
 ]  # fmt: skip
 
 
-def expect_block(probe, out, what: str) -> None:
+PRE = "a pre-LN block computes x = x + self_attn(norm1(x)), then x = x + ffn(norm2(x))"
+POST = "a post-LN block computes x = norm1(x + self_attn(x)), then x = norm2(x + ffn(x))"
+
+
+def _step(key: str, value, should: str, block: str) -> tuple:
+    part = "the block's output" if key == "out" else f"the input of {key.split('.')[0]}"
+    code = "wrong_output" if key == "out" else f"wrong_{key.split('.')[0]}_input"
+    return key, value, f"{part} is not {should}: {block} (a step of your forward differs).", code
+
+
+#: the steps of the block, each as its value from the recorded calls (parts.flow_fault)
+STEPS = {
+    True: [
+        _step("norm1.in", lambda v: v["x"], "the block's input x", PRE),
+        _step("self_attn.in", lambda v: v["norm1.out"], "norm1(x)", PRE),
+        _step("norm2.in", lambda v: v["x"] + v["self_attn.out"], "x + self_attn(norm1(x))", PRE),
+        _step("ffn.in", lambda v: v["norm2.out"], "norm2(x) of the first sum", PRE),
+        _step("out", lambda v: v["norm2.in"] + v["ffn.out"], "x + ffn(norm2(x))", PRE),
+    ],
+    False: [
+        _step("self_attn.in", lambda v: v["x"], "the block's input x", POST),
+        _step("norm1.in", lambda v: v["x"] + v["self_attn.out"], "x + self_attn(x)", POST),
+        _step("ffn.in", lambda v: v["norm1.out"], "norm1's output", POST),
+        _step("norm2.in", lambda v: v["norm1.out"] + v["ffn.out"], "x + ffn(x)", POST),
+        _step("out", lambda v: v["norm2.out"], "norm2's output", POST),
+    ],
+}
+
+
+def expect_block(probe, out, what: str, explain=None) -> None:
     """The eval-mode output against nn.TransformerEncoderLayer, naming the known mistakes."""
     (x,) = probe.args
     mask = probe.kwargs.get("mask")
@@ -214,7 +253,8 @@ def expect_block(probe, out, what: str) -> None:
     with torch.no_grad():
         ref = torch_layer(init, st)(x.double(), **torch_masks(mask, x.shape[1]))
     mistakes = block_mistakes(st, x, init, mask)
-    expect_close(got, ref, what, atol=1e-4 if x.dtype == torch.float32 else None, mistakes=mistakes)
+    atol = 1e-4 if x.dtype == torch.float32 else None
+    expect_close(got, ref, what, atol=atol, mistakes=mistakes, explain=explain)
 
 
 def block_mistakes(st: dict, x, init: dict, mask) -> list[tuple]:
