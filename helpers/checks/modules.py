@@ -5,9 +5,6 @@ LayerNorm's variance, which any later module built on them can show too."""
 
 from __future__ import annotations
 
-import torch
-from torch import nn
-
 from .framework import Fail
 from .references import layer_norm64
 from .weights import (  # noqa: F401  (re-exported for the exercise modules)
@@ -70,95 +67,6 @@ def expect_names(
             f"{name} has parameters the contract does not have: {', '.join(extra)}.",
             "extra_parameters",
         )
-
-
-# --------------------------------------------------------------------------- attention
-
-
-def reference_mha(state: dict, num_heads: int, query, key, value, mask=None):
-    """nn.MultiheadAttention(batch_first=True) in float64 with the learner's weights copied in
-    (in_proj_weight is q_proj, k_proj and v_proj stacked). Returns (out, per-head weights)."""
-    d_model = query.size(-1)
-    bias = "q_proj.bias" in state
-    ref = nn.MultiheadAttention(d_model, num_heads, bias=bias, batch_first=True).double().eval()
-    with torch.no_grad():
-        ref.in_proj_weight.copy_(torch.cat([state[f"{n}.weight"] for n in PROJECTIONS[:3]]))
-        ref.out_proj.weight.copy_(state["out_proj.weight"])
-        if bias:
-            ref.in_proj_bias.copy_(torch.cat([state[f"{n}.bias"] for n in PROJECTIONS[:3]]))
-            ref.out_proj.bias.copy_(state["out_proj.bias"])
-        attn_mask = None
-        if mask is not None:
-            # nn.MultiheadAttention: True = *blocked*, one (T_q, T_k) mask per batch x head
-            B, T_q, T_k = query.size(0), query.size(1), key.size(1)
-            full = mask.expand(B, num_heads, T_q, T_k)
-            attn_mask = ~full.reshape(B * num_heads, T_q, T_k)
-        out, weights = ref(
-            query.double(),
-            key.double(),
-            value.double(),
-            attn_mask=attn_mask,
-            need_weights=True,
-            average_attn_weights=False,
-        )
-    return out, weights
-
-
-def weight_mistakes(variant, mask) -> list[tuple]:
-    """(variant, message, code) for the mistakes the attention weights show."""
-    mistakes = [
-        (
-            variant(1, split_transpose=False),
-            "the heads are split without the transpose: view the projection as (B, T, H, d_head) "
-            "and then .transpose(1, 2) to (B, H, T, d_head); a direct view as (B, H, T, d_head) "
-            "mixes positions and features.",
-            "split_without_transpose",
-        ),
-        (
-            variant(1, scale="d_model"),
-            "the scores are divided by sqrt(d_model): each head's dot products have d_head "
-            "terms, so scale by sqrt(d_head) = sqrt(d_model // num_heads).",
-            "scale_by_d_model",
-        ),
-        (
-            variant(1, scale="none"),
-            "the scores are not scaled: divide by sqrt(d_head).",
-            "no_scale",
-        ),
-        (
-            variant(1, dim=-2),
-            "softmax is taken over the queries (dim=-2): use dim=-1, the keys.",
-            "softmax_over_queries",
-        ),
-        (
-            variant(1, causal=True),
-            "a causal mask is applied although none was asked for (as nanoGPT's "
-            "CausalSelfAttention always does): apply only the `mask` argument, so that the "
-            "same module serves encoders (no mask) and decoders (a causal mask passed in).",
-            "always_causal",
-        ),
-    ]
-    if mask is not None:
-        inverted = (
-            "the mask is inverted: True means *may attend* in this series (pass it on to "
-            "scaled_dot_product_attention as it is); nn.MultiheadAttention's attn_mask is "
-            "the one with True = blocked."
-        )
-        mistakes += [
-            (variant(1, mask_mode="inverted"), inverted, "mask_inverted"),
-            (variant(1, mask_mode="inverted", fill=-1e9), inverted, "mask_inverted"),
-            (
-                variant(1, mask_mode="ignored"),
-                "the mask is ignored: pass `mask` on to the attention.",
-                "mask_ignored",
-            ),
-            (
-                variant(1, mask_mode="after"),
-                "the mask is applied after softmax: fill the scores with -inf before softmax.",
-                "mask_after_softmax",
-            ),
-        ]
-    return mistakes
 
 
 # --------------------------------------------------------------------------- LayerNorm
