@@ -19,6 +19,7 @@ from .framework import (
     expect_finite,
     expect_like,
     expect_tensor,
+    named,
     randint,
     randn,
 )
@@ -36,6 +37,24 @@ from .references import ffn64, layer_norm64
 
 # --------------------------------------------------------------------------- LayerNorm
 
+LN_DIMS = {
+    (1,): "the time axis (dim 1)",
+    (1, 2): "the last two dims (T and d_model together)",
+    (0,): "the batch (dim 0), like BatchNorm",
+}
+LN_MISTAKES = {
+    "wrong_dim": "normalized over {dims}: LayerNorm normalizes each token's d_model features on "
+    "its own, over the last dim only (dim=-1).",
+    "no_affine": "weight and bias are not applied: return x_hat * weight + bias.",
+    "no_bias": "the bias is not added: return x_hat * weight + bias.",
+    "no_weight": "x_hat is not multiplied by weight: return x_hat * weight + bias.",
+    "weight_bias_swapped": "weight and bias are swapped: return x_hat * weight + bias.",
+    "bias_scaled_by_weight": "the bias is scaled by the weight, (x_hat + bias) * weight: return "
+    "x_hat * weight + bias.",
+    "weight_zeros": "the output is the bias alone: is weight initialized to zeros? Use "
+    "torch.ones(d_model).",
+}
+
 
 class LayerNormCheck(Exercise):
     id = "05.LayerNorm"
@@ -51,56 +70,29 @@ class LayerNormCheck(Exercise):
     )
 
     def probes(self, gen):
-        def state(d):
-            return {
+        yield Probe("module_info: LayerNorm(6)", runner="module_info", init={"d_model": 6})
+        for name, init, shape, scale, shift in [  # the large eps first: eps inside / outside sqrt
+            ("LayerNorm(4, eps=1.0) (a large eps), x (2, 3, 4) * 0.5",
+             {"eps": 1.0}, (2, 3, 4), 0.5, 0),
+            ("LayerNorm(6) as built (weight 1, bias 0), x (2, 5, 6)", {}, (2, 5, 6), 3, 1),
+            ("LayerNorm(8) with random weight and bias, x (3, 4, 8)", {}, (3, 4, 8), 2, -1),
+            ("LayerNorm(5), x (4, 5) (no time axis)", {}, (4, 5), 1, 0),
+            ("LayerNorm(8), x (2, 4, 8) + 3000 (a large offset, float32)", {}, (2, 4, 8), 1, 3000),
+            ("LayerNorm(7), x (2, 6, 7), float64", {"dtype": torch.float64}, (2, 6, 7), 4, 0),
+        ]:  # fmt: skip
+            d, dtype = shape[-1], init.pop("dtype", torch.float32)
+            st = {
                 "weight": 1.0 + 0.5 * randn(d, generator=gen),
                 "bias": 0.5 * randn(d, generator=gen),
             }
-
-        yield Probe("module_info: LayerNorm(6)", runner="module_info", init={"d_model": 6})
-        # first, so that eps inside / outside the square root can be told apart
-        yield Probe(
-            "LayerNorm(4, eps=1.0) (a large eps), x (2, 3, 4) * 0.5",
-            runner="module",
-            init={"d_model": 4, "eps": 1.0},
-            state=state(4),
-            args=(0.5 * randn(2, 3, 4, generator=gen),),
-        )
-        yield Probe(
-            "LayerNorm(6) as built (weight 1, bias 0), x (2, 5, 6)",
-            runner="module",
-            init={"d_model": 6},
-            args=(3 * randn(2, 5, 6, generator=gen) + 1,),
-        )
-        yield Probe(
-            "LayerNorm(8) with random weight and bias, x (3, 4, 8)",
-            runner="module",
-            init={"d_model": 8},
-            state=state(8),
-            args=(2 * randn(3, 4, 8, generator=gen) - 1,),
-        )
-        yield Probe(
-            "LayerNorm(5), x (4, 5) (no time axis)",
-            runner="module",
-            init={"d_model": 5},
-            state=state(5),
-            args=(randn(4, 5, generator=gen),),
-        )
-        yield Probe(
-            "LayerNorm(8), x (2, 4, 8) + 3000 (a large offset, float32)",
-            runner="module",
-            init={"d_model": 8},
-            state=state(8),
-            args=(randn(2, 4, 8, generator=gen) + 3000,),
-            info={"offset": True},
-        )
-        yield Probe(
-            "LayerNorm(7), x (2, 6, 7), float64",
-            runner="module",
-            init={"d_model": 7},
-            state={k: v.double() for k, v in state(7).items()},
-            args=(randn(2, 6, 7, dtype=torch.float64, generator=gen) * 4,),
-        )
+            yield Probe(
+                name,
+                (scale * randn(*shape, generator=gen, dtype=dtype) + shift,),
+                runner="module",
+                init={"d_model": d, **init},
+                state=None if "built" in name else {k: v.to(dtype) for k, v in st.items()},
+                info={"offset": shift == 3000},
+            )
 
     def judge(self, probe, out):
         if probe.runner == "module_info":
@@ -120,75 +112,31 @@ class LayerNormCheck(Exercise):
             )
         expect_finite(got)
 
-        def v(**kw):
-            return lambda: layer_norm64(x, w, b, eps, **kw)
+        def v(w=w, b=b, dims=(-1,), then=lambda t: t):
+            return lambda: then(layer_norm64(x, w, b, eps, dims=dims))
 
-        other_axes = []
-        if x.dim() == 3:
-            other_axes = [
-                (
-                    v(dims=(1,)),
-                    "normalized over the time axis (dim 1): LayerNorm normalizes each "
-                    "token's d_model features, i.e. over the last dim (dim=-1).",
-                    "wrong_dim",
-                ),
-                (
-                    v(dims=(1, 2)),
-                    "normalized over the last two dims (T and d_model together): "
-                    "normalize each token on its own, over dim=-1 only.",
-                    "wrong_dim",
-                ),
-            ]
-        other_axes.append(
-            (
-                v(dims=(0,)),
-                "normalized over the batch (dim 0), like BatchNorm: "
-                "LayerNorm normalizes over the last dim (dim=-1).",
-                "wrong_dim",
-            )
+        w64, b64 = w.double(), b.double()
+        mistakes = variance_mistakes(x, w, b, eps) + named(
+            LN_MISTAKES,
+            no_affine=v(None, None),
+            no_bias=v(b=torch.zeros_like(b)),
+            no_weight=v(None, None, then=lambda t: t + b64),
+            weight_bias_swapped=v(None, None, then=lambda t: t * b64 + w64),
+            bias_scaled_by_weight=v(None, None, then=lambda t: (t + b64) * w64),
+            weight_zeros=v(None, None, then=lambda t: t * 0 + b64),
         )
-        zero = torch.zeros_like(b)
+        mistakes += [
+            (v(dims=dims), LN_MISTAKES["wrong_dim"].format(dims=words), "wrong_dim")
+            for dims, words in LN_DIMS.items()
+            if max(dims) < x.dim() and set(dims) != {x.dim() - 1}
+        ]
+        atol = (1e-3 if probe.info.get("offset") else 1e-4) if x.dtype == torch.float32 else None
         expect_close(
             got,
             ref,
+            atol=atol,
+            mistakes=mistakes,
             explain=lambda got: layer_norm_faults(got, x, w, b, eps),
-            atol=(1e-3 if probe.info.get("offset") else 1e-4) if x.dtype == torch.float32 else None,
-            mistakes=[
-                *variance_mistakes(x, w, b, eps),
-                *other_axes,
-                (
-                    lambda: layer_norm64(x, None, None, eps),
-                    "weight and bias are not applied: return x_hat * weight + bias.",
-                    "no_affine",
-                ),
-                (
-                    lambda: layer_norm64(x, w, zero, eps),
-                    "the bias is not added: return x_hat * weight + bias.",
-                    "no_bias",
-                ),
-                (
-                    lambda: layer_norm64(x, None, None, eps) + b.double(),
-                    "x_hat is not multiplied by weight: return x_hat * weight + bias.",
-                    "no_weight",
-                ),
-                (
-                    lambda: layer_norm64(x, None, None, eps) * b.double() + w.double(),
-                    "weight and bias are swapped: return x_hat * weight + bias.",
-                    "weight_bias_swapped",
-                ),
-                (
-                    lambda: (layer_norm64(x, None, None, eps) + b.double()) * w.double(),
-                    "the bias is scaled by the weight, (x_hat + bias) * weight: return "
-                    "x_hat * weight + bias.",
-                    "bias_scaled_by_weight",
-                ),
-                (
-                    lambda: layer_norm64(x, None, None, eps) * 0 + b.double(),
-                    "the output is the bias alone: is weight initialized to zeros? Use "
-                    "torch.ones(d_model).",
-                    "weight_zeros",
-                ),
-            ],
         )
 
     def judge_info(self, probe, info):
