@@ -188,6 +188,27 @@ def layer_norm_faults(got, x, w, b, eps: float) -> Fail | None:
 # --------------------------------------------------------------------------- FeedForward
 
 
+FFN_MISTAKES = {
+    "dropout_after_linear2": "dropout is applied after linear2: it belongs on the hidden "
+    "activations, linear2(dropout(act(linear1(x)))).",
+    "dropout_before_activation": "dropout is applied before the activation: apply it after, "
+    "linear2(dropout(act(linear1(x)))) (with ReLU both give the same numbers, with GELU they do "
+    "not).",
+    "dropout_on_input": "dropout is applied to the input x: apply it to the hidden activations, "
+    "linear2(dropout(act(linear1(x)))).",
+    "activation_ignored": "this is the {other} network: the `activation` argument is ignored "
+    "(activation={act!r} here).",
+    "tanh_gelu": "this GELU is the tanh approximation: use the exact one, F.gelu(h) "
+    "(approximate='none'), as nn.TransformerEncoderLayer does.",
+    "no_activation": "there is no activation between linear1 and linear2: two linear layers in a "
+    "row are just one linear map.",
+    "activation_after_linear2": "the activation is also applied after linear2: the output of "
+    "linear2 is returned as is (it joins the residual stream).",
+    "residual_inside": "the output includes x (a residual): FeedForward returns "
+    "linear2(act(linear1(x))); the block adds the residual.",
+}
+
+
 class FeedForwardCheck(TrainModeMixin, Exercise):
     id = "05.FeedForward"
     title = "the position-wise feed-forward sublayer"
@@ -195,52 +216,31 @@ class FeedForwardCheck(TrainModeMixin, Exercise):
     kind = "module"
 
     def probes(self, gen):
-        def state(d, d_ff):
-            return {
+        first = {"d_model": 8, "d_ff": 32}
+        yield Probe("module_info: FeedForward(8, 32)", runner="module_info", init=first)
+        # gelu in training mode: with relu, dropout before or after the activation is the same
+        for name, init, shape, scale in [
+            ("FeedForward(8, 32), relu, x (2, 5, 8)", first, (2, 5, 8), 1),
+            ("FeedForward(6, 10, activation='gelu'), x (3, 4, 6)",
+             {"d_model": 6, "d_ff": 10, "activation": "gelu"}, (3, 4, 6), 2),
+            ("FeedForward(4, 12, dropout=0.1) in eval mode, x (2, 3, 4)",
+             {"d_model": 4, "d_ff": 12, "dropout": 0.1}, (2, 3, 4), 1),
+            ("FeedForward(5, 9, activation='relu'), x (2, 7, 5)",
+             {"d_model": 5, "d_ff": 9, "activation": "relu"}, (2, 7, 5), 1),
+            ("training mode, FeedForward(8, 16, dropout=0.5, activation='gelu'), x (3, 5, 8)",
+             {"d_model": 8, "d_ff": 16, "dropout": 0.5, "activation": "gelu"}, (3, 5, 8), 1),
+        ]:  # fmt: skip
+            d, d_ff = init["d_model"], init["d_ff"]
+            state = {
                 **linear_state(gen, d, d_ff, "linear1."),
                 **linear_state(gen, d_ff, d, "linear2."),
             }
-
-        yield Probe(
-            "module_info: FeedForward(8, 32)", runner="module_info", init={"d_model": 8, "d_ff": 32}
-        )
-        yield Probe(
-            "FeedForward(8, 32), relu, x (2, 5, 8)",
-            runner="module",
-            init={"d_model": 8, "d_ff": 32},
-            state=state(8, 32),
-            args=(randn(2, 5, 8, generator=gen),),
-        )
-        yield Probe(
-            "FeedForward(6, 10, activation='gelu'), x (3, 4, 6)",
-            runner="module",
-            init={"d_model": 6, "d_ff": 10, "activation": "gelu"},
-            state=state(6, 10),
-            args=(2 * randn(3, 4, 6, generator=gen),),
-        )
-        yield Probe(
-            "FeedForward(4, 12, dropout=0.1) in eval mode, x (2, 3, 4)",
-            runner="module",
-            init={"d_model": 4, "d_ff": 12, "dropout": 0.1},
-            state=state(4, 12),
-            args=(randn(2, 3, 4, generator=gen),),
-        )
-        yield Probe(
-            "FeedForward(5, 9, activation='relu'), x (2, 7, 5)",
-            runner="module",
-            init={"d_model": 5, "d_ff": 9, "activation": "relu"},
-            state=state(5, 9),
-            args=(randn(2, 7, 5, generator=gen),),
-        )
-        # gelu: with relu, dropout before or after the activation gives the same numbers
-        yield Probe(
-            "training mode, FeedForward(8, 16, dropout=0.5, activation='gelu'), x (3, 5, 8)",
-            runner="train_mode",
-            init={"d_model": 8, "d_ff": 16, "dropout": 0.5, "activation": "gelu"},
-            state=state(8, 16),
-            args=(randn(3, 5, 8, generator=gen),),
-            kwargs={"dropout_seed": int(randint(gen, 0, 2**30))},
-        )
+            args = (scale * randn(*shape, generator=gen),)
+            if "training" not in name:
+                yield Probe(name, args, runner="module", init=init, state=state)
+            else:
+                seed = {"dropout_seed": int(randint(gen, 0, 2**30))}
+                yield Probe(name, args, seed, runner="train_mode", init=init, state=state)
 
     def judge_train(self, probe, out):
         train, evald, calls = train_mode_parts(out)
@@ -256,37 +256,15 @@ class FeedForwardCheck(TrainModeMixin, Exercise):
                 st, x, act, dropout=lambda t: fixed_dropout(t, q, seed), dropout_at=at
             )
 
+        mistakes = named(
+            FFN_MISTAKES,
+            dropout_after_linear2=v("output"),
+            dropout_before_activation=v("pre_act"),
+            dropout_on_input=v("input"),
+        )
+        where = "to the hidden activations, linear2(dropout(act(linear1(x))))"
         judge_dropout(
-            train,
-            evald,
-            calls,
-            v("hidden")(),
-            [
-                (
-                    v("output"),
-                    "dropout is applied after linear2: it belongs on the hidden activations, "
-                    "linear2(dropout(act(linear1(x)))).",
-                    "dropout_after_linear2",
-                ),
-                (
-                    v("pre_act"),
-                    "dropout is applied before the activation: apply it after, "
-                    "linear2(dropout(act(linear1(x)))) (with ReLU both give the same numbers, "
-                    "with GELU they do not).",
-                    "dropout_before_activation",
-                ),
-                (
-                    v("input"),
-                    "dropout is applied to the input x: apply it to the hidden activations, "
-                    "linear2(dropout(act(linear1(x)))).",
-                    "dropout_on_input",
-                ),
-                (
-                    v("hidden", 0.1),
-                    *P_IGNORED,
-                ),
-            ],
-            "to the hidden activations, linear2(dropout(act(linear1(x))))",
+            train, evald, calls, v("hidden")(), [*mistakes, (v("hidden", 0.1), *P_IGNORED)], where
         )
 
     def judge(self, probe, out):
@@ -301,53 +279,18 @@ class FeedForwardCheck(TrainModeMixin, Exercise):
         expect_finite(got)
         st = probe.state
         other = "gelu" if act == "relu" else "relu"
-        expect_close(
-            got,
-            ffn64(st, x, act),
-            atol=1e-4 if x.dtype == torch.float32 else None,
-            mistakes=[
-                (
-                    lambda: ffn64(st, x, other),
-                    f"this is the {other} network: the `activation` argument is ignored "
-                    f"(activation={act!r} here).",
-                    "activation_ignored",
-                ),
-                (
-                    lambda: ffn64(st, x, "gelu_tanh"),
-                    "this GELU is the tanh approximation: use the exact one, F.gelu(h) "
-                    "(approximate="
-                    "'none'), as nn.TransformerEncoderLayer does.",
-                    "tanh_gelu",
-                ),
-                (
-                    lambda: F.linear(
-                        F.linear(
-                            x.double(), st["linear1.weight"].double(), st["linear1.bias"].double()
-                        ),
-                        st["linear2.weight"].double(),
-                        st["linear2.bias"].double(),
-                    ),
-                    "there is no activation between linear1 and linear2: two linear layers in a "
-                    "row are "
-                    "just one linear map.",
-                    "no_activation",
-                ),
-                (
-                    lambda: ffn64(st, x, act, act_after=True),
-                    "the activation is also applied after linear2: the output of linear2 is "
-                    "returned "
-                    "as is (it joins the residual stream).",
-                    "activation_after_linear2",
-                ),
-                (
-                    lambda: x.double() + ffn64(st, x, act),
-                    "the output includes x (a residual): FeedForward returns "
-                    "linear2(act(linear1(x))); "
-                    "the block adds the residual.",
-                    "residual_inside",
-                ),
-            ],
+        w1, b1, w2, b2 = (st[f"linear{i}.{k}"].double() for i in (1, 2) for k in ("weight", "bias"))
+        mistakes = named(
+            FFN_MISTAKES,
+            {"act": act, "other": other},
+            activation_ignored=lambda: ffn64(st, x, other),
+            tanh_gelu=lambda: ffn64(st, x, "gelu_tanh"),
+            no_activation=lambda: F.linear(F.linear(x.double(), w1, b1), w2, b2),
+            activation_after_linear2=lambda: ffn64(st, x, act, act_after=True),
+            residual_inside=lambda: x.double() + ffn64(st, x, act),
         )
+        atol = 1e-4 if x.dtype == torch.float32 else None
+        expect_close(got, ffn64(st, x, act), atol=atol, mistakes=mistakes)
 
     def judge_info(self, probe, info):
         d, d_ff = probe.init["d_model"], probe.init["d_ff"]
