@@ -183,40 +183,23 @@ class PositionalEncodingCheck(PropertyMixin, TrainModeMixin, Exercise):
     kind = "module"
 
     def probes(self, gen):
-        yield Probe(
-            "module_info: PositionalEncoding(d_model=16, max_len=64)",
-            runner="module_info",
-            init={"d_model": 16, "max_len": 64},
-        )
-        yield Probe(
-            "PositionalEncoding(16, max_len=64), x (2, 10, 16)",
-            runner="module",
-            init={"d_model": 16, "max_len": 64},
-            args=(randn(2, 10, 16, generator=gen),),
-        )
-        yield Probe(
-            "PositionalEncoding(8) (max_len=5000 by default), x (1, 7, 8)",
-            runner="module",
-            init={"d_model": 8},
-            args=(randn(1, 7, 8, generator=gen),),
-        )
-        yield props(
-            Probe(
-                "PositionalEncoding(6, max_len=20, dropout=0.1) in eval mode, x (3, 20, 6), "
-                "float64",
-                runner="module",
-                init={"d_model": 6, "max_len": 20, "dropout": 0.1},
-                args=(randn(3, 20, 6, dtype=torch.float64, generator=gen),),
-            ),
-            "repeat",
-            "batch",
-        )
-        yield Probe(
-            "PositionalEncoding(12, max_len=30), x (4, 1, 12)",
-            runner="module",
-            init={"d_model": 12, "max_len": 30},
-            args=(randn(4, 1, 12, generator=gen),),
-        )
+        first = {"d_model": 16, "max_len": 64}
+        name = "module_info: PositionalEncoding(d_model=16, max_len=64)"
+        yield Probe(name, runner="module_info", init=first)
+        for name, init, shape, dtype in [
+            ("PositionalEncoding(16, max_len=64), x (2, 10, 16)",
+             first, (2, 10, 16), torch.float32),
+            ("PositionalEncoding(8) (max_len=5000 by default), x (1, 7, 8)",
+             {"d_model": 8}, (1, 7, 8), torch.float32),
+            ("PositionalEncoding(6, max_len=20, dropout=0.1) in eval mode, x (3, 20, 6), float64",
+             {"d_model": 6, "max_len": 20, "dropout": 0.1}, (3, 20, 6), torch.float64),
+            ("PositionalEncoding(12, max_len=30), x (4, 1, 12)",
+             {"d_model": 12, "max_len": 30}, (4, 1, 12), torch.float32),
+        ]:  # fmt: skip
+            probe = Probe(
+                name, (randn(*shape, generator=gen, dtype=dtype),), runner="module", init=init
+            )
+            yield props(probe, "repeat", "batch") if "dropout" in init else probe
         yield Probe(
             "training mode, PositionalEncoding(8, max_len=20, dropout=0.5), x (3, 6, 8)",
             runner="train_mode",
@@ -296,6 +279,7 @@ class PositionalEncodingCheck(PropertyMixin, TrainModeMixin, Exercise):
                 pe_not_added=x64,
                 sliced_by_batch=lambda: x64 + sinusoidal64(x.shape[0], d_model)[:, None, :],
             ),
+            explain=lambda got: table_faults((got.double() - x64).flatten(0, -3)[0]),
         )
 
     def judge_info(self, probe, info):
