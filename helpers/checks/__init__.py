@@ -49,12 +49,6 @@ def unknown_id_message(exercise_id: Any) -> str:
     return f"unknown exercise id {exercise_id!r}. Known ids: {known}."
 
 
-def judge_outcome(ex: Exercise, probe: Probe, outcome: Outcome) -> str | None:
-    """None when the probe passed, else the message (trusted side: runs in the grader too)."""
-    fail = judge_failure(ex, probe, outcome)
-    return None if fail is None else str(fail)
-
-
 def judge_failure(ex: Exercise, probe: Probe, outcome: Outcome) -> Fail | None:
     """None when the probe passed, else the :class:`Fail` (its ``code`` names the mistake)."""
     if outcome.error is not None:
