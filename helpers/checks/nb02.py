@@ -59,6 +59,15 @@ SDPA_MISTAKES = {
 }
 
 
+#: the mask mistakes as attention64's mask_mode
+MASK_MODES = {
+    "mask_ignored": "ignored",
+    "mask_after_softmax": "after",
+    "blocked_scores_zero": "zero",
+    "mask_added": "added",
+}
+
+
 class ScaledDotProductAttentionCheck(PropertyMixin, Exercise):
     id = "02.scaled_dot_product_attention"
     title = "scaled dot-product attention with a mask"
@@ -101,18 +110,13 @@ class ScaledDotProductAttentionCheck(PropertyMixin, Exercise):
         ref_out, ref_w = attention64(q, k, v, mask)
         got_out, got_w = expect_tuple(out, 2, "(out, weights)")
         got_out, got_w = expect_tensor(got_out, "out"), expect_tensor(got_w, "weights")
-        if (
-            tuple(got_out.shape) == tuple(ref_w.shape)
-            and tuple(got_w.shape) == tuple(ref_out.shape)
-            and ref_w.shape != ref_out.shape
-        ):
+        shapes = (tuple(got_out.shape), tuple(got_w.shape))
+        if shapes == (tuple(ref_w.shape), tuple(ref_out.shape)) != shapes[::-1]:
             raise Fail(
                 "the outputs are in the wrong order: return (out, weights).", "swapped_outputs"
             )
         expect_like(got_w, ref_w.shape, q.dtype, "weights")
-        if got_out.shape[-1] == d_k != d_v and tuple(got_out.shape[:-1]) == tuple(
-            ref_out.shape[:-1]
-        ):
+        if d_k != d_v and shapes[0] == tuple(ref_out.shape[:-1]) + (d_k,):
             raise Fail(
                 f"out has last dimension d_k = {d_k}, expected d_v = {d_v}: the weights "
                 "must multiply the values v, not the keys k.",
@@ -140,18 +144,14 @@ class ScaledDotProductAttentionCheck(PropertyMixin, Exercise):
             scaled_after_softmax=lambda: attention64(q, k, v, mask, scale=1.0)[1] / math.sqrt(d_k),
             scale_by_T_k=variant(scale=math.sqrt(T_k)) if T_k != d_k else [],
         )
-        if mask is not None:
-            mistakes += named(
-                SDPA_MISTAKES,
-                mask_inverted=[
-                    variant(mask_mode="inverted"),
-                    variant(mask_mode="inverted", fill=-1e9),
-                ],
-                mask_ignored=variant(mask_mode="ignored"),
-                mask_after_softmax=variant(mask_mode="after"),
-                blocked_scores_zero=variant(mask_mode="zero"),
-                mask_added=variant(mask_mode="added"),
-            )
+        masked = {
+            "mask_inverted": [
+                variant(mask_mode="inverted"),
+                variant(mask_mode="inverted", fill=-1e9),
+            ],
+            **{code: variant(mask_mode=mode) for code, mode in MASK_MODES.items()},
+        }
+        mistakes += named(SDPA_MISTAKES, **masked) if mask is not None else []
         try:
             expect_close(got_w, ref_w, "weights", mistakes=mistakes, **props)
         except Fail as fail:
