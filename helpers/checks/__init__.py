@@ -5,21 +5,20 @@
 
 One module per notebook (``nb01.py``, ``nb02.py``, ...) defines that notebook's exercises, or
 several named ``nbNN_<part>.py`` when one would grow past ~400 lines (``nb05_block.py``);
-importing this package imports them all and fills :data:`EXERCISES`. Around them:
+importing this package imports them all and fills :data:`EXERCISES`. Three floors, each
+importing only the floors below (tests/test_import_rules.py holds them):
 
-    framework.py   Exercise, Probe, Fail, CheckResult, inputs and expect_* helpers
-    runner.py      runs the learner's object on one probe (the untrusted half)
-    references.py  float64 formulas several notebooks share (attention, LayerNorm, FFN, ...)
-    modules.py     module info, parameter names, random states, PyTorch's reference layers
-    probes.py      switched-off built-ins, random masks, the "device" runner (and its
-                   device="meta" case), dropout with fixed masks for training-mode cases
-    trained.py     the base of the trained-model exercises
+1. base, importing nothing here: ``framework`` (Exercise, Probe, Fail, inputs, expect_*),
+   ``calling`` (calls a learner's object: built-ins off, weights loaded, inputs kept),
+   ``references`` (float64 formulas several notebooks share), ``weights`` (the contract's
+   parameter names, random states, PyTorch's layers loaded with them);
+2. tools: ``runner`` (one probe -> plain data), ``properties`` (diagnosis by property; it adds
+   itself to ``framework.DIAGNOSES``), ``parts`` (the faulty part, the faulty step),
+   ``probes``, ``modules``, ``trained`` and each notebook's float64 reference
+   (``nbNN_reference.py``);
+3. the exercise modules and this package; an exercise module never imports another.
 
-Three floors: the core (``framework``, ``runner``, ``references``), the shared helpers
-(``modules``, ``probes``, ``trained``) and a notebook's modules (``nbNN_reference.py`` holds its
-float64 reference, the others its exercises). A notebook's modules import the floors below and
-each other, never another notebook's; the grader ships every module here (and
-``helpers/device.py``) to the kernel.
+The grader ships every module here (and ``helpers/device.py``) to the kernel.
 """
 
 from __future__ import annotations
@@ -32,8 +31,8 @@ from typing import Any
 
 import torch
 
-from .framework import REGISTRY, CheckResult, Exercise, Fail, Probe, error_fail
-from .runner import INPUT_CHANGED, Outcome, run_probe
+from .framework import REGISTRY, CheckResult, Exercise, Fail, Probe
+from .runner import INPUT_CHANGED, Outcome, error_fail, run_probe
 
 for _mod in sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name.startswith("nb")):
     importlib.import_module(f"{__name__}.{_mod}")
@@ -47,12 +46,6 @@ DEFAULT_SEED = 1234
 def unknown_id_message(exercise_id: Any) -> str:
     known = ", ".join(EXERCISES)
     return f"unknown exercise id {exercise_id!r}. Known ids: {known}."
-
-
-def judge_outcome(ex: Exercise, probe: Probe, outcome: Outcome) -> str | None:
-    """None when the probe passed, else the message (trusted side: runs in the grader too)."""
-    fail = judge_failure(ex, probe, outcome)
-    return None if fail is None else str(fail)
 
 
 def judge_failure(ex: Exercise, probe: Probe, outcome: Outcome) -> Fail | None:

@@ -13,13 +13,17 @@ the untrusted half in the learner's kernel and the trusted half in its own proce
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 import torch
 
 REGISTRY: dict[str, Exercise] = {}
+#: the diagnosis by property :func:`expect_close` asks before its generic message:
+#: properties.py adds its ``diagnose`` when imported, as exercise modules fill REGISTRY (the
+#: framework imports nothing from the rest of checks/)
+DIAGNOSES: list[Callable[..., Fail | None]] = []
 
 
 class Fail(Exception):
@@ -123,15 +127,6 @@ class Exercise:
         return f"<Exercise {self.id}: {self.title} ({self.points:g} points)>"
 
 
-def error_fail(error: str) -> Fail:
-    """The :class:`Fail` for an error no exercise explained (the check's own steps coded)."""
-    from .runner import STATE_MISMATCH
-
-    if "switched off during this check" in error or "asks you to write yourself" in error:
-        return Fail(error, "forbidden_builtin")
-    return Fail(error, "state_mismatch" if error.startswith(STATE_MISMATCH) else None)
-
-
 # --------------------------------------------------------------------------- inputs
 
 
@@ -232,17 +227,17 @@ def expect_close(
     atol: float | None = None,
     rtol: float | None = None,
     mistakes: Iterable[tuple] = (),
+    explain: Callable[[torch.Tensor], Fail | None] | None = None,
     **properties,
 ) -> None:
     """Pass if ``got`` matches ``ref``; else name the first known mistake it matches, else the
-    property it breaks (``properties``: the keywords of :func:`properties.diagnose`).
+    property it breaks (``properties``: the keywords of :func:`properties.diagnose`), else
+    what ``explain(got)`` finds (an exercise's own properties: which step is wrong).
 
     ``mistakes`` holds ``(variant, message)`` or ``(variant, message, slug)``: a wrong variant
     (a tensor, or a function that makes it), the message to show when the candidate matches
     that variant, and optionally the mistake's short code (``Fail.code``).
     """
-    from .properties import diagnose
-
     d_atol, d_rtol = tolerances(got.dtype)
     atol = d_atol if atol is None else atol
     rtol = d_rtol if rtol is None else rtol
@@ -255,8 +250,9 @@ def expect_close(
             continue
         if v is not None and close(got, v.to(got.dtype), max(atol, 1e-4), max(rtol, 1e-3)):
             raise Fail(message, slug[0] if slug else None)
-    found = diagnose(got, ref, what, **properties)
-    if found is not None:
+    found = next(filter(None, (d(got, ref, what, **properties) for d in DIAGNOSES)), None)
+    found = found or (explain(got) if explain else None)
+    if found:
         found.figure = (ref, got)
         raise found
     raise Fail(describe_difference(got, ref, what), figure=(ref, got))

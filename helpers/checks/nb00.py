@@ -11,24 +11,26 @@ from .framework import (
     expect_close,
     expect_like,
     expect_tensor,
+    named,
     randn,
 )
 from .probes import ambiguous_bool
+
+MISTAKES = {
+    "abs": "you returned |x|: negative inputs must become 0, not positive.",
+    "negative_part": "you kept the negative part: keep x where x > 0 and put 0 elsewhere.",
+    "identity": "the output equals the input: negative values must become 0.",
+    "step": "the output is 1 where x is positive (the step function, x > 0): keep the positive "
+    "values themselves, x where x > 0 and 0 elsewhere.",
+}
 
 
 class ReluCheck(Exercise):
     id = "00.relu"
     title = "ReLU, the warm-up"
     points = 1.0
-    forbid = (
-        "torch.relu",
-        "torch.nn.functional.relu",
-        "torch.Tensor.relu",
-        "torch.clamp",
-        "torch.Tensor.clamp",
-        "torch.clip",
-        "torch.Tensor.clip",
-    )
+    forbid = ("torch.nn.functional.relu", *(f"torch.{t}{f}" for t in ("", "Tensor.")
+                                             for f in ("relu", "clamp", "clip")))  # fmt: skip
 
     def probes(self, gen):
         yield Probe("x = [-2, -0.5, 0, 1.5]", args=(torch.tensor([-2.0, -0.5, 0.0, 1.5]),))
@@ -52,30 +54,11 @@ class ReluCheck(Exercise):
                 "ReLU puts 0 there, max(x, 0).",
                 "leaky",
             )
-        expect_close(
-            got,
-            torch.where(x > 0, x, torch.zeros_like(x)),
-            mistakes=[
-                (
-                    lambda: x.abs(),
-                    "you returned |x|: negative inputs must become 0, not positive.",
-                    "abs",
-                ),
-                (
-                    lambda: torch.where(x < 0, x, torch.zeros_like(x)),
-                    "you kept the negative part: keep x where x > 0 and put 0 elsewhere.",
-                    "negative_part",
-                ),
-                (
-                    lambda: x,
-                    "the output equals the input: negative values must become 0.",
-                    "identity",
-                ),
-                (
-                    lambda: (x > 0).to(x.dtype),
-                    "the output is 1 where x is positive (the step function, x > 0): keep the "
-                    "positive values themselves, x where x > 0 and 0 elsewhere.",
-                    "step",
-                ),
-            ],
+        mistakes = named(
+            MISTAKES,
+            abs=lambda: x.abs(),
+            negative_part=lambda: torch.where(x < 0, x, torch.zeros_like(x)),
+            identity=lambda: x,
+            step=lambda: (x > 0).to(x.dtype),
         )
+        expect_close(got, torch.where(x > 0, x, torch.zeros_like(x)), mistakes=mistakes)

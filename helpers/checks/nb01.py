@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import math
-
 import torch
 
 from .framework import (
     Exercise,
     Fail,
     Probe,
+    close,
     expect_close,
     expect_finite,
     expect_like,
@@ -20,6 +19,7 @@ from .framework import (
 )
 from .probes import ATTENTION_BUILTINS, SOFTMAX_OPS, ambiguous_bool, same_error, transpose_all
 from .properties import STABLE
+from .references import attention64
 
 SUM_KEEPDIM = (
     "the sums lose the `dim` axis (sum without keepdim=True), so they no longer line up with "
@@ -60,24 +60,41 @@ def softmax64(x: torch.Tensor, dim: int) -> torch.Tensor:
     return e / e.sum(dim=dim, keepdim=True)
 
 
+def softmax_faults(got: torch.Tensor, x: torch.Tensor, dim: int) -> Fail | None:
+    """The property of every softmax that ``got`` breaks: positive values, summing to 1 along
+    ``dim``, proportional to exp(x) (log p - log p_j = x - x_j)."""
+    g, x = got.double(), x.double()
+    if (g < 0).any():
+        return Fail(
+            "some values are negative: softmax's values are exp(x - max) / sum, all positive. "
+            "Exponentiate the shifted values before dividing.",
+            "not_positive",
+        )
+    sums = g.sum(dim)
+    if not close(sums, torch.ones_like(sums), 1e-4, 1e-4):
+        return Fail(SOFTMAX_MISTAKES["not_normalized"], "not_normalized")
+    lg = g.clamp(min=1e-300).log()
+    if not close(lg - lg.amax(dim, keepdim=True), x - x.amax(dim, keepdim=True), 1e-3, 1e-3):
+        return Fail(
+            "the values sum to 1 but are not proportional to exp(x): softmax(x) = exp(x - max) / "
+            "sum(exp(x - max)), so p_i / p_j = exp(x_i - x_j).",
+            "not_proportional_to_exp",
+        )
+    return None
+
+
 class SoftmaxCheck(Exercise):
     id = "01.softmax"
     title = "numerically stable softmax"
     points = 2.0
     forbid = (
-        "torch.softmax",
-        "torch.nn.functional.softmax",
-        "torch.Tensor.softmax",
-        "torch.special.softmax",
-        "torch.log_softmax",
-        "torch.nn.functional.log_softmax",
-        "torch.Tensor.log_softmax",
-        "torch.special.log_softmax",
+        *(f"{m}.{f}" for m in ("torch", "torch.nn.functional", "torch.Tensor", "torch.special")
+          for f in ("softmax", "log_softmax")),
         "torch.logsumexp",
         "torch.Tensor.logsumexp",
         *SOFTMAX_OPS,
         "aten.logsumexp",
-    )
+    )  # fmt: skip
 
     def probes(self, gen):
         yield Probe("x = [1.0, 2.0, 3.0]", args=(torch.tensor([1.0, 2.0, 3.0]),))
@@ -106,6 +123,12 @@ class SoftmaxCheck(Exercise):
             if "sum" in line or "/" in line:  # dividing by the sums, else subtracting the max
                 return Fail(SUM_KEEPDIM + "\n   " + error, "sum_without_keepdim")
             return Fail(MAX_KEEPDIM + "\n   " + error, "max_without_keepdim")
+        if "Dimension out of range" in error:
+            return Fail(
+                "your code uses a dim the input does not have: reduce along the `dim` argument "
+                "(x may be 1-D, dim=-1 by default).\n   " + error,
+                "wrong_dim",
+            )
         return ambiguous_bool(error)
 
     def judge(self, probe, out):
@@ -165,6 +188,7 @@ class SoftmaxCheck(Exercise):
                 for d in other
             ],
             hint=STABLE["softmax"],
+            explain=lambda got: softmax_faults(got, x, dim),
         )
 
 
@@ -202,23 +226,22 @@ class DotProductAttentionCheck(Exercise):
         expect_like(z, (*batch, T, d), x.dtype, "z")
         expect_finite(w, "weights")
         x64 = x.double()
-        scores = x64 @ x64.transpose(-2, -1)
-        ref_w = torch.softmax(scores, dim=-1)
+        ref_z, ref_w = attention64(x, x, x, scale=1.0)  # no scaling in this notebook
         expect_close(
             w,
             ref_w,
             "weights",
             mistakes=named(
                 ATTENTION_MISTAKES,
-                softmax_over_columns=lambda: torch.softmax(scores, dim=-2),
-                scaled=lambda: torch.softmax(scores / math.sqrt(d), dim=-1),
-                no_softmax=scores,
+                softmax_over_columns=lambda: attention64(x, x, x, scale=1.0, dim=-2)[1],
+                scaled=lambda: attention64(x, x, x)[1],
+                no_softmax=lambda: x64 @ x64.transpose(-2, -1),
             ),
             weights=True,
         )
         expect_close(
             z,
-            ref_w @ x64,
+            ref_z,
             "z",
             mistakes=named(
                 ATTENTION_MISTAKES,

@@ -59,6 +59,15 @@ SDPA_MISTAKES = {
 }
 
 
+#: the mask mistakes as attention64's mask_mode
+MASK_MODES = {
+    "mask_ignored": "ignored",
+    "mask_after_softmax": "after",
+    "blocked_scores_zero": "zero",
+    "mask_added": "added",
+}
+
+
 class ScaledDotProductAttentionCheck(PropertyMixin, Exercise):
     id = "02.scaled_dot_product_attention"
     title = "scaled dot-product attention with a mask"
@@ -66,60 +75,25 @@ class ScaledDotProductAttentionCheck(PropertyMixin, Exercise):
     forbid = ATTENTION_BUILTINS
 
     def probes(self, gen):
-        yield Probe(
-            "q, k, v of shape (3, 4), no mask",
-            args=(
-                randn(3, 4, generator=gen),
-                randn(3, 4, generator=gen),
-                randn(3, 4, generator=gen),
-            ),
-        )
-        yield Probe(
-            "batch 2, 5 queries, 7 keys, d_k = 16, d_v = 3",
-            args=(
-                randn(2, 5, 16, generator=gen),
-                randn(2, 7, 16, generator=gen),
-                randn(2, 7, 3, generator=gen),
-            ),
-        )
-        T = 6
-        yield props(
-            Probe(
-                "causal mask (6, 6) broadcast over (2, 3) batch dims, d_k = d_v = 8",
-                args=(
-                    randn(2, 3, T, 8, generator=gen),
-                    randn(2, 3, T, 8, generator=gen),
-                    randn(2, 3, T, 8, generator=gen),
-                ),
-                kwargs={"mask": torch.ones(T, T, dtype=torch.bool).tril()},
-            ),
-            "batch",
-        )
-        lengths = torch.tensor([7, 4])
-        pad = (torch.arange(7)[None, :] < lengths[:, None])[:, None, None, :]  # (B, 1, 1, T_k)
-        yield props(
-            Probe(
-                "padding mask (2, 1, 1, 7), 4 heads, 5 queries, 7 keys, d_k = 6, d_v = 10",
-                args=(
-                    randn(2, 4, 5, 6, generator=gen),
-                    randn(2, 4, 7, 6, generator=gen),
-                    randn(2, 4, 7, 10, generator=gen),
-                ),
-                kwargs={"mask": pad},
-            ),
-            "masked",
-            "batch",
-            "meta",
-        )
-        yield Probe(
-            "random mask (2, 1, 5, 6), float64, d_k = d_v = 5",
-            args=(
-                randn(2, 3, 5, 5, dtype=torch.float64, generator=gen),
-                randn(2, 3, 6, 5, dtype=torch.float64, generator=gen),
-                randn(2, 3, 6, 5, dtype=torch.float64, generator=gen),
-            ),
-            kwargs={"mask": mask_with_a_key_per_row(gen, 2, 1, 5, 6)},
-        )
+        causal = torch.ones(6, 6, dtype=torch.bool).tril()
+        pad = (torch.arange(7) < torch.tensor([[7], [4]]))[:, None, None, :]  # (B, 1, 1, T_k)
+        for name, shapes, dtype, mask, relations in [  # shapes: q, k, v
+            ("q, k, v of shape (3, 4), no mask", ((3, 4),) * 3, torch.float32, None, ()),
+            ("batch 2, 5 queries, 7 keys, d_k = 16, d_v = 3",
+             ((2, 5, 16), (2, 7, 16), (2, 7, 3)), torch.float32, None, ()),
+            ("causal mask (6, 6) broadcast over (2, 3) batch dims, d_k = d_v = 8",
+             ((2, 3, 6, 8),) * 3, torch.float32, causal, ("batch",)),
+            ("padding mask (2, 1, 1, 7), 4 heads, 5 queries, 7 keys, d_k = 6, d_v = 10",
+             ((2, 4, 5, 6), (2, 4, 7, 6), (2, 4, 7, 10)), torch.float32, pad,
+             ("masked", "batch", "meta")),
+            ("random mask (2, 1, 5, 6), float64, d_k = d_v = 5",
+             ((2, 3, 5, 5), (2, 3, 6, 5), (2, 3, 6, 5)), torch.float64, "random", ()),
+        ]:  # fmt: skip
+            args = tuple(randn(*s, generator=gen, dtype=dtype) for s in shapes)
+            if mask == "random":
+                mask = mask_with_a_key_per_row(gen, 2, 1, 5, 6)
+            probe = Probe(name, args, {} if mask is None else {"mask": mask})
+            yield props(probe, *relations) if relations else probe
         yield Probe(
             "(2, 4, 4) times 30: large scores (exp overflows unless the max is subtracted)",
             args=tuple(30 * randn(2, 4, 4, generator=gen) for _ in range(3)),
@@ -136,18 +110,13 @@ class ScaledDotProductAttentionCheck(PropertyMixin, Exercise):
         ref_out, ref_w = attention64(q, k, v, mask)
         got_out, got_w = expect_tuple(out, 2, "(out, weights)")
         got_out, got_w = expect_tensor(got_out, "out"), expect_tensor(got_w, "weights")
-        if (
-            tuple(got_out.shape) == tuple(ref_w.shape)
-            and tuple(got_w.shape) == tuple(ref_out.shape)
-            and ref_w.shape != ref_out.shape
-        ):
+        shapes = (tuple(got_out.shape), tuple(got_w.shape))
+        if shapes == (tuple(ref_w.shape), tuple(ref_out.shape)) != shapes[::-1]:
             raise Fail(
                 "the outputs are in the wrong order: return (out, weights).", "swapped_outputs"
             )
         expect_like(got_w, ref_w.shape, q.dtype, "weights")
-        if got_out.shape[-1] == d_k != d_v and tuple(got_out.shape[:-1]) == tuple(
-            ref_out.shape[:-1]
-        ):
+        if d_k != d_v and shapes[0] == tuple(ref_out.shape[:-1]) + (d_k,):
             raise Fail(
                 f"out has last dimension d_k = {d_k}, expected d_v = {d_v}: the weights "
                 "must multiply the values v, not the keys k.",
@@ -175,18 +144,14 @@ class ScaledDotProductAttentionCheck(PropertyMixin, Exercise):
             scaled_after_softmax=lambda: attention64(q, k, v, mask, scale=1.0)[1] / math.sqrt(d_k),
             scale_by_T_k=variant(scale=math.sqrt(T_k)) if T_k != d_k else [],
         )
-        if mask is not None:
-            mistakes += named(
-                SDPA_MISTAKES,
-                mask_inverted=[
-                    variant(mask_mode="inverted"),
-                    variant(mask_mode="inverted", fill=-1e9),
-                ],
-                mask_ignored=variant(mask_mode="ignored"),
-                mask_after_softmax=variant(mask_mode="after"),
-                blocked_scores_zero=variant(mask_mode="zero"),
-                mask_added=variant(mask_mode="added"),
-            )
+        masked = {
+            "mask_inverted": [
+                variant(mask_mode="inverted"),
+                variant(mask_mode="inverted", fill=-1e9),
+            ],
+            **{code: variant(mask_mode=mode) for code, mode in MASK_MODES.items()},
+        }
+        mistakes += named(SDPA_MISTAKES, **masked) if mask is not None else []
         try:
             expect_close(got_w, ref_w, "weights", mistakes=mistakes, **props)
         except Fail as fail:
@@ -203,6 +168,16 @@ class ScaledDotProductAttentionCheck(PropertyMixin, Exercise):
             weights_transposed=(lambda: ref_w.transpose(-2, -1) @ v.double()) if T_q == T_k else [],
         )
         expect_close(got_out, ref_out, "out", mistakes=out_mistakes)
+
+
+CAUSAL_MISTAKES = {
+    "mask_inverted": "the mask is True above the diagonal (key > query): that is the 'True = "
+    "blocked' convention of nn.MultiheadAttention. Here True = may attend: use tril.",
+    "triu": "the mask is upper-triangular: query i may then see the future keys j > i. Row i "
+    "(query) must be True for columns j <= i: use tril, not triu.",
+    "no_diagonal": "the diagonal is False: a token must be allowed to attend to itself (key <= "
+    "query, not key < query); use tril() with diagonal=0.",
+}
 
 
 class CausalMaskCheck(DeviceProbeMixin, Exercise):
@@ -234,32 +209,19 @@ class CausalMaskCheck(DeviceProbeMixin, Exercise):
                 "or .bool()), True = may attend.",
                 "not_bool",
             )
-        expect_equal(
-            got,
-            ref,
-            [
-                (
-                    ~ref,
-                    "the mask is True above the diagonal (key > query): that is the 'True = "
-                    "blocked' convention of nn.MultiheadAttention. Here True = may attend: use "
-                    "tril.",
-                    "mask_inverted",
-                ),
-                (
-                    ref.T,
-                    "the mask is upper-triangular: query i may then see the future keys j > i. "
-                    "Row i (query) must be True for columns j <= i: use tril, not triu.",
-                    "triu",
-                ),
-                (
-                    ref.tril(-1),
-                    "the diagonal is False: a token must be allowed to attend to itself "
-                    "(key <= query, not key < query); use tril() with diagonal=0.",
-                    "no_diagonal",
-                ),
-            ],
-            f"the mask is not True exactly where key <= query; got\n   {got.int().tolist()}",
-        )
+        mistakes = named(CAUSAL_MISTAKES, mask_inverted=~ref, triu=ref.T, no_diagonal=ref.tril(-1))
+        otherwise = f"the mask is not True exactly where key <= query; got\n   {got.int().tolist()}"
+        expect_equal(got, ref, mistakes, otherwise)
+
+
+PAD_MISTAKES = {
+    "mask_inverted": "the mask is True at the padding: True marks the real tokens (tokens != "
+    "pad_id), the ones that may be attended to.",
+    "greater_than_pad": "the mask is tokens > pad_id: a real token may have a smaller id than "
+    "pad_id (token 0 here); use tokens != pad_id.",
+    "pad_id_ignored": "the mask compares with 0, not with pad_id = {pad_id}: use the pad_id "
+    "argument.",
+}
 
 
 class PaddingMaskCheck(Exercise):
@@ -308,31 +270,14 @@ class PaddingMaskCheck(Exercise):
                 "wrong_shape",
             )
         ref = (tokens != pad_id)[:, None, None, :]
-        mistakes = [
-            (
-                ~ref,
-                "the mask is True at the padding: True marks the real tokens (tokens != pad_id), "
-                "the ones that may be attended to.",
-                "mask_inverted",
-            )
-        ]
-        if bool((tokens < pad_id).any()):
-            mistakes.append(
-                (
-                    (tokens > pad_id)[:, None, None, :],
-                    "the mask is tokens > pad_id: a real token may have a smaller id than pad_id "
-                    "(token 0 here); use tokens != pad_id.",
-                    "greater_than_pad",
-                )
-            )
-        if pad_id != 0:
-            mistakes.append(
-                (
-                    (tokens != 0)[:, None, None, :],
-                    f"the mask compares with 0, not with pad_id = {pad_id}: use the pad_id "
-                    "argument.",
-                    "pad_id_ignored",
-                )
-            )
+        mistakes = named(
+            PAD_MISTAKES,
+            {"pad_id": pad_id},
+            mask_inverted=~ref,
+            greater_than_pad=[(tokens > pad_id)[:, None, None, :]]
+            if (tokens < pad_id).any()
+            else [],
+            pad_id_ignored=[(tokens != 0)[:, None, None, :]] if pad_id != 0 else [],
+        )
         otherwise = f"the mask is not tokens != pad_id; got {got[:, 0, 0].int().tolist()}"
         expect_equal(got, ref, mistakes, otherwise)

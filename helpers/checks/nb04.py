@@ -96,6 +96,39 @@ def check_sign(
         raise Fail(*table_mistakes(max_len, d_model)[3][1:])
 
 
+def table_faults(pe: torch.Tensor) -> Fail | None:
+    """The property of every sinusoidal table that ``pe`` (max_len, d_model) breaks: columns 2i
+    and 2i+1 are the sin and cos of one angle, 0 at position 0, that turns by
+    w_i = 10000^(-2i/d_model) per position."""
+    pe = pe.double()
+    s, c = pe[:, 0::2], pe[:, 1::2]
+    n, d = c.shape[1], pe.shape[1]
+    if not close(s[:, :n] ** 2 + c**2, torch.ones_like(c), 1e-4, 0):
+        return Fail(
+            "columns 2i and 2i+1 are not the sin and the cos of one angle (sin² + cos² = 1 "
+            "fails): PE[pos, 2i] = sin(pos * w_i) and PE[pos, 2i+1] = cos(pos * w_i).",
+            "not_sin_cos_pair",
+        )
+    if not close(pe[0], torch.arange(d) % 2, 1e-4, 0):
+        return Fail(
+            "the first row is not (sin 0, cos 0, ...) = (0, 1, 0, 1, ...): the row of position "
+            "p holds the angles p * w_i, and the positions run from 0, torch.arange(max_len).",
+            "first_row",
+        )
+    w = torch.atan2(s[1, :n], c[1]) if len(pe) > 1 else torch.zeros(0)
+    want = 10000.0 ** (-2 * torch.arange(len(w), dtype=torch.float64) / d)
+    bad = (~torch.isclose(w, want, rtol=1e-3, atol=1e-6)).nonzero()
+    if len(bad):
+        i = int(bad[0])
+        return Fail(
+            f"the frequencies are wrong: columns {2 * i} and {2 * i + 1} turn by {w[i]:.4g} "
+            f"radians per position, expected 10000^(-{2 * i}/{d}) = {want[i]:.4g} (w_i = "
+            "10000^(-2i/d_model), 2i = torch.arange(0, d_model, 2)).",
+            "wrong_frequency",
+        )
+    return None
+
+
 def table_atol(max_len: int) -> float:
     # float32 angles pos / 10000^(2i/d) carry a relative error ~6e-8, i.e. ~6e-8 * pos absolute
     return 1e-5 + 3e-7 * max_len
@@ -139,6 +172,7 @@ class SinusoidalPositionalEncodingCheck(Exercise):
             atol=atol,
             rtol=1e-4,
             mistakes=table_mistakes(max_len, d_model),
+            explain=table_faults,
         )
 
 
@@ -149,40 +183,23 @@ class PositionalEncodingCheck(PropertyMixin, TrainModeMixin, Exercise):
     kind = "module"
 
     def probes(self, gen):
-        yield Probe(
-            "module_info: PositionalEncoding(d_model=16, max_len=64)",
-            runner="module_info",
-            init={"d_model": 16, "max_len": 64},
-        )
-        yield Probe(
-            "PositionalEncoding(16, max_len=64), x (2, 10, 16)",
-            runner="module",
-            init={"d_model": 16, "max_len": 64},
-            args=(randn(2, 10, 16, generator=gen),),
-        )
-        yield Probe(
-            "PositionalEncoding(8) (max_len=5000 by default), x (1, 7, 8)",
-            runner="module",
-            init={"d_model": 8},
-            args=(randn(1, 7, 8, generator=gen),),
-        )
-        yield props(
-            Probe(
-                "PositionalEncoding(6, max_len=20, dropout=0.1) in eval mode, x (3, 20, 6), "
-                "float64",
-                runner="module",
-                init={"d_model": 6, "max_len": 20, "dropout": 0.1},
-                args=(randn(3, 20, 6, dtype=torch.float64, generator=gen),),
-            ),
-            "repeat",
-            "batch",
-        )
-        yield Probe(
-            "PositionalEncoding(12, max_len=30), x (4, 1, 12)",
-            runner="module",
-            init={"d_model": 12, "max_len": 30},
-            args=(randn(4, 1, 12, generator=gen),),
-        )
+        first = {"d_model": 16, "max_len": 64}
+        name = "module_info: PositionalEncoding(d_model=16, max_len=64)"
+        yield Probe(name, runner="module_info", init=first)
+        for name, init, shape, dtype in [
+            ("PositionalEncoding(16, max_len=64), x (2, 10, 16)",
+             first, (2, 10, 16), torch.float32),
+            ("PositionalEncoding(8) (max_len=5000 by default), x (1, 7, 8)",
+             {"d_model": 8}, (1, 7, 8), torch.float32),
+            ("PositionalEncoding(6, max_len=20, dropout=0.1) in eval mode, x (3, 20, 6), float64",
+             {"d_model": 6, "max_len": 20, "dropout": 0.1}, (3, 20, 6), torch.float64),
+            ("PositionalEncoding(12, max_len=30), x (4, 1, 12)",
+             {"d_model": 12, "max_len": 30}, (4, 1, 12), torch.float32),
+        ]:  # fmt: skip
+            probe = Probe(
+                name, (randn(*shape, generator=gen, dtype=dtype),), runner="module", init=init
+            )
+            yield props(probe, "repeat", "batch") if "dropout" in init else probe
         yield Probe(
             "training mode, PositionalEncoding(8, max_len=20, dropout=0.5), x (3, 6, 8)",
             runner="train_mode",
@@ -262,6 +279,7 @@ class PositionalEncodingCheck(PropertyMixin, TrainModeMixin, Exercise):
                 pe_not_added=x64,
                 sliced_by_batch=lambda: x64 + sinusoidal64(x.shape[0], d_model)[:, None, :],
             ),
+            explain=lambda got: table_faults((got.double() - x64).flatten(0, -3)[0]),
         )
 
     def judge_info(self, probe, info):

@@ -19,6 +19,7 @@ from .framework import (
     expect_finite,
     expect_like,
     expect_tensor,
+    named,
     randint,
     randn,
 )
@@ -36,6 +37,24 @@ from .references import ffn64, layer_norm64
 
 # --------------------------------------------------------------------------- LayerNorm
 
+LN_DIMS = {
+    (1,): "the time axis (dim 1)",
+    (1, 2): "the last two dims (T and d_model together)",
+    (0,): "the batch (dim 0), like BatchNorm",
+}
+LN_MISTAKES = {
+    "wrong_dim": "normalized over {dims}: LayerNorm normalizes each token's d_model features on "
+    "its own, over the last dim only (dim=-1).",
+    "no_affine": "weight and bias are not applied: return x_hat * weight + bias.",
+    "no_bias": "the bias is not added: return x_hat * weight + bias.",
+    "no_weight": "x_hat is not multiplied by weight: return x_hat * weight + bias.",
+    "weight_bias_swapped": "weight and bias are swapped: return x_hat * weight + bias.",
+    "bias_scaled_by_weight": "the bias is scaled by the weight, (x_hat + bias) * weight: return "
+    "x_hat * weight + bias.",
+    "weight_zeros": "the output is the bias alone: is weight initialized to zeros? Use "
+    "torch.ones(d_model).",
+}
+
 
 class LayerNormCheck(Exercise):
     id = "05.LayerNorm"
@@ -51,56 +70,29 @@ class LayerNormCheck(Exercise):
     )
 
     def probes(self, gen):
-        def state(d):
-            return {
+        yield Probe("module_info: LayerNorm(6)", runner="module_info", init={"d_model": 6})
+        for name, init, shape, scale, shift in [  # the large eps first: eps inside / outside sqrt
+            ("LayerNorm(4, eps=1.0) (a large eps), x (2, 3, 4) * 0.5",
+             {"eps": 1.0}, (2, 3, 4), 0.5, 0),
+            ("LayerNorm(6) as built (weight 1, bias 0), x (2, 5, 6)", {}, (2, 5, 6), 3, 1),
+            ("LayerNorm(8) with random weight and bias, x (3, 4, 8)", {}, (3, 4, 8), 2, -1),
+            ("LayerNorm(5), x (4, 5) (no time axis)", {}, (4, 5), 1, 0),
+            ("LayerNorm(8), x (2, 4, 8) + 3000 (a large offset, float32)", {}, (2, 4, 8), 1, 3000),
+            ("LayerNorm(7), x (2, 6, 7), float64", {"dtype": torch.float64}, (2, 6, 7), 4, 0),
+        ]:  # fmt: skip
+            d, dtype = shape[-1], init.pop("dtype", torch.float32)
+            st = {
                 "weight": 1.0 + 0.5 * randn(d, generator=gen),
                 "bias": 0.5 * randn(d, generator=gen),
             }
-
-        yield Probe("module_info: LayerNorm(6)", runner="module_info", init={"d_model": 6})
-        # first, so that eps inside / outside the square root can be told apart
-        yield Probe(
-            "LayerNorm(4, eps=1.0) (a large eps), x (2, 3, 4) * 0.5",
-            runner="module",
-            init={"d_model": 4, "eps": 1.0},
-            state=state(4),
-            args=(0.5 * randn(2, 3, 4, generator=gen),),
-        )
-        yield Probe(
-            "LayerNorm(6) as built (weight 1, bias 0), x (2, 5, 6)",
-            runner="module",
-            init={"d_model": 6},
-            args=(3 * randn(2, 5, 6, generator=gen) + 1,),
-        )
-        yield Probe(
-            "LayerNorm(8) with random weight and bias, x (3, 4, 8)",
-            runner="module",
-            init={"d_model": 8},
-            state=state(8),
-            args=(2 * randn(3, 4, 8, generator=gen) - 1,),
-        )
-        yield Probe(
-            "LayerNorm(5), x (4, 5) (no time axis)",
-            runner="module",
-            init={"d_model": 5},
-            state=state(5),
-            args=(randn(4, 5, generator=gen),),
-        )
-        yield Probe(
-            "LayerNorm(8), x (2, 4, 8) + 3000 (a large offset, float32)",
-            runner="module",
-            init={"d_model": 8},
-            state=state(8),
-            args=(randn(2, 4, 8, generator=gen) + 3000,),
-            info={"offset": True},
-        )
-        yield Probe(
-            "LayerNorm(7), x (2, 6, 7), float64",
-            runner="module",
-            init={"d_model": 7},
-            state={k: v.double() for k, v in state(7).items()},
-            args=(randn(2, 6, 7, dtype=torch.float64, generator=gen) * 4,),
-        )
+            yield Probe(
+                name,
+                (scale * randn(*shape, generator=gen, dtype=dtype) + shift,),
+                runner="module",
+                init={"d_model": d, **init},
+                state=None if "built" in name else {k: v.to(dtype) for k, v in st.items()},
+                info={"offset": shift == 3000},
+            )
 
     def judge(self, probe, out):
         if probe.runner == "module_info":
@@ -120,74 +112,31 @@ class LayerNormCheck(Exercise):
             )
         expect_finite(got)
 
-        def v(**kw):
-            return lambda: layer_norm64(x, w, b, eps, **kw)
+        def v(w=w, b=b, dims=(-1,), then=lambda t: t):
+            return lambda: then(layer_norm64(x, w, b, eps, dims=dims))
 
-        other_axes = []
-        if x.dim() == 3:
-            other_axes = [
-                (
-                    v(dims=(1,)),
-                    "normalized over the time axis (dim 1): LayerNorm normalizes each "
-                    "token's d_model features, i.e. over the last dim (dim=-1).",
-                    "wrong_dim",
-                ),
-                (
-                    v(dims=(1, 2)),
-                    "normalized over the last two dims (T and d_model together): "
-                    "normalize each token on its own, over dim=-1 only.",
-                    "wrong_dim",
-                ),
-            ]
-        other_axes.append(
-            (
-                v(dims=(0,)),
-                "normalized over the batch (dim 0), like BatchNorm: "
-                "LayerNorm normalizes over the last dim (dim=-1).",
-                "wrong_dim",
-            )
+        w64, b64 = w.double(), b.double()
+        mistakes = variance_mistakes(x, w, b, eps) + named(
+            LN_MISTAKES,
+            no_affine=v(None, None),
+            no_bias=v(b=torch.zeros_like(b)),
+            no_weight=v(None, None, then=lambda t: t + b64),
+            weight_bias_swapped=v(None, None, then=lambda t: t * b64 + w64),
+            bias_scaled_by_weight=v(None, None, then=lambda t: (t + b64) * w64),
+            weight_zeros=v(None, None, then=lambda t: t * 0 + b64),
         )
-        zero = torch.zeros_like(b)
+        mistakes += [
+            (v(dims=dims), LN_MISTAKES["wrong_dim"].format(dims=words), "wrong_dim")
+            for dims, words in LN_DIMS.items()
+            if max(dims) < x.dim() and set(dims) != {x.dim() - 1}
+        ]
+        atol = (1e-3 if probe.info.get("offset") else 1e-4) if x.dtype == torch.float32 else None
         expect_close(
             got,
             ref,
-            atol=(1e-3 if probe.info.get("offset") else 1e-4) if x.dtype == torch.float32 else None,
-            mistakes=[
-                *variance_mistakes(x, w, b, eps),
-                *other_axes,
-                (
-                    lambda: layer_norm64(x, None, None, eps),
-                    "weight and bias are not applied: return x_hat * weight + bias.",
-                    "no_affine",
-                ),
-                (
-                    lambda: layer_norm64(x, w, zero, eps),
-                    "the bias is not added: return x_hat * weight + bias.",
-                    "no_bias",
-                ),
-                (
-                    lambda: layer_norm64(x, None, None, eps) + b.double(),
-                    "x_hat is not multiplied by weight: return x_hat * weight + bias.",
-                    "no_weight",
-                ),
-                (
-                    lambda: layer_norm64(x, None, None, eps) * b.double() + w.double(),
-                    "weight and bias are swapped: return x_hat * weight + bias.",
-                    "weight_bias_swapped",
-                ),
-                (
-                    lambda: (layer_norm64(x, None, None, eps) + b.double()) * w.double(),
-                    "the bias is scaled by the weight, (x_hat + bias) * weight: return "
-                    "x_hat * weight + bias.",
-                    "bias_scaled_by_weight",
-                ),
-                (
-                    lambda: layer_norm64(x, None, None, eps) * 0 + b.double(),
-                    "the output is the bias alone: is weight initialized to zeros? Use "
-                    "torch.ones(d_model).",
-                    "weight_zeros",
-                ),
-            ],
+            atol=atol,
+            mistakes=mistakes,
+            explain=lambda got: layer_norm_faults(got, x, w, b, eps),
         )
 
     def judge_info(self, probe, info):
@@ -201,7 +150,63 @@ class LayerNormCheck(Exercise):
         )
 
 
+def layer_norm_faults(got, x, w, b, eps: float) -> Fail | None:
+    """The step of x_hat * weight + bias, x_hat = (x - mean) / sqrt(var + eps), that is wrong,
+    from what every right output has: per feature, an affine map of x_hat; and
+    (out - bias) / weight has mean 0 over the last dim."""
+    g, x = got.double(), x.double()
+    mean, var = x.mean(-1, keepdim=True), x.var(-1, unbiased=False, keepdim=True)
+    xh = ((x - mean) / (var + eps).sqrt()).reshape(-1, x.shape[-1])  # (rows, d)
+    rows = g.reshape(xh.shape)
+    xc, gc = xh - xh.mean(0), rows - rows.mean(0)
+    a = (xc * gc).sum(0) / (xc * xc).sum(0).clamp(min=1e-12)
+    if len(xh) > 2 and close(rows, xc * a + rows.mean(0), 1e-4, 1e-3):
+        return Fail(
+            "x_hat = (x - mean) / sqrt(var + eps) is right; weight and bias are applied "
+            "wrongly: return x_hat * self.weight + self.bias.",
+            "affine_wrong",
+        )
+    if (w.abs() < 1e-6).any():
+        return None
+    mine = (g - b.double()) / w.double()
+    if not (
+        (mine * (x - mean) >= -1e-9).all() or close(mine.mean(-1), 0 * var[..., 0], 1e-4, 1e-3)
+    ):
+        return Fail(
+            "(out - bias) / weight does not have mean 0 over the last dim: x_hat subtracts "
+            "each row's mean, x - x.mean(dim=-1, keepdim=True).",
+            "not_centered",
+        )
+    spread = float(mine.std(-1, unbiased=False).mean() / xh.std(-1, unbiased=False).mean())
+    return Fail(
+        f"x - mean is right, but x_hat's spread is {spread:.3g} times the expected one: divide "
+        "it by torch.sqrt(var + eps), var = ((x - mean) ** 2).mean(dim=-1, keepdim=True).",
+        "wrong_normalization",
+    )
+
+
 # --------------------------------------------------------------------------- FeedForward
+
+
+FFN_MISTAKES = {
+    "dropout_after_linear2": "dropout is applied after linear2: it belongs on the hidden "
+    "activations, linear2(dropout(act(linear1(x)))).",
+    "dropout_before_activation": "dropout is applied before the activation: apply it after, "
+    "linear2(dropout(act(linear1(x)))) (with ReLU both give the same numbers, with GELU they do "
+    "not).",
+    "dropout_on_input": "dropout is applied to the input x: apply it to the hidden activations, "
+    "linear2(dropout(act(linear1(x)))).",
+    "activation_ignored": "this is the {other} network: the `activation` argument is ignored "
+    "(activation={act!r} here).",
+    "tanh_gelu": "this GELU is the tanh approximation: use the exact one, F.gelu(h) "
+    "(approximate='none'), as nn.TransformerEncoderLayer does.",
+    "no_activation": "there is no activation between linear1 and linear2: two linear layers in a "
+    "row are just one linear map.",
+    "activation_after_linear2": "the activation is also applied after linear2: the output of "
+    "linear2 is returned as is (it joins the residual stream).",
+    "residual_inside": "the output includes x (a residual): FeedForward returns "
+    "linear2(act(linear1(x))); the block adds the residual.",
+}
 
 
 class FeedForwardCheck(TrainModeMixin, Exercise):
@@ -211,52 +216,31 @@ class FeedForwardCheck(TrainModeMixin, Exercise):
     kind = "module"
 
     def probes(self, gen):
-        def state(d, d_ff):
-            return {
+        first = {"d_model": 8, "d_ff": 32}
+        yield Probe("module_info: FeedForward(8, 32)", runner="module_info", init=first)
+        # gelu in training mode: with relu, dropout before or after the activation is the same
+        for name, init, shape, scale in [
+            ("FeedForward(8, 32), relu, x (2, 5, 8)", first, (2, 5, 8), 1),
+            ("FeedForward(6, 10, activation='gelu'), x (3, 4, 6)",
+             {"d_model": 6, "d_ff": 10, "activation": "gelu"}, (3, 4, 6), 2),
+            ("FeedForward(4, 12, dropout=0.1) in eval mode, x (2, 3, 4)",
+             {"d_model": 4, "d_ff": 12, "dropout": 0.1}, (2, 3, 4), 1),
+            ("FeedForward(5, 9, activation='relu'), x (2, 7, 5)",
+             {"d_model": 5, "d_ff": 9, "activation": "relu"}, (2, 7, 5), 1),
+            ("training mode, FeedForward(8, 16, dropout=0.5, activation='gelu'), x (3, 5, 8)",
+             {"d_model": 8, "d_ff": 16, "dropout": 0.5, "activation": "gelu"}, (3, 5, 8), 1),
+        ]:  # fmt: skip
+            d, d_ff = init["d_model"], init["d_ff"]
+            state = {
                 **linear_state(gen, d, d_ff, "linear1."),
                 **linear_state(gen, d_ff, d, "linear2."),
             }
-
-        yield Probe(
-            "module_info: FeedForward(8, 32)", runner="module_info", init={"d_model": 8, "d_ff": 32}
-        )
-        yield Probe(
-            "FeedForward(8, 32), relu, x (2, 5, 8)",
-            runner="module",
-            init={"d_model": 8, "d_ff": 32},
-            state=state(8, 32),
-            args=(randn(2, 5, 8, generator=gen),),
-        )
-        yield Probe(
-            "FeedForward(6, 10, activation='gelu'), x (3, 4, 6)",
-            runner="module",
-            init={"d_model": 6, "d_ff": 10, "activation": "gelu"},
-            state=state(6, 10),
-            args=(2 * randn(3, 4, 6, generator=gen),),
-        )
-        yield Probe(
-            "FeedForward(4, 12, dropout=0.1) in eval mode, x (2, 3, 4)",
-            runner="module",
-            init={"d_model": 4, "d_ff": 12, "dropout": 0.1},
-            state=state(4, 12),
-            args=(randn(2, 3, 4, generator=gen),),
-        )
-        yield Probe(
-            "FeedForward(5, 9, activation='relu'), x (2, 7, 5)",
-            runner="module",
-            init={"d_model": 5, "d_ff": 9, "activation": "relu"},
-            state=state(5, 9),
-            args=(randn(2, 7, 5, generator=gen),),
-        )
-        # gelu: with relu, dropout before or after the activation gives the same numbers
-        yield Probe(
-            "training mode, FeedForward(8, 16, dropout=0.5, activation='gelu'), x (3, 5, 8)",
-            runner="train_mode",
-            init={"d_model": 8, "d_ff": 16, "dropout": 0.5, "activation": "gelu"},
-            state=state(8, 16),
-            args=(randn(3, 5, 8, generator=gen),),
-            kwargs={"dropout_seed": int(randint(gen, 0, 2**30))},
-        )
+            args = (scale * randn(*shape, generator=gen),)
+            if "training" not in name:
+                yield Probe(name, args, runner="module", init=init, state=state)
+            else:
+                seed = {"dropout_seed": int(randint(gen, 0, 2**30))}
+                yield Probe(name, args, seed, runner="train_mode", init=init, state=state)
 
     def judge_train(self, probe, out):
         train, evald, calls = train_mode_parts(out)
@@ -272,37 +256,15 @@ class FeedForwardCheck(TrainModeMixin, Exercise):
                 st, x, act, dropout=lambda t: fixed_dropout(t, q, seed), dropout_at=at
             )
 
+        mistakes = named(
+            FFN_MISTAKES,
+            dropout_after_linear2=v("output"),
+            dropout_before_activation=v("pre_act"),
+            dropout_on_input=v("input"),
+        )
+        where = "to the hidden activations, linear2(dropout(act(linear1(x))))"
         judge_dropout(
-            train,
-            evald,
-            calls,
-            v("hidden")(),
-            [
-                (
-                    v("output"),
-                    "dropout is applied after linear2: it belongs on the hidden activations, "
-                    "linear2(dropout(act(linear1(x)))).",
-                    "dropout_after_linear2",
-                ),
-                (
-                    v("pre_act"),
-                    "dropout is applied before the activation: apply it after, "
-                    "linear2(dropout(act(linear1(x)))) (with ReLU both give the same numbers, "
-                    "with GELU they do not).",
-                    "dropout_before_activation",
-                ),
-                (
-                    v("input"),
-                    "dropout is applied to the input x: apply it to the hidden activations, "
-                    "linear2(dropout(act(linear1(x)))).",
-                    "dropout_on_input",
-                ),
-                (
-                    v("hidden", 0.1),
-                    *P_IGNORED,
-                ),
-            ],
-            "to the hidden activations, linear2(dropout(act(linear1(x))))",
+            train, evald, calls, v("hidden")(), [*mistakes, (v("hidden", 0.1), *P_IGNORED)], where
         )
 
     def judge(self, probe, out):
@@ -317,53 +279,18 @@ class FeedForwardCheck(TrainModeMixin, Exercise):
         expect_finite(got)
         st = probe.state
         other = "gelu" if act == "relu" else "relu"
-        expect_close(
-            got,
-            ffn64(st, x, act),
-            atol=1e-4 if x.dtype == torch.float32 else None,
-            mistakes=[
-                (
-                    lambda: ffn64(st, x, other),
-                    f"this is the {other} network: the `activation` argument is ignored "
-                    f"(activation={act!r} here).",
-                    "activation_ignored",
-                ),
-                (
-                    lambda: ffn64(st, x, "gelu_tanh"),
-                    "this GELU is the tanh approximation: use the exact one, F.gelu(h) "
-                    "(approximate="
-                    "'none'), as nn.TransformerEncoderLayer does.",
-                    "tanh_gelu",
-                ),
-                (
-                    lambda: F.linear(
-                        F.linear(
-                            x.double(), st["linear1.weight"].double(), st["linear1.bias"].double()
-                        ),
-                        st["linear2.weight"].double(),
-                        st["linear2.bias"].double(),
-                    ),
-                    "there is no activation between linear1 and linear2: two linear layers in a "
-                    "row are "
-                    "just one linear map.",
-                    "no_activation",
-                ),
-                (
-                    lambda: ffn64(st, x, act, act_after=True),
-                    "the activation is also applied after linear2: the output of linear2 is "
-                    "returned "
-                    "as is (it joins the residual stream).",
-                    "activation_after_linear2",
-                ),
-                (
-                    lambda: x.double() + ffn64(st, x, act),
-                    "the output includes x (a residual): FeedForward returns "
-                    "linear2(act(linear1(x))); "
-                    "the block adds the residual.",
-                    "residual_inside",
-                ),
-            ],
+        w1, b1, w2, b2 = (st[f"linear{i}.{k}"].double() for i in (1, 2) for k in ("weight", "bias"))
+        mistakes = named(
+            FFN_MISTAKES,
+            {"act": act, "other": other},
+            activation_ignored=lambda: ffn64(st, x, other),
+            tanh_gelu=lambda: ffn64(st, x, "gelu_tanh"),
+            no_activation=lambda: F.linear(F.linear(x.double(), w1, b1), w2, b2),
+            activation_after_linear2=lambda: ffn64(st, x, act, act_after=True),
+            residual_inside=lambda: x.double() + ffn64(st, x, act),
         )
+        atol = 1e-4 if x.dtype == torch.float32 else None
+        expect_close(got, ffn64(st, x, act), atol=atol, mistakes=mistakes)
 
     def judge_info(self, probe, info):
         d, d_ff = probe.init["d_model"], probe.init["d_ff"]

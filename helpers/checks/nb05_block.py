@@ -19,6 +19,7 @@ from .framework import (
     expect_finite,
     expect_like,
     expect_tensor,
+    named,
     randint,
     randn,
 )
@@ -30,9 +31,10 @@ from .modules import (
     torch_layer,
     torch_masks,
 )
-from .parts import PartsMixin, with_parts
+from .parts import FLOW_KEY, PartsMixin, flow_fault, traced, with_parts
 from .probes import TrainModeMixin, fixed_dropout, judge_dropout, train_mode_parts
-from .references import PROJECTIONS, block64
+from .references import block64
+from .weights import PROJECTIONS
 
 
 class TransformerEncoderBlockCheck(PartsMixin, TrainModeMixin, Exercise):
@@ -42,95 +44,61 @@ class TransformerEncoderBlockCheck(PartsMixin, TrainModeMixin, Exercise):
     kind = "module"
 
     def probes(self, gen):
-        def state(d, d_ff):
-            return block_state(gen, d, d_ff, norm_scale=(0.4, 0.3))
-
-        def padding(B, T):
-            keep = torch.ones(B, T, dtype=torch.bool)
-            for b in range(B):
-                keep[b, T - 1 - b % 2 :] = False  # the last one or two keys are padding
-            return keep[:, None, None, :]  # (B, 1, 1, T)
-
         small = {"d_model": 8, "num_heads": 2, "d_ff": 16}
+        gelu = {"d_model": 12, "num_heads": 3, "d_ff": 20, "norm_first": True, "activation": "gelu"}
+        pad, causal = "padding", torch.ones(5, 5, dtype=torch.bool).tril()
         yield Probe(
             "module_info: TransformerEncoderBlock(8, 2, 16)", runner="module_info", init=small
         )
-        yield Probe(
-            "pre-LN (norm_first=True), d_model=8, 2 heads, x (2, 5, 8)",
-            runner="parts",
-            init={**small, "norm_first": True},
-            state=state(8, 16),
-            args=(randn(2, 5, 8, generator=gen),),
-        )
-        yield Probe(
-            "post-LN (norm_first=False), d_model=8, 2 heads, x (2, 5, 8)",
-            runner="parts",
-            init={**small, "norm_first": False},
-            state=state(8, 16),
-            args=(randn(2, 5, 8, generator=gen),),
-        )
-        yield Probe(
-            "default norm_first (True: pre-LN), x (1, 4, 8)",
-            runner="parts",
-            init=small,
-            state=state(8, 16),
-            args=(randn(1, 4, 8, generator=gen),),
-        )
-        yield Probe(
-            "pre-LN with a padding mask (B, 1, 1, T), x (2, 6, 8)",
-            runner="parts",
-            init={**small, "norm_first": True},
-            state=state(8, 16),
-            args=(randn(2, 6, 8, generator=gen),),
-            kwargs={"mask": padding(2, 6)},
-        )
-        yield Probe(
-            "post-LN with a causal mask (T, T), x (2, 5, 8)",
-            runner="parts",
-            init={**small, "norm_first": False},
-            state=state(8, 16),
-            args=(randn(2, 5, 8, generator=gen),),
-            kwargs={"mask": torch.ones(5, 5, dtype=torch.bool).tril()},
-        )
-        yield Probe(
-            "pre-LN, gelu, d_model=12, 3 heads, d_ff=20, x (3, 4, 12)",
-            runner="parts",
-            init={
-                "d_model": 12,
-                "num_heads": 3,
-                "d_ff": 20,
-                "norm_first": True,
-                "activation": "gelu",
-            },
-            state=state(12, 20),
-            args=(randn(3, 4, 12, generator=gen),),
-        )
-        yield Probe(
-            "post-LN with a padding mask, dropout=0.1 in eval mode, x (2, 7, 8)",
-            runner="parts",
-            init={**small, "norm_first": False, "dropout": 0.1},
-            state=state(8, 16),
-            args=(randn(2, 7, 8, generator=gen),),
-            kwargs={"mask": padding(2, 7)},
-        )
+        for name, init, shape, mask in [  # mask "padding": the last one or two keys of a row
+            ("pre-LN (norm_first=True), d_model=8, 2 heads, x (2, 5, 8)",
+             {"norm_first": True}, (2, 5, 8), None),
+            ("post-LN (norm_first=False), d_model=8, 2 heads, x (2, 5, 8)",
+             {"norm_first": False}, (2, 5, 8), None),
+            ("default norm_first (True: pre-LN), x (1, 4, 8)", {}, (1, 4, 8), None),
+            ("pre-LN with a padding mask (B, 1, 1, T), x (2, 6, 8)",
+             {"norm_first": True}, (2, 6, 8), pad),
+            ("post-LN with a causal mask (T, T), x (2, 5, 8)",
+             {"norm_first": False}, (2, 5, 8), causal),
+            ("pre-LN, gelu, d_model=12, 3 heads, d_ff=20, x (3, 4, 12)", gelu, (3, 4, 12), None),
+            ("post-LN with a padding mask, dropout=0.1 in eval mode, x (2, 7, 8)",
+             {"norm_first": False, "dropout": 0.1}, (2, 7, 8), pad),
+        ]:  # fmt: skip
+            init, (B, T, d) = {**small, **init}, shape
+            if mask is pad:
+                mask = torch.arange(T) < T - 1 - torch.arange(B)[:, None] % 2  # (B, T)
+                mask = mask[:, None, None, :]  # (B, 1, 1, T)
+            state = block_state(gen, d, init["d_ff"], norm_scale=(0.4, 0.3))
+            kwargs = {} if mask is None else {"mask": mask}
+            yield Probe(name, (randn(*shape, generator=gen),), kwargs, "parts", init, state)
         for norm_first in (True, False):
             yield Probe(
                 f"training mode, dropout=0.5, norm_first={norm_first}, x (2, 6, 8)",
                 runner="train_mode",
                 init={**small, "norm_first": norm_first, "dropout": 0.5},
-                state=state(8, 16),
+                state=block_state(gen, 8, 16, norm_scale=(0.4, 0.3)),
                 args=(randn(2, 6, 8, generator=gen),),
                 kwargs={"dropout_seed": int(randint(gen, 0, 2**30))},
             )
 
     run_train_mode = with_parts(TrainModeMixin.run_train_mode)
+    run_parts = with_parts(traced(PartsMixin.run_module, ("norm1", "self_attn", "norm2", "ffn")))
 
     def judge_value(self, probe, out):
         if probe.runner == "module_info":
             return judge_module_info(probe, out, "TransformerEncoderBlock", self.judge_info)
         if probe.runner == "train_mode":
             return self.judge_train(probe, out)
-        expect_block(probe, out, "the output")
+        flow = out.get(FLOW_KEY) if isinstance(out, dict) else None
+        got = out["out"] if flow is not None else out
+        pre = probe.init.get("norm_first", True)
+        expect_block(
+            probe,
+            got,
+            "the output",
+            flow
+            and (lambda g: flow_fault(flow, probe.args[0], g, STEPS[pre], PRE if pre else POST)),
+        )
 
     def judge_train(self, probe, out):
         train, evald, calls = train_mode_parts(out)
@@ -197,7 +165,36 @@ TRAIN_MISTAKES = [
 ]  # fmt: skip
 
 
-def expect_block(probe, out, what: str) -> None:
+PRE = "a pre-LN block computes x = x + self_attn(norm1(x)), then x = x + ffn(norm2(x))"
+POST = "a post-LN block computes x = norm1(x + self_attn(x)), then x = norm2(x + ffn(x))"
+
+
+def _step(key: str, value, should: str, block: str) -> tuple:
+    part = "the block's output" if key == "out" else f"the input of {key.split('.')[0]}"
+    code = "wrong_output" if key == "out" else f"wrong_{key.split('.')[0]}_input"
+    return key, value, f"{part} is not {should}: {block} (a step of your forward differs).", code
+
+
+#: the steps of the block, each as its value from the recorded calls (parts.flow_fault)
+STEPS = {
+    True: [
+        _step("norm1.in", lambda v: v["x"], "the block's input x", PRE),
+        _step("self_attn.in", lambda v: v["norm1.out"], "norm1(x)", PRE),
+        _step("norm2.in", lambda v: v["x"] + v["self_attn.out"], "x + self_attn(norm1(x))", PRE),
+        _step("ffn.in", lambda v: v["norm2.out"], "norm2(x) of the first sum", PRE),
+        _step("out", lambda v: v["norm2.in"] + v["ffn.out"], "x + ffn(norm2(x))", PRE),
+    ],
+    False: [
+        _step("self_attn.in", lambda v: v["x"], "the block's input x", POST),
+        _step("norm1.in", lambda v: v["x"] + v["self_attn.out"], "x + self_attn(x)", POST),
+        _step("ffn.in", lambda v: v["norm1.out"], "norm1's output", POST),
+        _step("norm2.in", lambda v: v["norm1.out"] + v["ffn.out"], "x + ffn(x)", POST),
+        _step("out", lambda v: v["norm2.out"], "norm2's output", POST),
+    ],
+}
+
+
+def expect_block(probe, out, what: str, explain=None) -> None:
     """The eval-mode output against nn.TransformerEncoderLayer, naming the known mistakes."""
     (x,) = probe.args
     mask = probe.kwargs.get("mask")
@@ -213,102 +210,64 @@ def expect_block(probe, out, what: str) -> None:
     with torch.no_grad():
         ref = torch_layer(init, st)(x.double(), **torch_masks(mask, x.shape[1]))
     mistakes = block_mistakes(st, x, init, mask)
-    expect_close(got, ref, what, atol=1e-4 if x.dtype == torch.float32 else None, mistakes=mistakes)
+    atol = 1e-4 if x.dtype == torch.float32 else None
+    expect_close(got, ref, what, atol=atol, mistakes=mistakes, explain=explain)
+
+
+#: the known mistakes of the block in eval mode: block64's switches for each code
+BLOCK_MISTAKES = {
+    "norm_first_ignored": "norm_first is ignored: with norm_first={norm_first} the block is "
+    "{kind}, {steps}.",
+    "no_residual": "the residual connections are missing: each sublayer's output is added to its "
+    "input, x = x + sublayer(...).",
+    "no_attn_residual": "the residual around self-attention is missing: {attn}.",
+    "no_ffn_residual": "the residual around the feed-forward sublayer is missing: {ffn}.",
+    "norms_swapped": "norm1 and norm2 are swapped: norm1 belongs to the attention sublayer, norm2 "
+    "to the feed-forward sublayer.",
+    "norm1_reused": "norm1 is used for both sublayers: the feed-forward sublayer has its own "
+    "LayerNorm, norm2 (two norms, two sets of weights).",
+    "residual_from_normed": "the residual is taken from the normalized input: add the raw x, x = x "
+    "+ attn(norm1(x)), not h + attn(h) with h = norm1(x).",
+    "final_norm": "the output is normalized at the end: a pre-LN block returns x + ffn(norm2(x)) "
+    "as is (the final norm belongs to the encoder, notebook 06).",
+    "post_ln_norm_on_branch": "this post-LN block computes x + LN(f(x)), the norm on the "
+    "sublayer's output: post-LN normalizes the sum, {steps}.",
+    "mask_ignored": "the mask is ignored: pass it on, self_attn(h, mask=mask).",
+    "mask_inverted": "the mask is inverted: in this series True means may attend (the opposite "
+    "of nn.MultiheadAttention's attn_mask).",
+    "activation_ignored": "the `activation` argument does not reach the feed-forward sublayer "
+    "(activation={act!r} here).",
+}
 
 
 def block_mistakes(st: dict, x, init: dict, mask) -> list[tuple]:
     """(variant, message, code) for the known mistakes of the block in eval mode."""
     H, act = init["num_heads"], init.get("activation", "relu")
-    norm_first = init.get("norm_first", True)
+    pre = init.get("norm_first", True)
 
-    def v(state=st, **kw):
-        args = {"norm_first": norm_first, "activation": act, "mask": mask, **kw}
-        return lambda: block64(state, x, H, **args)
+    def v(**kw):
+        args = {"norm_first": pre, "activation": act, "mask": mask, **kw}
+        return lambda: block64(st, x, H, **args)
 
-    pre = "x = x + attn(norm1(x)), then x = x + ffn(norm2(x))"
-    post = "x = norm1(x + attn(x)), then x = norm2(x + ffn(x))"
-    mistakes = [
-        (
-            v(norm_first=not norm_first),
-            f"norm_first is ignored: with norm_first={norm_first} the block is "
-            + (f"pre-LN, {pre}." if norm_first else f"post-LN, {post}."),
-            "norm_first_ignored",
-        ),
-        (
-            v(residual="none"),
-            "the residual connections are missing: each sublayer's output is "
-            "added to its input, x = x + sublayer(...).",
-            "no_residual",
-        ),
-        (
-            v(residual="ffn_only"),
-            "the residual around self-attention is missing: "
-            + ("x = x + attn(norm1(x))." if norm_first else "x = norm1(x + attn(x))."),
-            "no_attn_residual",
-        ),
-        (
-            v(residual="attn_only"),
-            "the residual around the feed-forward sublayer is missing: "
-            + ("x = x + ffn(norm2(x))." if norm_first else "x = norm2(x + ffn(x))."),
-            "no_ffn_residual",
-        ),
-        (
-            v(swap_norms=True),
-            "norm1 and norm2 are swapped: norm1 belongs to the attention "
-            "sublayer, norm2 to the feed-forward sublayer.",
-            "norms_swapped",
-        ),
-        (
-            v(ffn_norm="norm1"),
-            "norm1 is used for both sublayers: the feed-forward sublayer has its own "
-            "LayerNorm, norm2 (two norms, two sets of weights).",
-            "norm1_reused",
-        ),
-    ]
-    if norm_first:
-        mistakes += [
-            (
-                v(residual="normed"),
-                "the residual is taken from the normalized input: add the "
-                "raw x, x = x + attn(norm1(x)), not h + attn(h) with h = norm1(x).",
-                "residual_from_normed",
-            ),
-            (
-                v(final_norm=True),
-                "the output is normalized at the end: a pre-LN block returns "
-                "x + ffn(norm2(x)) as is (the final norm belongs to the encoder, notebook 06).",
-                "final_norm",
-            ),
-        ]
-    else:
-        mistakes.append(
-            (
-                v(post_ln="sum_of_norm"),
-                "this post-LN block computes x + LN(f(x)), the norm on the sublayer's output: "
-                f"post-LN normalizes the sum, {post}.",
-                "post_ln_norm_on_branch",
-            )
-        )
-    if mask is not None:
-        mistakes += [
-            (
-                v(mask=None),
-                "the mask is ignored: pass it on, self_attn(h, mask=mask).",
-                "mask_ignored",
-            ),
-            (
-                v(mask=~mask),
-                "the mask is inverted: in this series True means may attend "
-                "(the opposite of nn.MultiheadAttention's attn_mask).",
-                "mask_inverted",
-            ),
-        ]
-    mistakes.append(
-        (
-            v(activation="gelu" if act == "relu" else "relu"),
-            f"the `activation` argument does not reach the feed-forward sublayer "
-            f"(activation={act!r} here).",
-            "activation_ignored",
-        )
-    )
-    return mistakes
+    fields = {
+        "norm_first": pre,
+        "act": act,
+        "kind": "pre-LN" if pre else "post-LN",
+        "steps": (PRE if pre else POST).split("computes ")[1],
+        "attn": "x = x + attn(norm1(x))" if pre else "x = norm1(x + attn(x))",
+        "ffn": "x = x + ffn(norm2(x))" if pre else "x = norm2(x + ffn(x))",
+    }
+    switches = {
+        "norm_first_ignored": {"norm_first": not pre},
+        "no_residual": {"residual": "none"},
+        "no_attn_residual": {"residual": "ffn_only"},
+        "no_ffn_residual": {"residual": "attn_only"},
+        "norms_swapped": {"swap_norms": True},
+        "norm1_reused": {"ffn_norm": "norm1"},
+        **({"residual_from_normed": {"residual": "normed"}, "final_norm": {"final_norm": True}}
+           if pre else {"post_ln_norm_on_branch": {"post_ln": "sum_of_norm"}}),
+        **({"mask_ignored": {"mask": None}, "mask_inverted": {"mask": ~mask}}
+           if mask is not None else {}),
+        "activation_ignored": {"activation": "gelu" if act == "relu" else "relu"},
+    }  # fmt: skip
+    return named(BLOCK_MISTAKES, fields, **{code: v(**kw) for code, kw in switches.items()})

@@ -19,12 +19,17 @@ from __future__ import annotations
 import contextlib
 import re
 from collections import OrderedDict
+from functools import partial
 
 import torch
 from torch import nn
 
-from .framework import Fail
+from .calling import load_weights, to_device
+from .framework import Fail, close
 
+load_state = load_weights  # the name the exercise modules import
+
+FLOW_KEY = "__flow__"  # marks a runner's output that carries its children's calls
 PARTS_KEY = "__parts__"  # marks a runner's output that carries the swapped runs
 RANDOM_IN_EVAL = "__random_in_eval__"  # two calls in eval mode gave different outputs
 
@@ -171,6 +176,58 @@ def _same(a, b) -> bool:
     return type(a) is type(b) and not isinstance(a, torch.Tensor)
 
 
+def traced(runner, names: tuple[str, ...]):
+    """Wrap a runner: forward hooks on the module's children ``names`` record the first input
+    and output tensor of their first call and how many calls; a tensor output comes back as
+    {FLOW_KEY: {"norm1.in": ..., "norm1.out": ..., "norm1.calls": 1, ...}, "out": output}."""
+
+    def run(self, probe, candidate, device):
+        flow: dict = {f"{name}.calls": 0 for name in names}
+
+        def record(name, module, args, kwargs, out):
+            flow[f"{name}.calls"] += 1
+            flow.setdefault(f"{name}.in", _first([*args, *kwargs.values()]))
+            flow.setdefault(f"{name}.out", _first(out))
+
+        def build(*args, **init):
+            module = candidate(*args, **init)
+            for name in names:
+                sub = getattr(module, name, None)
+                if isinstance(sub, nn.Module):
+                    sub.register_forward_hook(partial(record, name), with_kwargs=True)
+            return module
+
+        out = runner(self, probe, build, device)
+        return {FLOW_KEY: flow, "out": out} if isinstance(out, torch.Tensor) else out
+
+    return run
+
+
+def _first(x):
+    x = x if isinstance(x, (tuple, list)) else [x]
+    return next((t.detach() for t in x if isinstance(t, torch.Tensor)), None)
+
+
+def flow_fault(flow: dict, x, out, steps, hint: str = "") -> Fail | None:
+    """The first of ``steps`` [(tensor, its value from the others, words, code)] that does not
+    hold between the block's input ``x``, its ``out`` and its children's recorded calls."""
+    v = {"x": x.double(), "out": out.double()}
+    for key, n in flow.items():
+        if key.endswith(".calls") and n != 1:
+            name = key.removesuffix(".calls")
+            return Fail(
+                f"self.{name} is called {n} times in forward, expected once: {hint}.",
+                "part_not_called_once",
+            )
+        if isinstance(n, torch.Tensor):
+            v[key] = n.double()
+    for key, value, words, code in steps:
+        want = value(v)
+        if key not in v or v[key].shape != want.shape or not close(v[key], want, 1e-4, 1e-3):
+            return Fail(words, code)
+    return None
+
+
 def with_parts(runner):
     """Wrap a runner ``(self, probe, candidate, device)``: run it, then again on modules whose
     learner-written parts are replaced right after construction (the probe's weights are loaded
@@ -212,35 +269,12 @@ def with_parts(runner):
     return run
 
 
-def load_state(module: nn.Module, state: dict) -> None:
-    """runner.load_state, but buffers are the learner's business: a positional table of another
-    max_len or layout, or one kept out of the state dict, stays as built (the parameters'
-    names are checked by module_info first). Raises runner.StateMismatch for a parameter."""
-    from .runner import STATE_MISMATCH, StateMismatch
-
-    own, params, mine = module.state_dict(), dict(module.named_parameters()), {}
-    for key, value in state.items():
-        if key in own and own[key].shape != value.shape and own[key].numel() == value.numel():
-            value = value.reshape(own[key].shape)  # (max_len, d) or (1, max_len, d)
-        if key in own and own[key].shape == value.shape:
-            mine[key] = value
-        elif key in params:
-            raise StateMismatch(
-                f"{STATE_MISMATCH} ({key} is {tuple(own[key].shape)} in your module, "
-                f"{tuple(value.shape)} in the check's): it copies its weights by name and shape "
-                "to compare your module's outputs with the reference's."
-            )
-    module.load_state_dict(mine, strict=False)
-
-
 class PartsMixin:
     """Runner ``parts`` (build, load the probe's weights, call ``forward`` or
     ``probe.info["method"]`` in eval mode, with :func:`with_parts`) and a judge that unwraps
     ``with_parts``' output: the exercise writes ``judge_value(probe, value)``."""
 
     def run_module(self, probe, candidate, device):
-        from .runner import to_device
-
         module = candidate(**probe.init)
         if not isinstance(module, nn.Module):
             return module

@@ -16,9 +16,9 @@ from torch import nn
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves
 
+from .calling import _resolve, load_state, to_device
 from .framework import Fail, Probe, close, describe_difference, rand_bool, randint
 from .references import Drops
-from .runner import _resolve, load_state, to_device
 
 # the built-ins a from-scratch attention must not call (F.scaled_dot_product_attention is
 # torch._C._nn.scaled_dot_product_attention under another name)

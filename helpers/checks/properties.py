@@ -41,7 +41,8 @@ import math
 
 import torch
 
-from .framework import Fail, agree, close, plain
+from .calling import call_candidate, describe_exception, load_state, to_device
+from .framework import DIAGNOSES, Fail, agree, close, plain
 
 #: the stable formula to name when an output turns NaN/inf at large magnitudes (``hint``)
 STABLE = {
@@ -97,6 +98,9 @@ def diagnose(
         if found:
             return found
     return _factor(g, r, what, factors or {}) or _offset(g, r, what)
+
+
+DIAGNOSES.append(diagnose)
 
 
 def _permuted(g, r, what, dims) -> Fail | None:
@@ -211,8 +215,6 @@ def _batch_slices(x, B: int, b: int):
 
 
 def _run_batch(ex, probe, candidate, device):
-    from .runner import call_candidate
-
     B = probe.args[0].shape[0]
     return [
         plain(
@@ -232,8 +234,6 @@ def _run_batch(ex, probe, candidate, device):
 
 
 def _run_masked(ex, probe, candidate, device):
-    from .runner import call_candidate
-
     q, k, v, *rest = probe.args
     unused = (~probe.kwargs["mask"].any(-2))[..., None]  # keys no query may see
     k2 = torch.where(unused, k.flip(-1) * 7 + 3, k)
@@ -244,8 +244,6 @@ def _run_masked(ex, probe, candidate, device):
 
 
 def _run_repeat(ex, probe, candidate, device):
-    from .runner import load_state, to_device
-
     module = candidate(**probe.init)
     if probe.state is not None:
         load_state(module, probe.state)
@@ -256,8 +254,6 @@ def _run_repeat(ex, probe, candidate, device):
 
 
 def _run_meta(ex, probe, candidate, device):
-    from .runner import load_state
-
     meta = torch.device("meta")
     args = tuple(a.to(meta) if isinstance(a, torch.Tensor) else a for a in probe.args)
     kwargs = {k: a.to(meta) if isinstance(a, torch.Tensor) else a for k, a in probe.kwargs.items()}
@@ -284,8 +280,6 @@ class PropertyMixin:
             cls.judge = _judging_relations(cls.__dict__["judge"])
 
     def run_props(self, probe, candidate, device):
-        from .runner import call_candidate, describe_exception
-
         base = dataclasses.replace(probe, runner=base_runner(probe))
         out = {"out": call_candidate(self, base, candidate, device)}
         for rel in probe.runner.partition(":")[2].split(","):

@@ -17,7 +17,8 @@ def substate(state: dict, prefix: str) -> dict:
     return {k[len(prefix) :]: v for k, v in state.items() if k.startswith(prefix)}
 
 
-# the projections of a multi-head attention, named as in nn.MultiheadAttention
+#: the projections' names, as weights.PROJECTIONS (kept here while nb07 imports it from here;
+#: remove it once nb07 imports weights.PROJECTIONS)
 PROJECTIONS = ("q_proj", "k_proj", "v_proj", "out_proj")
 
 
@@ -79,7 +80,7 @@ def mha64(
     *,
     split_transpose=True,
     merge_transpose=True,
-    out_proj=True,
+    skip: tuple = (),
     scale: str = "d_head",
     k_from=None,
     v_from=None,
@@ -88,57 +89,44 @@ def mha64(
     dropout_at: str = "weights",
     **attention,
 ):
-    """Multi-head attention written out in float64, with switches for the common mistakes.
-
-    ``dropout``: a function applied (training mode) at ``dropout_at``: "weights" (right),
+    """Multi-head attention in float64 (nn.MultiheadAttention's numbers) with switches for the
+    common mistakes: ``skip`` the projections left out, ``k_from``/``v_from`` what is projected
+    instead of key/value, ``values="k"`` (the weights times the keys), ``scale`` "d_model" or
+    "none"; ``dropout`` (a function, training mode) at ``dropout_at``: "weights" (right),
     "output", "values" or "scores"; ``attention``: :func:`attention64`'s switches (``dim``,
-    ``mask_mode``, ``fill``, ``causal``: nanoGPT's attention is always causal,
-    ``return_dropped``).
+    ``mask_mode``, ``fill``, ``causal``: nanoGPT's attention is always causal, ``return_dropped``).
     """
     drop = dropout or (lambda t: t)
-
-    def at(where, t):
-        return drop(t) if dropout_at == where else t
-
     B, T_q, d_model = query.shape
-    H = num_heads
-    d_head = d_model // H
+    H, d_head = num_heads, d_model // num_heads
 
-    def linear(name, x):
+    def proj(name, x):  # (B, T, d_model)
+        if name in skip:
+            return x.double()
         y = x.double() @ state[f"{name}.weight"].double().T
         return y + state[f"{name}.bias"].double() if f"{name}.bias" in state else y
 
     def split(x):  # (B, T, d_model) -> (B, H, T, d_head)
-        T = x.size(1)
-        return (
-            x.view(B, T, H, d_head).transpose(1, 2)
-            if split_transpose
-            else x.reshape(B, H, T, d_head)
-        )
+        if not split_transpose:
+            return x.reshape(B, H, -1, d_head)
+        return x.view(B, -1, H, d_head).transpose(1, 2)
 
-    k_in = key if k_from is None else k_from
-    v_in = value if v_from is None else v_from
-    q, k = split(linear("q_proj", query)), split(linear("k_proj", k_in))
-    v = split(at("values", linear("v_proj", v_in)))
-    divisor = {"d_head": math.sqrt(d_head), "d_model": math.sqrt(d_model), "none": 1.0}[scale]
+    v = proj("v_proj", value if v_from is None else v_from)
+    q, k = split(proj("q_proj", query)), split(proj("k_proj", key if k_from is None else k_from))
     heads, weights = attention64(
         q,
         k,
-        v,
+        split(drop(v) if dropout_at == "values" else v),
         mask,
-        scale=divisor,
-        values=None if values == "v" else k,
+        scale=math.sqrt({"d_head": d_head, "d_model": d_model, "none": 1.0}[scale]),
+        values=k if values == "k" else None,
         dropout=dropout if dropout_at in ("scores", "weights") else None,
         dropout_at=dropout_at,
         **attention,
     )  # (B, H, T_q, d_head), (B, H, T_q, T_k)
-    merged = (
-        heads.transpose(1, 2).reshape(B, T_q, d_model)
-        if merge_transpose
-        else heads.reshape(B, T_q, d_model)
-    )
-    out = at("output", linear("out_proj", merged) if out_proj else merged)
-    return out, weights
+    merged = (heads.transpose(1, 2) if merge_transpose else heads).reshape(B, T_q, d_model)
+    out = proj("out_proj", merged)
+    return (drop(out) if dropout_at == "output" else out), weights
 
 
 def sinusoidal64(

@@ -9,8 +9,8 @@ import torch.nn.functional as F
 from torch import nn
 
 from helpers.checks.framework import randn
-from helpers.checks.modules import random_state, reference_mha
 from helpers.checks.references import mha64
+from helpers.checks.weights import random_state
 
 from .conftest import stub
 
@@ -208,7 +208,7 @@ class NotAModule:
         (Renamed, "no attribute 'q_proj'"),
         (PerHeadLayers, "q_proj.weight has shape"),
         (AlwaysBias, "bias=False"),
-        (ExtraFused, "unexpected parameters ['qkv.bias', 'qkv.weight']"),
+        (ExtraFused, "parameters the contract does not have: qkv.bias, qkv.weight"),
         (NotAModule, "should build an nn.Module"),
     ],
 )
@@ -240,12 +240,33 @@ def test_builtin_sdpa_is_switched_off(run_check):
     assert not r.passed and "switched off" in r.messages[0], r.messages
 
 
+def torch_mha(state: dict, num_heads: int, query, key, value, mask):
+    """nn.MultiheadAttention(batch_first=True) in float64 with ``state`` copied in (in_proj is
+    q_proj, k_proj and v_proj stacked; its attn_mask means True = blocked, per batch x head)."""
+    d_model, (B, T_q), T_k = query.size(-1), query.shape[:2], key.size(1)
+    ref = nn.MultiheadAttention(d_model, num_heads, batch_first=True).double().eval()
+    names = ("q_proj", "k_proj", "v_proj")
+    with torch.no_grad():
+        for kind in ("weight", "bias"):
+            getattr(ref, f"in_proj_{kind}").copy_(torch.cat([state[f"{n}.{kind}"] for n in names]))
+            getattr(ref.out_proj, kind).copy_(state[f"out_proj.{kind}"])
+        blocked = ~mask.expand(B, num_heads, T_q, T_k).reshape(B * num_heads, T_q, T_k)
+        return ref(
+            query.double(),
+            key.double(),
+            value.double(),
+            attn_mask=blocked,
+            need_weights=True,
+            average_attn_weights=False,
+        )
+
+
 def test_written_out_reference_equals_nn_multihead_attention():
     gen = torch.Generator().manual_seed(0)
     state = random_state(gen, 12)
     q, kv = randn(2, 4, 12, generator=gen), randn(2, 7, 12, generator=gen)
     mask = torch.rand(2, 1, 4, 7, generator=gen) < 0.7
     mask[..., 0] = True
-    out, w = reference_mha(state, 3, q, kv, kv, mask)
+    out, w = torch_mha(state, 3, q, kv, kv, mask)
     out2, w2 = mha64(state, 3, q, kv, kv, mask)
     assert torch.allclose(out, out2, atol=1e-12) and torch.allclose(w, w2, atol=1e-12)

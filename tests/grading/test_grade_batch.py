@@ -68,7 +68,6 @@ def fake_check(exercise_id, candidate, **kwargs):
     return CheckResult(exercise_id, True, 1.0, 1.0, ["passed"])
 
 helpers.check = helpers.checks.check = check = fake_check
-helpers.checks.judge_outcome = lambda *a, **k: None
 helpers.checks.evaluate = lambda ex, pairs: fake_check(ex.id, None)
 helpers.checks.runner.run_probe = lambda *a, **k: None
 helpers.checks.framework.expect_close = lambda *a, **k: None

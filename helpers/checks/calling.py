@@ -1,0 +1,315 @@
+"""Call a learner's object on one probe: the untrusted half of a check, below the runner.
+
+Moves a probe's tensors to the device, switches off the built-ins the exercise re-implements,
+builds a module and loads the check's weights into it, calls it, and keeps the inputs as they
+were. Raises whatever the candidate raises (``runner.run_probe`` turns that into an Outcome);
+the check's own step that fails raises :class:`StateMismatch`, never "your code raised".
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import importlib
+import linecache
+import os
+import traceback
+from typing import Any
+
+import torch
+from torch.nn.parameter import is_lazy
+from torch.utils._python_dispatch import TorchDispatchMode
+
+try:  # in a grading kernel: the grader's private copy, shipped beside the checks
+    from .device import to_device  # (a learner's patch of helpers.device cannot reach it)
+except ImportError:  # the course's package
+    from ..device import to_device
+
+HELPERS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__))
+
+
+class ForbiddenBuiltin(RuntimeError):
+    pass
+
+
+# --------------------------------------------------------------------------- built-ins off
+
+
+def _resolve(dotted: str):
+    """'torch.nn.functional.softmax' -> (owner object, attribute name)."""
+    parts = dotted.split(".")
+    for i in range(len(parts) - 1, 0, -1):
+        try:
+            owner = importlib.import_module(".".join(parts[:i]))
+        except ImportError:
+            continue
+        for name in parts[i:-1]:
+            owner = getattr(owner, name)
+        return owner, parts[-1]
+    raise ValueError(f"cannot resolve {dotted!r}")
+
+
+@contextlib.contextmanager
+def builtins_off(names: tuple[str, ...]):
+    """Replace each named built-in by a function that raises ForbiddenBuiltin (``aten.NAME``
+    entries are dispatcher ops, switched off by ``ops_off``)."""
+    saved = []
+    try:
+        for dotted in names:
+            if dotted.startswith("aten."):  # a dispatcher op: ops_off below
+                continue
+            owner, attr = _resolve(dotted)
+            own = attr in vars(owner)
+            original = vars(owner)[attr] if own else None
+
+            def blocked(*args, _name=dotted, **kwargs):
+                raise ForbiddenBuiltin(
+                    f"{_name} is switched off during this check: this exercise is to write it "
+                    "yourself from basic tensor operations."
+                )
+
+            setattr(owner, attr, blocked)
+            saved.append((owner, attr, own, original))
+        yield
+    finally:
+        for owner, attr, own, original in reversed(saved):
+            if own:
+                setattr(owner, attr, original)
+            else:  # it was inherited (torch.Tensor methods live on a C base class)
+                delattr(owner, attr)
+
+
+class _OpsOff(TorchDispatchMode):
+    """Refuse the named dispatcher ops while the candidate runs, however they are reached: a
+    function captured before the check, ``torch.ops.aten``, an ``nn`` module, or another
+    built-in on the same kernel (``F.group_norm`` computes a LayerNorm with native_group_norm)."""
+
+    def __init__(self, ops: set):
+        super().__init__()
+        self.ops = ops
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        if func.overloadpacket in self.ops:
+            raise ForbiddenBuiltin(
+                f"your code reaches torch's kernel {func.overloadpacket.__name__}, a built-in "
+                "that computes what this exercise asks you to write yourself from basic tensor "
+                "operations (it is switched off during this check, however it is called)."
+            )
+        return func(*args, **(kwargs or {}))
+
+
+@contextlib.contextmanager
+def ops_off(names: tuple[str, ...]):
+    """Switch off the ``aten.NAME`` entries of ``names`` at the dispatcher (those this torch
+    has: ``_safe_softmax`` exists since 2.5)."""
+    ops = {getattr(torch.ops.aten, n[5:], None) for n in names if n.startswith("aten.")}
+    ops.discard(None)
+    if not ops:
+        yield
+        return
+    with _OpsOff(ops):
+        yield
+
+
+def forbidden_names_bound(candidate: Any, names: tuple[str, ...]) -> str | None:
+    """A name the candidate imported directly (``from torch import softmax``) escapes the
+    patch above; find such global names by identity."""
+    objs = {}
+    for dotted in names:
+        try:
+            owner, attr = _resolve(dotted)
+            objs[id(getattr(owner, attr))] = dotted
+        except Exception:
+            continue
+    funcs = []
+    if isinstance(candidate, type):
+        funcs = [v for v in vars(candidate).values() if callable(v) and hasattr(v, "__globals__")]
+    elif hasattr(candidate, "__globals__"):
+        funcs = [candidate]
+    for fn in funcs:
+        for name in fn.__code__.co_names:
+            value = fn.__globals__.get(name)
+            if value is not None and id(value) in objs:
+                return objs[id(value)]
+    return None
+
+
+# --------------------------------------------------------------------------- errors
+
+
+def learner_frame(tb) -> traceback.FrameSummary | None:
+    """The innermost frame that is neither the helpers package nor torch."""
+    frames = traceback.extract_tb(tb)
+    for frame in reversed(frames):
+        path = os.path.abspath(frame.filename)
+        if path.startswith(HELPERS_DIR) or path.startswith(TORCH_DIR):
+            continue
+        return frame
+    return None
+
+
+def describe_exception(exc: BaseException) -> str:
+    lines = [line.strip() for line in str(exc).strip().splitlines() if line.strip()]
+    msg = " ".join(lines[:3])  # load_state_dict puts the missing keys on the lines after the first
+    if len(msg) > 400:
+        msg = msg[:400] + "..."
+    text = f"your code raised {type(exc).__name__}" + (f": {msg}" if msg else "")
+    frame = learner_frame(exc.__traceback__)
+    if frame is not None:
+        line = frame.line or linecache.getline(frame.filename, frame.lineno).strip()
+        text += f"\n   in {frame.name}, line {frame.lineno}: {line}"
+    return text
+
+
+# --------------------------------------------------------------------------- running
+
+
+def tensors_on(x: Any, device: torch.device) -> bool:
+    if isinstance(x, torch.Tensor):
+        return x.device.type == device.type
+    if isinstance(x, (tuple, list)):
+        return all(tensors_on(v, device) for v in x)
+    if isinstance(x, dict):
+        return all(tensors_on(v, device) for v in x.values())
+    return True
+
+
+def call_candidate(ex, probe, candidate: Any, device: torch.device) -> Any:
+    """Call the candidate as the probe's runner says; raises whatever the candidate raises."""
+    # copies, so that a candidate that writes into its inputs cannot change the probe's tensors
+    args = clone_tensors(to_device(probe.args, device))
+    kwargs = clone_tensors(to_device(probe.kwargs, device))
+    before = clone_tensors((args, kwargs))
+    if probe.runner == "call":
+        return inputs_kept(candidate(*args, **kwargs), before, (args, kwargs))
+    if probe.runner in ("module", "module_info"):
+        module = candidate(**(probe.init or {}))
+        if not isinstance(module, torch.nn.Module):
+            return module  # the judge reports the type
+        if probe.runner == "module_info":
+            return module_info(module)
+        if probe.state is not None:
+            load_state(module, probe.state)
+        module.to(device).eval()
+        method = probe.info.get("method", "forward")
+        with torch.no_grad():
+            out = (
+                getattr(module, method)(*args, **kwargs)
+                if method != "forward"
+                else module(*args, **kwargs)
+            )
+        return inputs_kept(out, before, (args, kwargs))
+    custom = getattr(ex, f"run_{probe.runner.partition(':')[0]}", None)
+    if custom is None:
+        raise ValueError(f"exercise {ex.id} has no runner {probe.runner!r}")
+    # an exercise's own runner gets copies too: the judge builds its reference from probe.args
+    mine = dataclasses.replace(
+        probe, args=clone_tensors(probe.args), kwargs=clone_tensors(probe.kwargs)
+    )
+    return custom(mine, candidate, device)
+
+
+class StateMismatch(Exception):
+    """The check's own step failed: its weights do not fit the learner's module."""
+
+
+#: the start of the message of a :class:`StateMismatch` (the judge maps it to its code)
+STATE_MISMATCH = "the check could not load its weights into your module"
+
+
+def load_state(module: torch.nn.Module, state: dict) -> None:
+    """Load the check's ``state`` into ``module``, or raise :class:`StateMismatch` naming each
+    parameter or buffer that differs (never "your code raised" for the check's own step)."""
+    mine = module.state_dict()
+    missing = [k for k in state if k not in mine]
+    extra = [k for k in mine if k not in state]
+    shapes = [
+        f"{k} is {tuple(mine[k].shape)} in your module, {tuple(v.shape)} in the check's"
+        for k, v in state.items()
+        if k in mine and tuple(mine[k].shape) != tuple(v.shape)
+    ]
+    parts = [f"your module has no {', '.join(missing[:4])}"] if missing else []
+    parts += [f"the check has no {', '.join(extra[:4])}"] if extra else []
+    parts += shapes[:3]
+    if parts:
+        raise StateMismatch(
+            f"{STATE_MISMATCH} ({'; '.join(parts)}). The check copies the same weights into "
+            "your module and its reference to compare their outputs, so the parameters and "
+            "buffers must have the names and shapes the exercise gives (the notebook's "
+            "__init__), and a buffer sized by an argument must follow that argument."
+        )
+    module.load_state_dict(to_device(state, torch.device("cpu")))
+
+
+def load_weights(module: torch.nn.Module, state: dict) -> None:
+    """:func:`load_state`, but buffers are the learner's business: a positional table of another
+    max_len or layout, or one kept out of the state dict, stays as built (the parameters'
+    names are checked by module_info first). Raises StateMismatch for a parameter."""
+
+    own, params, mine = module.state_dict(), dict(module.named_parameters()), {}
+    for key, value in state.items():
+        if key in own and own[key].shape != value.shape and own[key].numel() == value.numel():
+            value = value.reshape(own[key].shape)  # (max_len, d) or (1, max_len, d)
+        if key in own and own[key].shape == value.shape:
+            mine[key] = value
+        elif key in params:
+            raise StateMismatch(
+                f"{STATE_MISMATCH} ({key} is {tuple(own[key].shape)} in your module, "
+                f"{tuple(value.shape)} in the check's): it copies its weights by name and shape "
+                "to compare your module's outputs with the reference's."
+            )
+    module.load_state_dict(mine, strict=False)
+
+
+#: the value a runner returns, instead of the output, when the candidate changed an input
+INPUT_CHANGED = "__input_changed__"
+
+
+def clone_tensors(x: Any) -> Any:
+    if isinstance(x, torch.Tensor):
+        return x.clone()
+    if isinstance(x, (tuple, list)):
+        return type(x)(clone_tensors(v) for v in x)
+    if isinstance(x, dict):
+        return {k: clone_tensors(v) for k, v in x.items()}
+    return x
+
+
+def _tensors(x: Any) -> list:
+    if isinstance(x, torch.Tensor):
+        return [x]
+    if isinstance(x, (tuple, list)):
+        return [t for v in x for t in _tensors(v)]
+    if isinstance(x, dict):
+        return [t for v in x.values() for t in _tensors(v)]
+    return []
+
+
+def inputs_kept(out: Any, before: Any, after: Any) -> Any:
+    """``out``, or {INPUT_CHANGED: True} when the candidate wrote into one of its inputs
+    (x[x < 0] = 0, x /= ..., x.clamp_()): the caller's tensor would change under it."""
+    for a, b in zip(_tensors(before), _tensors(after)):
+        both_nan = (a.isnan() & b.isnan()) if a.is_floating_point() else False
+        same = a.shape == b.shape and bool(((a == b) | both_nan).all())
+        if not same:
+            return {INPUT_CHANGED: True}
+    return out
+
+
+def module_info(module: torch.nn.Module) -> dict:
+    """Names and shapes of parameters and buffers, and the child modules' class names.
+
+    Lazy layers (nn.LazyLinear) have no shape before their first call: their names are listed
+    under "lazy" (the judge asks for layers sized at construction)."""
+    lazy = [n for n, p in module.named_parameters() if is_lazy(p)]
+    info = {
+        "parameters": {
+            n: ([] if is_lazy(p) else list(p.shape)) for n, p in module.named_parameters()
+        },
+        "buffers": {n: ([] if is_lazy(b) else list(b.shape)) for n, b in module.named_buffers()},
+        "children": {n: type(m).__name__ for n, m in module.named_children()},
+    }
+    if lazy:
+        info["lazy"] = lazy
+    return info
