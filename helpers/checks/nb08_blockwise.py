@@ -22,6 +22,7 @@ from .framework import (
     named,
     randn,
 )
+from .nb08_reference import fit_scale, rows_scaled, scale_names
 from .probes import ATTENTION_BUILTINS, SOFTMAX_OPS, SizeLimitMixin, too_large
 from .properties import STABLE, PropertyMixin, props
 from .references import attention64
@@ -38,11 +39,10 @@ def blockwise64(
     rescale_acc: bool = True,
     rescale_sum: bool = True,
     normalize: bool = True,
-    scale: bool = True,
 ) -> torch.Tensor:
     """Online-softmax attention in float64 with switches for the known mistakes."""
     q, k, v = q.double(), k.double(), v.double()
-    s_q = 1 / math.sqrt(q.shape[-1]) if scale else 1.0
+    s_q = 1 / math.sqrt(q.shape[-1])
     m = torch.full(q.shape[:-1] + (1,), float("-inf"), dtype=torch.float64)
     l = torch.zeros_like(m)
     acc = torch.zeros(q.shape[:-1] + (v.shape[-1],), dtype=torch.float64)
@@ -70,7 +70,6 @@ def separately_normalized64(q, k, v, block_size: int) -> torch.Tensor:
 
 
 BLOCKWISE_MISTAKES = {
-    "no_scale": "the scores are not divided by sqrt(d_k).",
     "not_normalized": "the result is not divided by the running sum at the end: return acc / l.",
     "accumulator_not_rescaled": "the accumulator is not rescaled when the running max grows: "
     "multiply acc by exp(m_old - m_new) before adding the new block.",
@@ -83,6 +82,10 @@ BLOCKWISE_MISTAKES = {
     "blocks and divide by it once, at the end.",
     "last_block_skipped": "the last, shorter block is skipped: loop over range(0, T_k, "
     "block_size); the last block may hold fewer than block_size keys.",
+    "last_block_only": "only the last block counts: the running max, sum and accumulator "
+    "carry over from block to block (m = m_new after each block), rescaled by exp(m_old - m_new).",
+    "keys_left_out": "only the keys {a} to {b} count: the blocks start at 0 and cover every "
+    "key, range(0, T_k, block_size), k[..., start : start + block_size, :].",
     "first_block_only": "only the keys of the first block count: the later blocks are empty or "
     "skipped. Slice each block from its start, k[..., start : start + block_size, :].",
 }
@@ -142,13 +145,13 @@ class BlockwiseAttentionCheck(SizeLimitMixin, PropertyMixin, Exercise):
             args=qkv(1, 24, 24, 4, dtype=torch.float64, spread=3.0),
             kwargs={"block_size": 5},
         )
-        # scores near +98 in the first block and near -98 in the second: exp overflows float32
-        # (above ~88) unless the running max is subtracted and only ever grows
+        # scores near +98 and -98 in the first block, near -98 in the second: exp overflows
+        # float32 (above ~88) unless the block's max is subtracted and the running max only grows
         q, k, v = qkv(1, 4, 8, 4, spread=0.1)
-        sign = torch.where(torch.arange(8) < 4, 1.0, -1.0)[:, None]  # (T_k, 1)
+        sign = torch.tensor([1.0, -1.0, 1.0, 1.0, -1.0, -1.0, -1.0, -1.0])[:, None]  # (T_k, 1)
         yield Probe(
-            "(1, 4, 4) and 8 keys, block_size = 4, float32, scores near +98 in the first block "
-            "and near -98 in the second",
+            "(1, 4, 4) and 8 keys, block_size = 4, float32, scores near +98 and -98 in the "
+            "first block and near -98 in the second",
             runner="sized",
             args=(q + 7.0, k + 7.0 * sign, v),
             kwargs={"block_size": 4},
@@ -203,30 +206,29 @@ class BlockwiseAttentionCheck(SizeLimitMixin, PropertyMixin, Exercise):
         def vb(**kw):
             return lambda: blockwise64(q, k, v, bs, **kw)
 
-        last = k.shape[-2] // bs * bs  # the keys in whole blocks
-
-        expect_close(
-            got,
-            ref,
-            mistakes=named(
-                BLOCKWISE_MISTAKES,
-                no_scale=vb(scale=False),
-                not_normalized=vb(normalize=False),
-                accumulator_not_rescaled=vb(rescale_acc=False),
-                sum_not_rescaled=vb(rescale_sum=False),
-                nothing_rescaled=vb(rescale_acc=False, rescale_sum=False),
-                blocks_normalized_separately=lambda: separately_normalized64(q, k, v, bs),
-                last_block_skipped=lambda: (
-                    blockwise64(q, k[..., :last, :], v[..., :last, :], bs)
-                    if 0 < last < k.shape[-2]
-                    else None
-                ),
-                first_block_only=lambda: (
-                    attention64(q, k[..., :bs, :], v[..., :bs, :])[0] if bs < k.shape[-2] else None
-                ),
-            ),
-            hint=STABLE["softmax"],
+        T_k = k.shape[-2]
+        last = (T_k - 1) // bs * bs  # where the last block starts
+        mistakes = named(
+            BLOCKWISE_MISTAKES,
+            not_normalized=vb(normalize=False),
+            accumulator_not_rescaled=vb(rescale_acc=False),
+            sum_not_rescaled=vb(rescale_sum=False),
+            nothing_rescaled=vb(rescale_acc=False, rescale_sum=False),
+            blocks_normalized_separately=lambda: separately_normalized64(q, k, v, bs),
         )
+        for a, b, code in ((0, last, "last_block_skipped"), (last, T_k, "last_block_only"),
+                           (0, bs, "first_block_only"), (1, T_k, "keys_left_out")):  # fmt: skip
+            if 0 < b - a < T_k:
+                keys = lambda a=a, b=b: attention64(q, k[..., a:b, :], v[..., a:b, :])[0]  # noqa: E731
+                mistakes.append((keys, BLOCKWISE_MISTAKES[code].format(a=a, b=b - 1), code))
+        try:
+            expect_close(got, ref, mistakes=mistakes, hint=STABLE["softmax"])
+        except Fail as fail:
+            if fail.code:
+                raise
+            make = lambda c: attention64(q, k, v, scale=math.sqrt(q.shape[-1]) / c)[0]  # noqa: E731
+            found = fit_scale(got, make, scale_names(q.shape[-1])) or rows_scaled(got, ref)
+            raise found or fail from None
         B = q.numel() // (q.shape[-1] * q.shape[-2])
         full = B * q.shape[-2] * k.shape[-2]
         inputs = max(q.numel(), k.numel(), v.numel(), got.numel())
