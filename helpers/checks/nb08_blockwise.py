@@ -91,6 +91,22 @@ BLOCKWISE_MISTAKES = {
 }
 
 
+# the large-score cases: (message, code) when the output is not finite
+LARGE = {
+    "far_apart": (
+        "the result contains NaN or inf when the scores are far apart: exp overflows. Subtract "
+        "the running max, m_new = max(m_old, the block's max), so that every exp(s - m_new) "
+        "and the correction exp(m_old - m_new) is at most 1.",
+        "overflow",
+    ),
+    "all_negative": (
+        "the result contains NaN or inf when every score is very negative (about -128): "
+        + STABLE["online_softmax"],
+        "running_max_from_zero",
+    ),
+}
+
+
 class BlockwiseAttentionCheck(SizeLimitMixin, PropertyMixin, Exercise):
     id = "08.blockwise_attention"
     title = "exact attention block by block, with an online softmax"
@@ -115,36 +131,18 @@ class BlockwiseAttentionCheck(SizeLimitMixin, PropertyMixin, Exercise):
                 randn(*b, T_k, d_v or d, dtype=dtype, generator=gen),
             )
 
-        yield Probe(
-            "q, k, v (1, 8, 4), block_size = 8 (one block)",
-            runner="sized",
-            args=qkv(1, 8, 8, 4),
-            kwargs={"block_size": 8},
-        )
-        yield Probe(
-            "(2, 32, 8), block_size = 8, large scores (the max changes between blocks)",
-            runner="sized",
-            args=qkv(2, 32, 32, 8, spread=3.0),
-            kwargs={"block_size": 8},
-        )
-        yield Probe(
-            "T_q = 5, T_k = 13, block_size = 4 (the last block is shorter), d_v = 3",
-            runner="sized",
-            args=qkv(5, 13, 6, d_v=3, spread=2.0),
-            kwargs={"block_size": 4},
-        )
-        yield Probe(
-            "heads (2, 2, 64, 8), block_size = 16: no (T, T) matrix allowed",
-            runner="sized",
-            args=qkv(2, 2, 64, 64, 8, spread=2.0),
-            kwargs={"block_size": 16},
-        )
-        yield Probe(
-            "(1, 24, 4) float64, block_size = 5",
-            runner="sized",
-            args=qkv(1, 24, 24, 4, dtype=torch.float64, spread=3.0),
-            kwargs={"block_size": 5},
-        )
+        for name, bs, args in (
+            ("q, k, v (1, 8, 4), block_size = 8 (one block)", 8, qkv(1, 8, 8, 4)),
+            ("(2, 32, 8), block_size = 8, large scores (the max changes between blocks)", 8,
+             qkv(2, 32, 32, 8, spread=3.0)),
+            ("T_q = 5, T_k = 13, block_size = 4 (the last block is shorter), d_v = 3", 4,
+             qkv(5, 13, 6, d_v=3, spread=2.0)),
+            ("heads (2, 2, 64, 8), block_size = 16: no (T, T) matrix allowed", 16,
+             qkv(2, 2, 64, 64, 8, spread=2.0)),
+            ("(1, 24, 4) float64, block_size = 5", 5,
+             qkv(1, 24, 24, 4, dtype=torch.float64, spread=3.0)),
+        ):  # fmt: skip
+            yield Probe(name, runner="sized", args=args, kwargs={"block_size": bs})
         # scores near +98 and -98 in the first block, near -98 in the second: exp overflows
         # float32 (above ~88) unless the block's max is subtracted and the running max only grows
         q, k, v = qkv(1, 4, 8, 4, spread=0.1)
@@ -155,7 +153,7 @@ class BlockwiseAttentionCheck(SizeLimitMixin, PropertyMixin, Exercise):
             runner="sized",
             args=(q + 7.0, k + 7.0 * sign, v),
             kwargs={"block_size": 4},
-            info={"far_apart": True},
+            info={"large": "far_apart"},
         )
         # every score near -128: exp(s - 0) underflows float32 unless the running max is real
         q, k, v = qkv(2, 3, 8, 4, spread=0.1)
@@ -164,7 +162,7 @@ class BlockwiseAttentionCheck(SizeLimitMixin, PropertyMixin, Exercise):
             runner="sized",
             args=(q + 8.0, k - 8.0, v),
             kwargs={"block_size": 4},
-            info={"all_negative": True},
+            info={"large": "all_negative"},
         )
         q, k, v = qkv(2, 5, 9, 4)
         yield props(
@@ -181,26 +179,9 @@ class BlockwiseAttentionCheck(SizeLimitMixin, PropertyMixin, Exercise):
             raise Fail("internal: unexpected runner output.")
         got = expect_tensor(out["out"])
         expect_like(got, (*q.shape[:-1], v.shape[-1]), q.dtype)
-        if probe.info.get("far_apart") and not torch.isfinite(got).all():
-            raise Fail(
-                "the result contains NaN or inf when the scores of two blocks are far apart: "
-                "exp overflows. Subtract the running max, m_new = max(m_old, the block's max) "
-                "(not the block's own max), so that every exp(s - m_new) and the correction "
-                "exp(m_old - m_new) is at most 1.",
-                "overflow",
-            )
-        if probe.info.get("all_negative") and not torch.isfinite(got).all():
-            raise Fail(
-                "the result contains NaN or inf when every score is very negative (about "
-                "-128): " + STABLE["online_softmax"],
-                "running_max_from_zero",
-            )
-        expect_finite(
-            got,
-            hint="Start the running max at -inf and the running sum at 0; "
-            "exp(-inf - m) is 0, but -inf - (-inf) is NaN: compute the "
-            "correction exp(m_old - m_new) with m_new already finite.",
-        )
+        if not torch.isfinite(got).all() and probe.info.get("large") in LARGE:
+            raise Fail(LARGE[probe.info["large"]][0], LARGE[probe.info["large"]][1])
+        expect_finite(got, hint=STABLE["online_softmax"])
         ref = attention64(q, k, v)[0]
 
         def vb(**kw):
