@@ -36,6 +36,7 @@ from .nb06_reference import (
     encoder_mistakes,
     encoder_names,
     encoder_state,
+    judge_maps,
     load_encoder,
 )
 from .parts import PartsMixin, with_parts
@@ -218,71 +219,16 @@ class TransformerEncoderCheck(PartsMixin, Exercise):
         expect_close(got, ref(), "the output in training mode", atol=1e-4, mistakes=mistakes)
 
     def judge_maps(self, probe, out):
-        init, st = probe.init, probe.state
-        (tokens,) = probe.args
-        B, T = tokens.shape
-        L, H = init["num_layers"], init["num_heads"]
-        if isinstance(out, tuple):
-            out = list(out)
-        if isinstance(out, torch.Tensor) and out.dim() == 5:
-            out = list(out.unbind(0))
-        if not isinstance(out, list):
-            raise Fail(
-                f"attention_maps should return a list with one (B, H, T, T) tensor per "
-                f"layer, got {type(out).__name__}"
-                + (" (did you forget `return`?)" if out is None else "")
-                + ".",
-                "maps_not_a_list",
-            )
-        if len(out) != L:
-            raise Fail(
-                f"attention_maps returned {len(out)} maps for {L} layers: one per layer.",
-                "maps_count",
-            )
+        init, st, (tokens,) = probe.init, probe.state, probe.args
         pre = init.get("norm_first", True)
 
         def maps(on):
             return encoder64(init, st, tokens, norm_first=pre, maps=True, maps_on=on)
 
-        refs, raw, emb, normed = maps("input"), maps("raw"), maps("embedding"), maps("normed")
-        for i, (got, ref) in enumerate(zip(out, refs)):
-            what = f"the map of layer {i}"
-            got = expect_tensor(got, what)
-            if tuple(got.shape) == (B, T, T):
-                raise Fail(
-                    f"{what} has shape {tuple(got.shape)}: keep the heads, (B, H, T, T) "
-                    "(MultiHeadAttention returns them per head; do not average).",
-                    "maps_averaged",
-                )
-            expect_like(got, (B, H, T, T), torch.float32, what)
-            expect_finite(got, what)
-            expect_close(
-                got,
-                ref,
-                what,
-                atol=1e-4,
-                mistakes=[
-                    (
-                        raw[i] if pre else None,
-                        f"{what} is taken on the un-normalized input: a pre-LN block attends "
-                        "over norm1(x), so call layer.self_attn(layer.norm1(x)).",
-                        "maps_without_norm1",
-                    ),
-                    (
-                        None if pre else normed[i],
-                        f"{what} is taken on norm1(x), as in a pre-LN block: these blocks are "
-                        "post-LN (norm_first=False), their attention sees x itself. Use "
-                        "h = layer.norm1(x) if layer.norm_first else x.",
-                        "maps_pre_ln_on_post_ln",
-                    ),
-                    (
-                        emb[i],
-                        f"{what} is computed on the embedding: run each block, x = layer(x), "
-                        "before taking the next layer's map.",
-                        "maps_on_embedding",
-                    ),
-                ],
-            )
+        shape = (*tokens.shape[:1], init["num_heads"], tokens.shape[1], tokens.shape[1])
+        first = "maps_without_norm1" if pre else "maps_pre_ln_on_post_ln"
+        variants = {first: maps("raw" if pre else "normed"), "maps_on_embedding": maps("embedding")}
+        judge_maps(out, maps("input"), shape, torch.float32, variants)
 
     def judge_info(self, probe, info):
         init = probe.init

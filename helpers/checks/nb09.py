@@ -21,6 +21,7 @@ from .framework import (
     expect_like,
     expect_tensor,
     fmt_shape,
+    named,
     randn,
 )
 from .modules import (
@@ -74,65 +75,50 @@ class PatchifyCheck(Exercise):
             )
         expect_like(got, (B, N, D), images.dtype, "the patches")
         ref = F.unfold(images.double(), p, stride=p).transpose(1, 2)  # (B, N, C*p*p)
-        expect_close(
-            got,
-            ref,
-            "the patches",
-            mistakes=[
-                (
-                    lambda: ref.transpose(1, 2) if N == D else None,
-                    "the patches are transposed, (B, C*p*p, N): transpose to (B, N, C*p*p), one "
-                    "row per patch.",
-                    "patches_transposed",
-                ),
-                (
-                    lambda: images.double().reshape(B, N, D),
-                    "the image was reshaped to (B, N, C*p*p) without a permute: a reshape keeps "
-                    "the "
-                    "memory order, so each 'patch' is a run of pixels along a row. Reshape to "
-                    "(B, C, H/p, p, W/p, p), permute to (B, H/p, W/p, C, p, p), then flatten.",
-                    "plain_reshape",
-                ),
-                (
-                    lambda: patches64(images, p, order="hwc"),
-                    "each patch is flattened channels-last (p, p, C): flatten it in (C, p, p) "
-                    "order, "
-                    "as Conv2d's weight is laid out (permute to (B, H/p, W/p, C, p, p)).",
-                    "channels_last",
-                ),
-                (
-                    lambda: patches64(images, p, grid="col"),
-                    "the patches are in column-major order (down the first column first): number "
-                    "them "
-                    "row by row, left to right, like reading text (H/p before W/p).",
-                    "column_major",
-                ),
-                (
-                    lambda: patches64(images, p, grid="col", order="hwc"),
-                    "the patches are in column-major order and flattened channels-last: use "
-                    "row-major "
-                    "patches, each flattened in (C, p, p) order.",
-                    "column_major_channels_last",
-                ),
-                (
-                    lambda: patches64(images, p, order="cwh"),
-                    "the pixels inside each patch are flattened column by column: keep (C, p_row, "
-                    "p_col) order.",
-                    "pixels_column_major",
-                ),
-                (
-                    lambda: images.double().unfold(2, p, p).unfold(3, p, p).reshape(B, N, D),
-                    "the result of Tensor.unfold was reshaped without a permute: "
-                    "images.unfold(2, p, p).unfold(3, p, p) is (B, C, H/p, W/p, p, p); permute "
-                    "it to (B, H/p, W/p, C, p, p) so that each row holds one patch in (C, p, p) "
-                    "order.",
-                    "unfold_not_permuted",
-                ),
-            ],
+        x = images.double()
+        mistakes = named(
+            PATCHIFY_MISTAKES,
+            patches_transposed=lambda: ref.transpose(1, 2) if N == D else None,
+            plain_reshape=lambda: x.reshape(B, N, D),
+            channels_last=lambda: patches64(images, p, order="hwc"),
+            column_major=lambda: patches64(images, p, grid="col"),
+            column_major_channels_last=lambda: patches64(images, p, grid="col", order="hwc"),
+            pixels_column_major=lambda: patches64(images, p, order="cwh"),
+            unfold_not_permuted=lambda: x.unfold(2, p, p).unfold(3, p, p).reshape(B, N, D),
         )
+        expect_close(got, ref, "the patches", mistakes=mistakes)
+
+
+PATCHIFY_MISTAKES = {
+    "patches_transposed": "the patches are transposed, (B, C*p*p, N): transpose to (B, N, C*p*p), "
+    "one row per patch.",
+    "plain_reshape": "the image was reshaped to (B, N, C*p*p) without a permute: a reshape keeps "
+    "the memory order, so each 'patch' is a run of pixels along a row. Reshape to (B, C, H/p, p, "
+    "W/p, p), permute to (B, H/p, W/p, C, p, p), then flatten.",
+    "channels_last": "each patch is flattened channels-last (p, p, C): flatten it in (C, p, p) "
+    "order, as Conv2d's weight is laid out (permute to (B, H/p, W/p, C, p, p)).",
+    "column_major": "the patches are in column-major order (down the first column first): number "
+    "them row by row, left to right, like reading text (H/p before W/p).",
+    "column_major_channels_last": "the patches are in column-major order and flattened "
+    "channels-last: use row-major patches, each flattened in (C, p, p) order.",
+    "pixels_column_major": "the pixels inside each patch are flattened column by column: keep "
+    "(C, p_row, p_col) order.",
+    "unfold_not_permuted": "the result of Tensor.unfold was reshaped without a permute: "
+    "images.unfold(2, p, p).unfold(3, p, p) is (B, C, H/p, W/p, p, p); permute it to (B, H/p, "
+    "W/p, C, p, p) so that each row holds one patch in (C, p, p) order.",
+}
 
 
 # --------------------------------------------------------------------------- patch embedding
+
+
+EMBED_MISTAKES = {
+    "no_transpose": "Conv2d's output (B, d_model, N) was reshaped to (B, N, d_model) without a "
+    "transpose: this scrambles patches and features. Use .flatten(2).transpose(1, 2).",
+    "column_major": "the patches are in column-major order: flatten the (H/p, W/p) grid row by "
+    "row, .flatten(2) on (B, d_model, H/p, W/p).",
+    "no_bias": "the bias of proj is not applied.",
+}
 
 
 class PatchEmbeddingCheck(Exercise):
@@ -201,37 +187,15 @@ class PatchEmbeddingCheck(Exercise):
         expect_like(got, (B, N, d), images.dtype)
         expect_finite(got)
         ref = embed64(probe.state, images, p)
-        conv = F.conv2d(
-            images.double(),
-            probe.state["proj.weight"].double(),
-            probe.state["proj.bias"].double(),
-            stride=p,
-        )  # (B, d, h, w)
-        expect_close(
-            got,
-            ref,
-            mistakes=[
-                (
-                    lambda: conv.reshape(B, N, d),
-                    "Conv2d's output (B, d_model, N) was reshaped to (B, N, d_model) without a "
-                    "transpose: "
-                    "this scrambles patches and features. Use .flatten(2).transpose(1, 2).",
-                    "no_transpose",
-                ),
-                (
-                    lambda: conv.transpose(2, 3).flatten(2).transpose(1, 2),
-                    "the patches are in column-major order: flatten the (H/p, W/p) grid row by "
-                    "row, "
-                    ".flatten(2) on (B, d_model, H/p, W/p).",
-                    "column_major",
-                ),
-                (
-                    lambda: ref - probe.state["proj.bias"].double(),
-                    "the bias of proj is not applied.",
-                    "no_bias",
-                ),
-            ],
+        w, bias = probe.state["proj.weight"].double(), probe.state["proj.bias"].double()
+        conv = F.conv2d(images.double(), w, bias, stride=p)  # (B, d, h, w)
+        mistakes = named(
+            EMBED_MISTAKES,
+            no_transpose=lambda: conv.reshape(B, N, d),
+            column_major=lambda: conv.transpose(2, 3).flatten(2).transpose(1, 2),
+            no_bias=lambda: ref - bias,
         )
+        expect_close(got, ref, mistakes=mistakes)
 
     def judge_info(self, probe, info):
         C, p, d = probe.init["in_channels"], probe.init["patch_size"], probe.init["d_model"]
