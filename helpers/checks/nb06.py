@@ -67,84 +67,44 @@ class TransformerEncoderCheck(PartsMixin, Exercise):
             runner="module_info",
             init=base,
         )
-        yield Probe(
-            "2 layers, d_model=8, tokens (2, 5)",
-            runner="encoder",
-            init=base,
-            state=encoder_state(gen, base),
-            args=(randint(gen, 0, 11, 2, 5),),
-        )
-        three = encoder_init(
-            vocab_size=7, d_model=12, num_heads=3, num_layers=3, d_ff=20, max_len=16
-        )
-        yield Probe(
-            "3 layers, d_model=12, 3 heads, tokens (3, 6)",
-            runner="encoder",
-            init=three,
-            state=encoder_state(gen, three),
-            args=(randint(gen, 0, 7, 3, 6),),
-        )
-        pad = randint(gen, 1, 11, 2, 7)
-        pad[0, 5:] = 0
-        pad[1, 6:] = 0
-        yield Probe(
-            "with a padding mask (B, 1, 1, T), tokens (2, 7)",
-            runner="encoder",
-            init=base,
-            state=encoder_state(gen, base),
-            args=(pad,),
-            kwargs={"mask": (pad != 0)[:, None, None, :]},
-        )
-        yield Probe(
-            "with a causal mask (T, T), tokens (2, 6)",
-            runner="encoder",
-            init=base,
-            state=encoder_state(gen, base),
-            args=(randint(gen, 0, 11, 2, 6),),
-            kwargs={"mask": torch.ones(6, 6, dtype=torch.bool).tril()},
-        )
-        one = encoder_init(num_layers=1, max_len=512)
+        three = encoder_init(vocab_size=7, d_model=12, num_heads=3, num_layers=3, d_ff=20)
+        three["max_len"] = 16
+        one = encoder_init(num_layers=1)
         one.pop("max_len")  # the default, 512
-        yield Probe(
-            "1 layer, default max_len, dropout=0.1 in eval mode, tokens (1, 9)",
-            runner="encoder",
-            init={**one, "dropout": 0.1},
-            state=encoder_state(gen, one),
-            args=(randint(gen, 0, 11, 1, 9),),
-        )
-        yield Probe(
-            "norm_first=False (post-LN blocks), tokens (2, 5)",
-            runner="encoder",
-            init={**base, "norm_first": False},
-            state=encoder_state(gen, base),
-            args=(randint(gen, 0, 11, 2, 5),),
-        )
-        yield Probe(
-            "attention_maps, 2 layers, tokens (2, 5)",
-            runner="encoder_maps",
-            init=base,
-            state=encoder_state(gen, base),
-            args=(randint(gen, 0, 11, 2, 5),),
-        )
-        yield Probe(
-            "attention_maps, 3 layers, 3 heads, post-LN blocks (norm_first=False), tokens (1, 6)",
-            runner="encoder_maps",
-            init={**three, "norm_first": False},
-            state=encoder_state(gen, three),
-            args=(randint(gen, 0, 7, 1, 6),),
-        )
-        for norm_first, form in ((True, "pre-LN, padding mask"), (False, "post-LN")):
-            tokens = randint(gen, 1, 11, 2, 6)
-            tokens[1, 4:] = 0
-            yield Probe(
-                f"training mode, dropout={P_TRAIN}, {form}, tokens (2, 6) (dropout in the "
-                "positional encoding and the blocks; the same fixed masks on both sides)",
-                runner="encoder_train",
-                init={**base, "dropout": P_TRAIN, "norm_first": norm_first},
-                state=encoder_state(gen, base),
-                args=(tokens,),
-                kwargs={"mask": (tokens != 0)[:, None, None, :]} if norm_first else {},
-            )
+
+        def padded(B, T, ends):  # tokens with padding (id 0) from ends[b] on, and their mask
+            tokens = randint(gen, 1, 11, B, T)
+            for b, end in enumerate(ends):
+                tokens[b, end:] = 0
+            return tokens, {"mask": (tokens != 0)[:, None, None, :]}
+
+        causal = {"mask": torch.ones(6, 6, dtype=torch.bool).tril()}
+        train = f"training mode, dropout={P_TRAIN}, {{}}, tokens (2, 6) (dropout in the "
+        train += "positional encoding and the blocks; the same fixed masks on both sides)"
+        for name, runner, init, (tokens, kwargs) in (
+            ("2 layers, d_model=8, tokens (2, 5)", "encoder", base,
+             (randint(gen, 0, 11, 2, 5), {})),
+            ("3 layers, d_model=12, 3 heads, tokens (3, 6)", "encoder", three,
+             (randint(gen, 0, 7, 3, 6), {})),
+            ("with a padding mask (B, 1, 1, T), tokens (2, 7)", "encoder", base,
+             padded(2, 7, (5, 6))),
+            ("with a causal mask (T, T), tokens (2, 6)", "encoder", base,
+             (randint(gen, 0, 11, 2, 6), causal)),
+            ("1 layer, default max_len, dropout=0.1 in eval mode, tokens (1, 9)", "encoder",
+             {**one, "dropout": 0.1}, (randint(gen, 0, 11, 1, 9), {})),
+            ("norm_first=False (post-LN blocks), tokens (2, 5)", "encoder",
+             {**base, "norm_first": False}, (randint(gen, 0, 11, 2, 5), {})),
+            ("attention_maps, 2 layers, tokens (2, 5)", "encoder_maps", base,
+             (randint(gen, 0, 11, 2, 5), {})),
+            ("attention_maps, 3 layers, 3 heads, post-LN blocks (norm_first=False), tokens (1, 6)",
+             "encoder_maps", {**three, "norm_first": False}, (randint(gen, 0, 7, 1, 6), {})),
+            (train.format("pre-LN, padding mask"), "encoder_train",
+             {**base, "dropout": P_TRAIN, "norm_first": True}, padded(2, 6, (6, 4))),
+            (train.format("post-LN"), "encoder_train",
+             {**base, "dropout": P_TRAIN, "norm_first": False}, (padded(2, 6, (6, 4))[0], {})),
+        ):  # fmt: skip
+            state = encoder_state(gen, init)
+            yield Probe(name, runner=runner, init=init, state=state, args=(tokens,), kwargs=kwargs)
 
     # the runners (they execute the learner's code; they return plain data)
     @with_parts
