@@ -37,14 +37,23 @@ from .nb06_reference import (
     encoder_names,
     encoder_state,
     judge_maps,
-    load_encoder,
 )
-from .parts import PartsMixin, with_parts
+from .parts import PartsMixin, load_state, with_parts
 from .probes import DROPOUT_SEED, P_TRAIN, fixed_drops, rng_untouched, train_forward
 from .references import STACK_MISPLACEMENTS, stack64
 from .runner import to_device
 
 # --------------------------------------------------------------------------- the encoder
+
+
+def load_encoder(candidate, probe: Probe, device: torch.device):
+    """Build the learner's encoder and load the probe's weights (parts.load_state: a positional
+    table of another max_len, or none in the state dict, stays as built)."""
+    module = candidate(**probe.init)
+    if not isinstance(module, nn.Module):
+        return module
+    load_state(module, probe.state)
+    return module.to(device).eval()
 
 
 class TransformerEncoderCheck(PartsMixin, Exercise):

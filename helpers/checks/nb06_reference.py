@@ -12,7 +12,6 @@ from torch import nn
 
 from .framework import (
     Fail,
-    Probe,
     expect_close,
     expect_finite,
     expect_like,
@@ -26,7 +25,6 @@ from .modules import (
     torch_layer,
     torch_masks,
 )
-from .parts import load_state
 from .references import sinusoidal64, substate
 
 # --------------------------------------------------------------------------- the encoder
@@ -121,16 +119,6 @@ def encoder_names(init: dict) -> dict[str, list[int]]:
         names.update({f"layers.{i}.{k}": v for k, v in block_names(d, init["d_ff"]).items()})
     names.update({"norm.weight": [d], "norm.bias": [d]})
     return names
-
-
-def load_encoder(candidate, probe: Probe, device: torch.device):
-    """Build the learner's encoder and load the probe's weights (parts.load_state: a positional
-    table of another max_len, or none in the state dict, stays as built)."""
-    module = candidate(**probe.init)
-    if not isinstance(module, nn.Module):
-        return module
-    load_state(module, probe.state)
-    return module.to(device).eval()
 
 
 ENCODER_MISTAKES = {

@@ -29,6 +29,7 @@ from .framework import (
 )
 from .modules import (
     DECODER_PARTS,
+    PROJECTIONS,
     block_names,
     block_state,
     expect_names,
@@ -44,7 +45,6 @@ from .nb07_reference import (
 )
 from .parts import PartsMixin, load_state, with_parts
 from .probes import DROPOUT_SEED, P_TRAIN, fixed_drops, rng_untouched, train_forward
-from .references import PROJECTIONS
 from .runner import describe_exception, to_device
 
 # --------------------------------------------------------------------------- the decoder block
