@@ -119,14 +119,8 @@ class GreedyDecodeCheck(Exercise):
         yield case("3 rows ending at different steps (eos at 3, 5, 4), max_len=10", [3, 5, 4], 10)
         yield case("one row, eos at step 4, max_len=8", [4], 8)
         yield case("2 rows, one never produces eos: stop at max_len=6", [3, None], 6)
-        yield case(
-            "4 rows, bos_id=0, eos_id=5, vocab_size=11, max_len=12",
-            [2, 6, 9, 4],
-            12,
-            vocab_size=11,
-            bos_id=0,
-            eos_id=5,
-        )
+        name = "4 rows, bos_id=0, eos_id=5, vocab_size=11, max_len=12"
+        yield case(name, [2, 6, 9, 4], 12, vocab_size=11, bos_id=0, eos_id=5)
         yield case("2 rows, both end at step 7 = max_len", [7, 7], 7)
 
     def run_decode(self, probe, candidate, device):

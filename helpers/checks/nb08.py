@@ -73,19 +73,14 @@ class SlidingWindowMaskCheck(DeviceProbeMixin, Exercise):
     points = 1.0
 
     def probes(self, gen):
-        yield Probe("T = 6, window = 1", runner="device", args=(6, 1))
-        yield Probe(
-            "T = 7, window = 2, causal=True", runner="device", args=(7, 2), kwargs={"causal": True}
-        )
-        yield Probe("T = 5, window = 0 (each token sees itself only)", runner="device", args=(5, 0))
-        yield Probe("T = 8, window = 3", runner="device", args=(8, 3), kwargs={"causal": False})
-        yield Probe("T = 4, window = 10 (wider than the sequence)", runner="device", args=(4, 10))
-        yield Probe(
-            "T = 9, window = 3, causal=True", runner="device", args=(9, 3), kwargs={"causal": True}
-        )
-        yield Probe(
-            "T = 1, window = 0, causal=True", runner="device", args=(1, 0), kwargs={"causal": True}
-        )
+        for T, window, causal, why in (
+            (6, 1, None, ""), (7, 2, True, ""), (5, 0, None, " (each token sees itself only)"),
+            (8, 3, False, ""), (4, 10, None, " (wider than the sequence)"), (9, 3, True, ""),
+            (1, 0, True, ""),
+        ):  # fmt: skip
+            name = f"T = {T}, window = {window}" + (", causal=True" if causal else "") + why
+            kwargs = {} if causal is None else {"causal": causal}
+            yield Probe(name, runner="device", args=(T, window), kwargs=kwargs)
 
     def judge(self, probe, out):
         T, window = probe.args

@@ -52,15 +52,14 @@ class PatchifyCheck(Exercise):
             "a (1, 1, 4, 4) image holding 0..15, patch_size = 2",
             args=(torch.arange(16.0).reshape(1, 1, 4, 4), 2),
         )
-        yield Probe("(2, 3, 8, 8), patch_size = 4", args=(randn(2, 3, 8, 8, generator=gen), 4))
-        yield Probe(
-            "(2, 3, 6, 9) (H != W), patch_size = 3", args=(randn(2, 3, 6, 9, generator=gen), 3)
-        )
-        yield Probe("(3, 1, 8, 8), patch_size = 2", args=(randn(3, 1, 8, 8, generator=gen), 2))
-        yield Probe(
-            "(1, 2, 4, 6), patch_size = 2, float64",
-            args=(randn(1, 2, 4, 6, dtype=torch.float64, generator=gen), 2),
-        )
+        f32, f64 = torch.float32, torch.float64
+        for name, shape, p, dtype in (
+            ("(2, 3, 8, 8), patch_size = 4", (2, 3, 8, 8), 4, f32),
+            ("(2, 3, 6, 9) (H != W), patch_size = 3", (2, 3, 6, 9), 3, f32),
+            ("(3, 1, 8, 8), patch_size = 2", (3, 1, 8, 8), 2, f32),
+            ("(1, 2, 4, 6), patch_size = 2, float64", (1, 2, 4, 6), 2, f64),
+        ):
+            yield Probe(name, args=(randn(*shape, dtype=dtype, generator=gen), p))
 
     def judge(self, probe, out):
         images, p = probe.args
@@ -134,27 +133,14 @@ class PatchEmbeddingCheck(Exercise):
         yield Probe(
             "module_info: PatchEmbedding(8, 4, 1, 16)", runner="module_info", init=init(8, 4, 1, 16)
         )
-        yield Probe(
-            "PatchEmbedding(8, 4, 1, 16), images (2, 1, 8, 8)",
-            runner="module",
-            init=init(8, 4, 1, 16),
-            state=conv_state(gen, 1, 16, 4),
-            args=(randn(2, 1, 8, 8, generator=gen),),
-        )
-        yield Probe(
-            "PatchEmbedding(12, 3, 3, 10), images (2, 3, 12, 12)",
-            runner="module",
-            init=init(12, 3, 3, 10),
-            state=conv_state(gen, 3, 10, 3),
-            args=(randn(2, 3, 12, 12, generator=gen),),
-        )
-        yield Probe(
-            "PatchEmbedding(8, 2, 2, 6), images (1, 2, 8, 8)",
-            runner="module",
-            init=init(8, 2, 2, 6),
-            state=conv_state(gen, 2, 6, 2),
-            args=(randn(1, 2, 8, 8, generator=gen),),
-        )
+        for img, p, C, d, B in ((8, 4, 1, 16, 2), (12, 3, 3, 10, 2), (8, 2, 2, 6, 1)):
+            yield Probe(
+                f"PatchEmbedding({img}, {p}, {C}, {d}), images {(B, C, img, img)}",
+                runner="module",
+                init=init(img, p, C, d),
+                state=conv_state(gen, C, d, p),
+                args=(randn(B, C, img, img, generator=gen),),
+            )
 
     def judge(self, probe, out):
         if probe.runner == "module_info":
