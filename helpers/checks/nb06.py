@@ -3,9 +3,7 @@ nb06_reference.py).
 
 The encoder is checked against a float64 reference made of PyTorch's own pieces
 (``nn.TransformerEncoderLayer``, ``F.layer_norm``) with the probe's weights copied in; the
-attention maps against ``nn.MultiheadAttention``'s per-head weights. The training loop runs on
-a tiny MLP the runner builds from the probe's weights, and is replayed here by a reference
-loop (and by the known wrong loops) in float64.
+attention maps against ``nn.MultiheadAttention``'s per-head weights.
 """
 
 from __future__ import annotations
@@ -46,16 +44,6 @@ from .runner import to_device
 # --------------------------------------------------------------------------- the encoder
 
 
-def load_encoder(candidate, probe: Probe, device: torch.device):
-    """Build the learner's encoder and load the probe's weights (parts.load_state: a positional
-    table of another max_len, or none in the state dict, stays as built)."""
-    module = candidate(**probe.init)
-    if not isinstance(module, nn.Module):
-        return module
-    load_state(module, probe.state)
-    return module.to(device).eval()
-
-
 class TransformerEncoderCheck(PartsMixin, Exercise):
     id = "06.TransformerEncoder"
     title = "the encoder: embedding, positions, a stack of blocks, a final norm"
@@ -91,63 +79,51 @@ class TransformerEncoderCheck(PartsMixin, Exercise):
         train = f"training mode, dropout={P_TRAIN}, {{}}, tokens (2, 6) (dropout in the "
         train += "positional encoding and the blocks; the same fixed masks on both sides)"
         for name, runner, init, (tokens, kwargs) in (
-            ("2 layers, d_model=8, tokens (2, 5)", "encoder", base,
+            ("2 layers, d_model=8, tokens (2, 5)", "parts", base,
              (randint(gen, 0, 11, 2, 5), {})),
-            ("3 layers, d_model=12, 3 heads, tokens (3, 6)", "encoder", three,
+            ("3 layers, d_model=12, 3 heads, tokens (3, 6)", "parts", three,
              (randint(gen, 0, 7, 3, 6), {})),
-            ("with a padding mask (B, 1, 1, T), tokens (2, 7)", "encoder", base,
+            ("with a padding mask (B, 1, 1, T), tokens (2, 7)", "parts", base,
              padded(2, 7, (5, 6))),
-            ("with a causal mask (T, T), tokens (2, 6)", "encoder", base,
+            ("with a causal mask (T, T), tokens (2, 6)", "parts", base,
              (randint(gen, 0, 11, 2, 6), causal)),
-            ("1 layer, default max_len, dropout=0.1 in eval mode, tokens (1, 9)", "encoder",
+            ("1 layer, default max_len, dropout=0.1 in eval mode, tokens (1, 9)", "parts",
              {**one, "dropout": 0.1}, (randint(gen, 0, 11, 1, 9), {})),
-            ("norm_first=False (post-LN blocks), tokens (2, 5)", "encoder",
+            ("norm_first=False (post-LN blocks), tokens (2, 5)", "parts",
              {**base, "norm_first": False}, (randint(gen, 0, 11, 2, 5), {})),
-            ("attention_maps, 2 layers, tokens (2, 5)", "encoder_maps", base,
+            ("attention_maps, 2 layers, tokens (2, 5)", "maps", base,
              (randint(gen, 0, 11, 2, 5), {})),
             ("attention_maps, 3 layers, 3 heads, post-LN blocks (norm_first=False), tokens (1, 6)",
-             "encoder_maps", {**three, "norm_first": False}, (randint(gen, 0, 7, 1, 6), {})),
+             "maps", {**three, "norm_first": False}, (randint(gen, 0, 7, 1, 6), {})),
             (train.format("pre-LN, padding mask"), "encoder_train",
              {**base, "dropout": P_TRAIN, "norm_first": True}, padded(2, 6, (6, 4))),
             (train.format("post-LN"), "encoder_train",
              {**base, "dropout": P_TRAIN, "norm_first": False}, (padded(2, 6, (6, 4))[0], {})),
         ):  # fmt: skip
             state = encoder_state(gen, init)
-            yield Probe(name, runner=runner, init=init, state=state, args=(tokens,), kwargs=kwargs)
+            info = {"method": "attention_maps"} if runner == "maps" else {}
+            runner = "parts" if runner != "encoder_train" else runner
+            yield Probe(name, (tokens,), kwargs, runner, init=init, state=state, info=info)
 
     # the runners (they execute the learner's code; they return plain data)
-    @with_parts
-    def run_encoder(self, probe, candidate, device):
-        module = load_encoder(candidate, probe, device)
-        if not isinstance(module, nn.Module):
-            return module
-        with torch.no_grad():
-            return module(*to_device(probe.args, device), **to_device(probe.kwargs, device))
-
     @with_parts
     def run_encoder_train(self, probe, candidate, device):
         """Training mode, dropout with the check's fixed masks (probes.dropout_fixed)."""
         with rng_untouched():  # the notebook's random numbers stay as they were
-            module = load_encoder(candidate, probe, device)
+            module = candidate(**probe.init)
         if not isinstance(module, nn.Module):
             return module
+        load_state(module, probe.state)  # a positional table of another max_len stays as built
+        module.to(device)
         args, kwargs = to_device(probe.args, device), to_device(probe.kwargs, device)
         return train_forward(module, args, kwargs, DROPOUT_SEED)[0]
-
-    @with_parts
-    def run_encoder_maps(self, probe, candidate, device):
-        module = load_encoder(candidate, probe, device)
-        if not isinstance(module, nn.Module):
-            return module
-        with torch.no_grad():
-            return module.attention_maps(*to_device(probe.args, device))
 
     def judge_value(self, probe, out):
         if probe.runner == "module_info":
             return judge_module_info(probe, out, "TransformerEncoder", self.judge_info)
         if isinstance(out, dict):  # the class did not build an nn.Module
             raise Fail("TransformerEncoder(...) should build a torch.nn.Module.", "not_a_module")
-        if probe.runner == "encoder_maps":
+        if probe.info.get("method") == "attention_maps":
             return self.judge_maps(probe, out)
         init, st = probe.init, probe.state
         (tokens,) = probe.args
