@@ -50,6 +50,14 @@ from .runner import describe_exception, to_device
 # --------------------------------------------------------------------------- the decoder block
 
 
+# BLOCK_MISPLACEMENTS and one sublayer's output without dropout: (skip, moved, message, code)
+MISPLACED = BLOCK_MISPLACEMENTS + [
+    ({f"res.{key}"}, (), f"no dropout on the {sub} sublayer's output: apply self.dropout to each "
+     "sublayer's output before the residual sum.", f"no_{key}_dropout")
+    for key, sub in SUBLAYERS
+]  # fmt: skip
+
+
 class TransformerDecoderBlockCheck(PartsMixin, Exercise):
     id = "07.TransformerDecoderBlock"
     title = "the decoder block: causal self-attention, cross-attention, feed-forward"
@@ -161,12 +169,9 @@ class TransformerDecoderBlockCheck(PartsMixin, Exercise):
         )
         if probe.runner == "block_train":
             return self.judge_train(probe, got)
+        masks = torch_decoder_masks(tgt_mask, memory_mask, x.shape[1], memory.shape[1])
         with torch.no_grad():
-            ref = torch_decoder_layer(init, st)(
-                x.double(),
-                memory.double(),
-                **torch_decoder_masks(tgt_mask, memory_mask, x.shape[0], H),
-            )
+            ref = torch_decoder_layer(init, st)(x.double(), memory.double(), **masks)
 
         def v(**kw):
             args = {"norm_first": norm_first, "tgt_mask": tgt_mask, "memory_mask": memory_mask}
@@ -186,18 +191,7 @@ class TransformerDecoderBlockCheck(PartsMixin, Exercise):
             H = init["num_heads"]
             return decoder64(st, x, memory, H, norm_first=init["norm_first"], **masks, **drops)
 
-        mistakes = [
-            (lambda s=s, m=m: ref(s, m), msg, slug) for s, m, msg, slug in BLOCK_MISPLACEMENTS
-        ]
-        for key, sub in SUBLAYERS:
-            mistakes.append(
-                (
-                    lambda key=key: ref({f"res.{key}"}),
-                    f"no dropout on the {sub} sublayer's output: apply self.dropout to each "
-                    "sublayer's output before the residual sum.",
-                    f"no_{key}_dropout",
-                )
-            )
+        mistakes = [(lambda s=s, m=m: ref(s, m), msg, code) for s, m, msg, code in MISPLACED]
         expect_close(got, ref(), "the output in training mode", atol=1e-4, mistakes=mistakes)
 
     def judge_info(self, probe, info):

@@ -13,6 +13,7 @@ from torch import nn
 from .modules import (
     DECODER_PARTS,
     to_torch_names,
+    torch_masks,
 )
 from .references import attn64, ffn64, layer_norm64, residual64
 
@@ -33,20 +34,12 @@ def torch_decoder_layer(init: dict, state: dict) -> nn.TransformerDecoderLayer:
     return layer.train()  # dropout is 0.0; training mode keeps it off the fused path
 
 
-def torch_decoder_masks(tgt_mask, memory_mask, B: int, H: int) -> dict:
-    """True = may attend (this series) -> PyTorch's True = blocked, in the forms it accepts."""
+def torch_decoder_masks(tgt_mask, memory_mask, T: int, S: int) -> dict:
+    """True = may attend (this series) -> nn.TransformerDecoderLayer's masks (True = blocked):
+    (T, T) or (T, S) as attention masks, (B, 1, 1, S) as key padding."""
     kw = {}
-    for name, mask in (("tgt", tgt_mask), ("memory", memory_mask)):
-        if mask is None:
-            continue
-        if mask.dim() == 2:  # (T, T) or (T, S)
-            kw[f"{name}_mask"] = ~mask
-        elif mask.shape[-2] == 1:  # (B, 1, 1, S): key padding
-            kw[f"{name}_key_padding_mask"] = ~mask.reshape(mask.shape[0], mask.shape[-1])
-        else:  # (B, 1, T, S): one mask per example, repeated per head
-            kw[f"{name}_mask"] = ~mask.expand(B, H, *mask.shape[-2:]).reshape(
-                B * H, *mask.shape[-2:]
-            )
+    for name, mask, n in (("tgt", tgt_mask, T), ("memory", memory_mask, S)):
+        kw.update({k.replace("src", name): m for k, m in torch_masks(mask, n).items()})
     return kw
 
 
