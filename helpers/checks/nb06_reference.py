@@ -30,18 +30,13 @@ from .references import sinusoidal64, substate
 # --------------------------------------------------------------------------- the encoder
 
 
-def encoder_init(
-    vocab_size=11, d_model=8, num_heads=2, num_layers=2, d_ff=16, max_len=32, **kw
-) -> dict:
-    return {
-        "vocab_size": vocab_size,
-        "d_model": d_model,
-        "num_heads": num_heads,
-        "num_layers": num_layers,
-        "d_ff": d_ff,
-        "max_len": max_len,
-        **kw,
-    }
+# TransformerEncoder's arguments in the check's small cases (encoder_init(**kw) overrides them)
+ENCODER_INIT = {"vocab_size": 11, "d_model": 8, "num_heads": 2, "num_layers": 2, "d_ff": 16}
+ENCODER_INIT["max_len"] = 32
+
+
+def encoder_init(**kw) -> dict:
+    return {**ENCODER_INIT, **kw}
 
 
 def encoder_state(gen: torch.Generator, init: dict) -> dict:

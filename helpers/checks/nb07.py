@@ -3,15 +3,10 @@ nb07_reference.py).
 
 The decoder block loads the same weights as ``nn.TransformerDecoderLayer(batch_first=True,
 dropout=0.0, norm_first=...)`` (float64) and must match it; the known wrong variants come from
-:func:`decoder64`, a float64 formula of the block with a switch per mistake. Greedy decoding
-runs on a scripted model the runner builds from the probe: it predicts row b's script token
-at position t when the decoder input so far is BOS followed by the script, and a wrong token
-otherwise, so reading the wrong position or feeding back the wrong tokens shows.
+:func:`decoder64`, a float64 formula of the block with a switch per mistake.
 """
 
 from __future__ import annotations
-
-import contextlib
 
 import torch
 from torch import nn
@@ -125,10 +120,9 @@ class TransformerDecoderBlockCheck(PartsMixin, Exercise):
         return self.block_output(probe, candidate, device)
 
     def block_output(self, probe, candidate, device, train=False):
-        """The "module" runner, and in training mode (train=True) with the check's fixed dropout
-        masks (probes.dropout_fixed). A
+        """The "module" runner, or training mode with the check's fixed dropout masks; a
         broadcasting error in a residual sum comes back as data, so the judge can name it."""
-        with rng_untouched() if train else contextlib.nullcontext():
+        with rng_untouched():  # the notebook's random numbers stay as they were
             module = candidate(**probe.init)
         if not isinstance(module, nn.Module):
             return module

@@ -1,10 +1,7 @@
 """Notebook 09: patchify and the patch embedding (the Vision Transformer: nb09_vit.py; its float64
 reference: nb09_reference.py).
 
-References: ``F.unfold`` for patches, ``F.conv2d`` for the patch embedding, and for the ViT a
-float64 model assembled from PyTorch modules (``nn.TransformerEncoderLayer(norm_first=True)``
-blocks loaded with the probe's weights, ``F.layer_norm``, ``F.linear``), with switches for the
-known mistakes (no CLS token, no position embedding, no final norm, another pooling).
+References: ``F.unfold`` for patches, ``F.conv2d`` for the patch embedding.
 """
 
 from __future__ import annotations

@@ -1,9 +1,5 @@
-"""Notebook 09, part 2: the Vision Transformer and the trained ViT.
-
-The reference is a float64 model assembled from PyTorch modules
-(``nn.TransformerEncoderLayer(norm_first=True)`` blocks loaded with the probe's weights,
-``F.layer_norm``, ``F.linear``), with switches for the known mistakes (no CLS token, no
-position embedding, no final norm, another pooling).
+"""Notebook 09, part 2: the Vision Transformer (against nb09_reference.vit64, a float64 model
+assembled from PyTorch modules, with switches for the known mistakes) and the trained ViT.
 """
 
 from __future__ import annotations
