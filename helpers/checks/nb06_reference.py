@@ -90,7 +90,7 @@ def encoder64(
     factor = {"sqrt": math.sqrt(d), "none": 1.0, "inv": 1 / math.sqrt(d), "d_model": d}[scale]
     x = (x + table) * factor if pe_scaled else x * factor + table
     layers = torch_layers(init, state, norm_first)
-    order = layer_order or range(len(layers))
+    order = range(len(layers)) if layer_order is None else layer_order
     x0, weights = x, []
     for i in order:
         layer = layers[i]
@@ -131,6 +131,7 @@ ENCODER_MISTAKES = {
     "(pre-LN blocks leave the residual stream unnormalized).",
     "one_block_repeated": "every depth runs the same block: build num_layers separate blocks, "
     "nn.ModuleList([Block(...) for _ in range(num_layers)]), not [block] * num_layers.",
+    "blocks_not_run": "the blocks do not run: feed x through each of them, x = layer(x, mask).",
     "only_first_block": "only the first block runs: loop over all of self.layers.",
     "only_last_block": "only the last block's output is used: feed each block's output to the "
     "next one, x = layer(x, mask).",
@@ -161,6 +162,7 @@ def encoder_mistakes(init: dict, st: dict, tokens, mask, norm_first: bool) -> li
         no_positional_encoding=v(pe=False),
         no_final_norm=v(final_norm=False),
         one_block_repeated=v(layer_order=[L - 1] * L) if L > 1 else none,
+        blocks_not_run=v(layer_order=[]),
         only_first_block=v(layer_order=[0]) if L > 1 else none,
         only_last_block=v(layer_order=[L - 1]) if L > 1 else none,
         mask_ignored=v(mask=None) if mask is not None else none,
