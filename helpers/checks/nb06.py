@@ -3,9 +3,7 @@ nb06_reference.py).
 
 The encoder is checked against a float64 reference made of PyTorch's own pieces
 (``nn.TransformerEncoderLayer``, ``F.layer_norm``) with the probe's weights copied in; the
-attention maps against ``nn.MultiheadAttention``'s per-head weights. The training loop runs on
-a tiny MLP the runner builds from the probe's weights, and is replayed here by a reference
-loop (and by the known wrong loops) in float64.
+attention maps against ``nn.MultiheadAttention``'s per-head weights.
 """
 
 from __future__ import annotations
@@ -36,9 +34,9 @@ from .nb06_reference import (
     encoder_mistakes,
     encoder_names,
     encoder_state,
-    load_encoder,
+    judge_maps,
 )
-from .parts import PartsMixin, with_parts
+from .parts import PartsMixin, load_state, with_parts
 from .probes import DROPOUT_SEED, P_TRAIN, fixed_drops, rng_untouched, train_forward
 from .references import STACK_MISPLACEMENTS, stack64
 from .runner import to_device
@@ -66,118 +64,66 @@ class TransformerEncoderCheck(PartsMixin, Exercise):
             runner="module_info",
             init=base,
         )
-        yield Probe(
-            "2 layers, d_model=8, tokens (2, 5)",
-            runner="encoder",
-            init=base,
-            state=encoder_state(gen, base),
-            args=(randint(gen, 0, 11, 2, 5),),
-        )
-        three = encoder_init(
-            vocab_size=7, d_model=12, num_heads=3, num_layers=3, d_ff=20, max_len=16
-        )
-        yield Probe(
-            "3 layers, d_model=12, 3 heads, tokens (3, 6)",
-            runner="encoder",
-            init=three,
-            state=encoder_state(gen, three),
-            args=(randint(gen, 0, 7, 3, 6),),
-        )
-        pad = randint(gen, 1, 11, 2, 7)
-        pad[0, 5:] = 0
-        pad[1, 6:] = 0
-        yield Probe(
-            "with a padding mask (B, 1, 1, T), tokens (2, 7)",
-            runner="encoder",
-            init=base,
-            state=encoder_state(gen, base),
-            args=(pad,),
-            kwargs={"mask": (pad != 0)[:, None, None, :]},
-        )
-        yield Probe(
-            "with a causal mask (T, T), tokens (2, 6)",
-            runner="encoder",
-            init=base,
-            state=encoder_state(gen, base),
-            args=(randint(gen, 0, 11, 2, 6),),
-            kwargs={"mask": torch.ones(6, 6, dtype=torch.bool).tril()},
-        )
-        one = encoder_init(num_layers=1, max_len=512)
+        three = encoder_init(vocab_size=7, d_model=12, num_heads=3, num_layers=3, d_ff=20)
+        three["max_len"] = 16
+        one = encoder_init(num_layers=1)
         one.pop("max_len")  # the default, 512
-        yield Probe(
-            "1 layer, default max_len, dropout=0.1 in eval mode, tokens (1, 9)",
-            runner="encoder",
-            init={**one, "dropout": 0.1},
-            state=encoder_state(gen, one),
-            args=(randint(gen, 0, 11, 1, 9),),
-        )
-        yield Probe(
-            "norm_first=False (post-LN blocks), tokens (2, 5)",
-            runner="encoder",
-            init={**base, "norm_first": False},
-            state=encoder_state(gen, base),
-            args=(randint(gen, 0, 11, 2, 5),),
-        )
-        yield Probe(
-            "attention_maps, 2 layers, tokens (2, 5)",
-            runner="encoder_maps",
-            init=base,
-            state=encoder_state(gen, base),
-            args=(randint(gen, 0, 11, 2, 5),),
-        )
-        yield Probe(
-            "attention_maps, 3 layers, 3 heads, post-LN blocks (norm_first=False), tokens (1, 6)",
-            runner="encoder_maps",
-            init={**three, "norm_first": False},
-            state=encoder_state(gen, three),
-            args=(randint(gen, 0, 7, 1, 6),),
-        )
-        for norm_first, form in ((True, "pre-LN, padding mask"), (False, "post-LN")):
-            tokens = randint(gen, 1, 11, 2, 6)
-            tokens[1, 4:] = 0
-            yield Probe(
-                f"training mode, dropout={P_TRAIN}, {form}, tokens (2, 6) (dropout in the "
-                "positional encoding and the blocks; the same fixed masks on both sides)",
-                runner="encoder_train",
-                init={**base, "dropout": P_TRAIN, "norm_first": norm_first},
-                state=encoder_state(gen, base),
-                args=(tokens,),
-                kwargs={"mask": (tokens != 0)[:, None, None, :]} if norm_first else {},
-            )
+
+        def padded(B, T, ends):  # tokens with padding (id 0) from ends[b] on, and their mask
+            tokens = randint(gen, 1, 11, B, T)
+            for b, end in enumerate(ends):
+                tokens[b, end:] = 0
+            return tokens, {"mask": (tokens != 0)[:, None, None, :]}
+
+        causal = {"mask": torch.ones(6, 6, dtype=torch.bool).tril()}
+        train = f"training mode, dropout={P_TRAIN}, {{}}, tokens (2, 6) (dropout in the "
+        train += "positional encoding and the blocks; the same fixed masks on both sides)"
+        for name, runner, init, (tokens, kwargs) in (
+            ("2 layers, d_model=8, tokens (2, 5)", "parts", base,
+             (randint(gen, 0, 11, 2, 5), {})),
+            ("3 layers, d_model=12, 3 heads, tokens (3, 6)", "parts", three,
+             (randint(gen, 0, 7, 3, 6), {})),
+            ("with a padding mask (B, 1, 1, T), tokens (2, 7)", "parts", base,
+             padded(2, 7, (5, 6))),
+            ("with a causal mask (T, T), tokens (2, 6)", "parts", base,
+             (randint(gen, 0, 11, 2, 6), causal)),
+            ("1 layer, default max_len, dropout=0.1 in eval mode, tokens (1, 9)", "parts",
+             {**one, "dropout": 0.1}, (randint(gen, 0, 11, 1, 9), {})),
+            ("norm_first=False (post-LN blocks), tokens (2, 5)", "parts",
+             {**base, "norm_first": False}, (randint(gen, 0, 11, 2, 5), {})),
+            ("attention_maps, 2 layers, tokens (2, 5)", "maps", base,
+             (randint(gen, 0, 11, 2, 5), {})),
+            ("attention_maps, 3 layers, 3 heads, post-LN blocks (norm_first=False), tokens (1, 6)",
+             "maps", {**three, "norm_first": False}, (randint(gen, 0, 7, 1, 6), {})),
+            (train.format("pre-LN, padding mask"), "encoder_train",
+             {**base, "dropout": P_TRAIN, "norm_first": True}, padded(2, 6, (6, 4))),
+            (train.format("post-LN"), "encoder_train",
+             {**base, "dropout": P_TRAIN, "norm_first": False}, (padded(2, 6, (6, 4))[0], {})),
+        ):  # fmt: skip
+            state = encoder_state(gen, init)
+            info = {"method": "attention_maps"} if runner == "maps" else {}
+            runner = "parts" if runner != "encoder_train" else runner
+            yield Probe(name, (tokens,), kwargs, runner, init=init, state=state, info=info)
 
     # the runners (they execute the learner's code; they return plain data)
-    @with_parts
-    def run_encoder(self, probe, candidate, device):
-        module = load_encoder(candidate, probe, device)
-        if not isinstance(module, nn.Module):
-            return module
-        with torch.no_grad():
-            return module(*to_device(probe.args, device), **to_device(probe.kwargs, device))
-
     @with_parts
     def run_encoder_train(self, probe, candidate, device):
         """Training mode, dropout with the check's fixed masks (probes.dropout_fixed)."""
         with rng_untouched():  # the notebook's random numbers stay as they were
-            module = load_encoder(candidate, probe, device)
+            module = candidate(**probe.init)
         if not isinstance(module, nn.Module):
             return module
+        load_state(module, probe.state)  # a positional table of another max_len stays as built
+        module.to(device)
         args, kwargs = to_device(probe.args, device), to_device(probe.kwargs, device)
         return train_forward(module, args, kwargs, DROPOUT_SEED)[0]
-
-    @with_parts
-    def run_encoder_maps(self, probe, candidate, device):
-        module = load_encoder(candidate, probe, device)
-        if not isinstance(module, nn.Module):
-            return module
-        with torch.no_grad():
-            return module.attention_maps(*to_device(probe.args, device))
 
     def judge_value(self, probe, out):
         if probe.runner == "module_info":
             return judge_module_info(probe, out, "TransformerEncoder", self.judge_info)
         if isinstance(out, dict):  # the class did not build an nn.Module
             raise Fail("TransformerEncoder(...) should build a torch.nn.Module.", "not_a_module")
-        if probe.runner == "encoder_maps":
+        if probe.info.get("method") == "attention_maps":
             return self.judge_maps(probe, out)
         init, st = probe.init, probe.state
         (tokens,) = probe.args
@@ -218,71 +164,16 @@ class TransformerEncoderCheck(PartsMixin, Exercise):
         expect_close(got, ref(), "the output in training mode", atol=1e-4, mistakes=mistakes)
 
     def judge_maps(self, probe, out):
-        init, st = probe.init, probe.state
-        (tokens,) = probe.args
-        B, T = tokens.shape
-        L, H = init["num_layers"], init["num_heads"]
-        if isinstance(out, tuple):
-            out = list(out)
-        if isinstance(out, torch.Tensor) and out.dim() == 5:
-            out = list(out.unbind(0))
-        if not isinstance(out, list):
-            raise Fail(
-                f"attention_maps should return a list with one (B, H, T, T) tensor per "
-                f"layer, got {type(out).__name__}"
-                + (" (did you forget `return`?)" if out is None else "")
-                + ".",
-                "maps_not_a_list",
-            )
-        if len(out) != L:
-            raise Fail(
-                f"attention_maps returned {len(out)} maps for {L} layers: one per layer.",
-                "maps_count",
-            )
+        init, st, (tokens,) = probe.init, probe.state, probe.args
         pre = init.get("norm_first", True)
 
         def maps(on):
             return encoder64(init, st, tokens, norm_first=pre, maps=True, maps_on=on)
 
-        refs, raw, emb, normed = maps("input"), maps("raw"), maps("embedding"), maps("normed")
-        for i, (got, ref) in enumerate(zip(out, refs)):
-            what = f"the map of layer {i}"
-            got = expect_tensor(got, what)
-            if tuple(got.shape) == (B, T, T):
-                raise Fail(
-                    f"{what} has shape {tuple(got.shape)}: keep the heads, (B, H, T, T) "
-                    "(MultiHeadAttention returns them per head; do not average).",
-                    "maps_averaged",
-                )
-            expect_like(got, (B, H, T, T), torch.float32, what)
-            expect_finite(got, what)
-            expect_close(
-                got,
-                ref,
-                what,
-                atol=1e-4,
-                mistakes=[
-                    (
-                        raw[i] if pre else None,
-                        f"{what} is taken on the un-normalized input: a pre-LN block attends "
-                        "over norm1(x), so call layer.self_attn(layer.norm1(x)).",
-                        "maps_without_norm1",
-                    ),
-                    (
-                        None if pre else normed[i],
-                        f"{what} is taken on norm1(x), as in a pre-LN block: these blocks are "
-                        "post-LN (norm_first=False), their attention sees x itself. Use "
-                        "h = layer.norm1(x) if layer.norm_first else x.",
-                        "maps_pre_ln_on_post_ln",
-                    ),
-                    (
-                        emb[i],
-                        f"{what} is computed on the embedding: run each block, x = layer(x), "
-                        "before taking the next layer's map.",
-                        "maps_on_embedding",
-                    ),
-                ],
-            )
+        shape = (*tokens.shape[:1], init["num_heads"], tokens.shape[1], tokens.shape[1])
+        first = "maps_without_norm1" if pre else "maps_pre_ln_on_post_ln"
+        variants = {first: maps("raw" if pre else "normed"), "maps_on_embedding": maps("embedding")}
+        judge_maps(out, maps("input"), shape, torch.float32, variants)
 
     def judge_info(self, probe, info):
         init = probe.init

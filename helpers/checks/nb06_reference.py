@@ -11,7 +11,12 @@ import torch.nn.functional as F
 from torch import nn
 
 from .framework import (
-    Probe,
+    Fail,
+    expect_close,
+    expect_finite,
+    expect_like,
+    expect_tensor,
+    named,
     randn,
 )
 from .modules import (
@@ -20,24 +25,18 @@ from .modules import (
     torch_layer,
     torch_masks,
 )
-from .parts import load_state
 from .references import sinusoidal64, substate
 
 # --------------------------------------------------------------------------- the encoder
 
 
-def encoder_init(
-    vocab_size=11, d_model=8, num_heads=2, num_layers=2, d_ff=16, max_len=32, **kw
-) -> dict:
-    return {
-        "vocab_size": vocab_size,
-        "d_model": d_model,
-        "num_heads": num_heads,
-        "num_layers": num_layers,
-        "d_ff": d_ff,
-        "max_len": max_len,
-        **kw,
-    }
+# TransformerEncoder's arguments in the check's small cases (encoder_init(**kw) overrides them)
+ENCODER_INIT = {"vocab_size": 11, "d_model": 8, "num_heads": 2, "num_layers": 2, "d_ff": 16}
+ENCODER_INIT["max_len"] = 32
+
+
+def encoder_init(**kw) -> dict:
+    return {**ENCODER_INIT, **kw}
 
 
 def encoder_state(gen: torch.Generator, init: dict) -> dict:
@@ -91,7 +90,7 @@ def encoder64(
     factor = {"sqrt": math.sqrt(d), "none": 1.0, "inv": 1 / math.sqrt(d), "d_model": d}[scale]
     x = (x + table) * factor if pe_scaled else x * factor + table
     layers = torch_layers(init, state, norm_first)
-    order = layer_order or range(len(layers))
+    order = range(len(layers)) if layer_order is None else layer_order
     x0, weights = x, []
     for i in order:
         layer = layers[i]
@@ -117,116 +116,101 @@ def encoder_names(init: dict) -> dict[str, list[int]]:
     return names
 
 
-def load_encoder(candidate, probe: Probe, device: torch.device):
-    """Build the learner's encoder and load the probe's weights (parts.load_state: a positional
-    table of another max_len, or none in the state dict, stays as built)."""
-    module = candidate(**probe.init)
-    if not isinstance(module, nn.Module):
-        return module
-    load_state(module, probe.state)
-    return module.to(device).eval()
+ENCODER_MISTAKES = {
+    "embedding_not_scaled": "the embedding is not scaled: multiply it by sqrt(d_model) before "
+    "adding the positional encoding.",
+    "embedding_scaled_by_d_model": "the embedding is multiplied by d_model: multiply it by "
+    "sqrt(d_model), math.sqrt(self.d_model).",
+    "embedding_divided": "the embedding is divided by sqrt(d_model): multiply by it.",
+    "positions_scaled": "the positional encoding is scaled too: scale the embedding by "
+    "sqrt(d_model) first, then add the positions, pos_encoding(embedding(tokens) * "
+    "sqrt(d_model)).",
+    "no_positional_encoding": "no positional information: pass the scaled embedding through "
+    "self.pos_encoding.",
+    "no_final_norm": "the final norm is missing: return self.norm(x) after the last block "
+    "(pre-LN blocks leave the residual stream unnormalized).",
+    "one_block_repeated": "every depth runs the same block: build num_layers separate blocks, "
+    "nn.ModuleList([Block(...) for _ in range(num_layers)]), not [block] * num_layers.",
+    "blocks_not_run": "the blocks do not run: feed x through each of them, x = layer(x, mask).",
+    "only_first_block": "only the first block runs: loop over all of self.layers.",
+    "only_last_block": "only the last block's output is used: feed each block's output to the "
+    "next one, x = layer(x, mask).",
+    "mask_ignored": "the mask is ignored: pass it to every block, x = layer(x, mask).",
+    "mask_inverted": "the mask is inverted: True means may attend.",
+    "post_ln_no_final_norm": "the blocks are post-LN whatever norm_first says, and there is no "
+    "final norm (d2l's encoder): pass norm_first to every block, TransformerEncoderBlock(..., "
+    "norm_first=norm_first), and return self.norm(x).",
+    "norm_first_ignored": "norm_first is ignored: pass it to every block, "
+    "TransformerEncoderBlock(..., norm_first=norm_first).",
+}
 
 
 def encoder_mistakes(init: dict, st: dict, tokens, mask, norm_first: bool) -> list[tuple]:
     """The known wrong encoders for one probe: (variant, message, code) as in expect_close."""
 
     def v(**kw):
-        return lambda: encoder64(init, st, tokens, mask, **{"norm_first": norm_first, **kw})
+        kw = {"mask": mask, "norm_first": norm_first, **kw}
+        return lambda: encoder64(init, st, tokens, kw.pop("mask"), **kw)
 
-    mistakes = [
-        (
-            v(scale="none"),
-            "the embedding is not scaled: multiply it by sqrt(d_model) before "
-            "adding the positional encoding.",
-            "embedding_not_scaled",
-        ),
-        (
-            v(scale="d_model"),
-            "the embedding is multiplied by d_model: multiply it by sqrt(d_model), "
-            "math.sqrt(self.d_model).",
-            "embedding_scaled_by_d_model",
-        ),
-        (
-            v(scale="inv"),
-            "the embedding is divided by sqrt(d_model): multiply by it.",
-            "embedding_divided",
-        ),
-        (
-            v(pe_scaled=True),
-            "the positional encoding is scaled too: scale the embedding by "
-            "sqrt(d_model) first, then add the positions, "
-            "pos_encoding(embedding(tokens) * sqrt(d_model)).",
-            "positions_scaled",
-        ),
-        (
-            v(pe=False),
-            "no positional information: pass the scaled embedding through self.pos_encoding.",
-            "no_positional_encoding",
-        ),
-        (
-            v(final_norm=False),
-            "the final norm is missing: return self.norm(x) after the last "
-            "block (pre-LN blocks leave the residual stream unnormalized).",
-            "no_final_norm",
-        ),
-    ]
-    if init["num_layers"] > 1:
-        L = init["num_layers"]
-        mistakes += [
-            (
-                v(layer_order=[L - 1] * L),
-                "every depth runs the same block: build num_layers "
-                "separate blocks, nn.ModuleList([Block(...) for _ in "
-                "range(num_layers)]), not [block] * num_layers.",
-                "one_block_repeated",
-            ),
-            (
-                v(layer_order=[0]),
-                "only the first block runs: loop over all of self.layers.",
-                "only_first_block",
-            ),
-            (
-                v(layer_order=[L - 1]),
-                "only the last block's output is used: feed each block's "
-                "output to the next one, x = layer(x, mask).",
-                "only_last_block",
-            ),
-        ]
-    if mask is not None:
-        mistakes.append(
-            (
-                lambda: encoder64(init, st, tokens, None, norm_first=norm_first),
-                "the mask is ignored: pass it to every block, x = layer(x, mask).",
-                "mask_ignored",
-            )
+    L, none = init["num_layers"], []
+    return named(
+        ENCODER_MISTAKES,
+        embedding_not_scaled=v(scale="none"),
+        embedding_scaled_by_d_model=v(scale="d_model"),
+        embedding_divided=v(scale="inv"),
+        positions_scaled=v(pe_scaled=True),
+        no_positional_encoding=v(pe=False),
+        no_final_norm=v(final_norm=False),
+        one_block_repeated=v(layer_order=[L - 1] * L) if L > 1 else none,
+        blocks_not_run=v(layer_order=[]),
+        only_first_block=v(layer_order=[0]) if L > 1 else none,
+        only_last_block=v(layer_order=[L - 1]) if L > 1 else none,
+        mask_ignored=v(mask=None) if mask is not None else none,
+        mask_inverted=v(mask=~mask) if mask is not None else none,
+        post_ln_no_final_norm=v(norm_first=False, final_norm=False) if norm_first else none,
+        norm_first_ignored=none if norm_first else v(norm_first=True),
+    )
+
+
+MAPS_MISTAKES = {
+    "maps_without_norm1": "{what} is taken on the un-normalized input: a pre-LN block attends "
+    "over norm1(x), so call layer.self_attn(layer.norm1(x)).",
+    "maps_pre_ln_on_post_ln": "{what} is taken on norm1(x), as in a pre-LN block: these blocks "
+    "are post-LN (norm_first=False), their attention sees x itself. Use h = layer.norm1(x) if "
+    "layer.norm_first else x.",
+    "maps_on_embedding": "{what} is computed on the embedding: run each block, x = layer(x), "
+    "before taking the next layer's map.",
+}
+
+
+def judge_maps(out, refs: list, shape: tuple, dtype, variants: dict) -> None:
+    """``attention_maps``' output (06's encoder, 09's ViT): one (B, H, T, T) map per layer,
+    each close to ``refs[i]``; ``variants``: {code of MAPS_MISTAKES: the wrong maps (a list)}."""
+    B, H, T, _ = shape
+    if isinstance(out, torch.Tensor) and out.dim() == 5:
+        out = list(out.unbind(0))
+    out = list(out) if isinstance(out, tuple) else out
+    if not isinstance(out, list) or len(out) != len(refs):
+        got = f"a list of {len(out)}" if isinstance(out, list) else type(out).__name__
+        raise Fail(
+            f"attention_maps should return a list with one (B, H, T, T) tensor per layer "
+            f"({len(refs)} here), got {got}"
+            + (" (did you forget `return`?)." if out is None else "."),
+            "maps_not_a_list" if not isinstance(out, list) else "maps_count",
         )
-        mistakes.append(
-            (
-                lambda: encoder64(init, st, tokens, ~mask, norm_first=norm_first),
-                "the mask is inverted: True means may attend.",
-                "mask_inverted",
+    for i, (got, ref) in enumerate(zip(out, refs)):
+        what = f"the map of layer {i}"
+        got = expect_tensor(got, what)
+        if tuple(got.shape) == (B, T, T):
+            raise Fail(
+                f"{what} has shape {tuple(got.shape)}: keep the heads, (B, H, T, T) = "
+                f"{shape} (MultiHeadAttention returns them per head; do not average).",
+                "maps_averaged",
             )
-        )
-    if norm_first:
-        mistakes.append(
-            (
-                v(norm_first=False, final_norm=False),
-                "the blocks are post-LN whatever norm_first says, and there is no final "
-                "norm (d2l's encoder): pass norm_first to every block, "
-                "TransformerEncoderBlock(..., norm_first=norm_first), and return self.norm(x).",
-                "post_ln_no_final_norm",
-            )
-        )
-    if not norm_first:
-        mistakes.append(
-            (
-                v(norm_first=True),
-                "norm_first is ignored: pass it to every block, "
-                "TransformerEncoderBlock(..., norm_first=norm_first).",
-                "norm_first_ignored",
-            )
-        )
-    return mistakes
+        expect_like(got, shape, dtype, what)
+        expect_finite(got, what)
+        mistakes = named(MAPS_MISTAKES, {"what": what}, **{c: m[i] for c, m in variants.items()})
+        expect_close(got, ref, what, atol=1e-4, mistakes=mistakes)
 
 
 ENCODER_MISPLACEMENTS = [

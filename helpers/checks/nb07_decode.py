@@ -101,27 +101,17 @@ class GreedyDecodeCheck(Exercise):
     def probes(self, gen):
         def case(name, ends, max_len, vocab_size=9, bos_id=1, eos_id=2, S=5):
             B = len(ends)
-            specials = {bos_id, eos_id}
-            choices = torch.tensor([t for t in range(vocab_size) if t not in specials])
+            choices = torch.tensor([t for t in range(vocab_size) if t not in (bos_id, eos_id)])
             script = choices[randint(gen, 0, len(choices), B, max_len + 2)]
             wrong_id = int(choices[-1])
-            script[script == wrong_id] = int(
-                choices[0]
-            )  # the wrong token never appears in a script
-            for b, end in enumerate(
-                ends
-            ):  # row b produces eos at output position end (None: never)
+            script[script == wrong_id] = int(choices[0])  # the wrong token is never scripted
+            for b, end in enumerate(ends):  # row b produces eos at output position end
                 if end is not None:
                     script[b, end - 1] = eos_id
             src = randint(gen, 3, vocab_size, B, S)
             src[:, 0] = torch.arange(B) + 3  # every row different: the model tells them apart
-            spec = {
-                "script": script,
-                "src": src,
-                "vocab_size": vocab_size,
-                "bos_id": bos_id,
-                "wrong_id": wrong_id,
-            }
+            spec = {"script": script, "src": src, "vocab_size": vocab_size}
+            spec.update(bos_id=bos_id, wrong_id=wrong_id)
             return Probe(
                 name, runner="decode", args=(src, max_len, bos_id, eos_id), kwargs={"model": spec}
             )
@@ -129,14 +119,8 @@ class GreedyDecodeCheck(Exercise):
         yield case("3 rows ending at different steps (eos at 3, 5, 4), max_len=10", [3, 5, 4], 10)
         yield case("one row, eos at step 4, max_len=8", [4], 8)
         yield case("2 rows, one never produces eos: stop at max_len=6", [3, None], 6)
-        yield case(
-            "4 rows, bos_id=0, eos_id=5, vocab_size=11, max_len=12",
-            [2, 6, 9, 4],
-            12,
-            vocab_size=11,
-            bos_id=0,
-            eos_id=5,
-        )
+        name = "4 rows, bos_id=0, eos_id=5, vocab_size=11, max_len=12"
+        yield case(name, [2, 6, 9, 4], 12, vocab_size=11, bos_id=0, eos_id=5)
         yield case("2 rows, both end at step 7 = max_len", [7, 7], 7)
 
     def run_decode(self, probe, candidate, device):
@@ -161,56 +145,21 @@ class GreedyDecodeCheck(Exercise):
                 "wrong_shape",
             )
         L = got.shape[1]
-        ref = greedy64(model, src, max_len, bos_id, eos_id)
         if L > max_len:
             raise Fail(
                 f"the output has {L} tokens, more than max_len={max_len} (BOS counts): stop "
                 "when the sequence has max_len tokens.",
                 "longer_than_max_len",
             )
-        variants = [
-            (
-                "no_bos",
-                f"the output does not start with bos_id: return the whole decoder sequence, "
-                f"BOS first ({bos_id} here).",
-            ),
-            (
-                "first_position",
-                "the next token is read at the wrong position: the prediction for the "
-                "next token is at the last position, logits[:, -1].",
-            ),
-            (
-                "stop_first",
-                "decoding stopped when the first row produced eos_id: stop only once "
-                "every row has (keep a `done` flag per row).",
-            ),
-            (
-                "never_stop",
-                "decoding never stops early: stop once every row has produced eos_id "
-                "(done.all()), not at max_len.",
-            ),
-            (
-                "no_force_eos",
-                "a row that has produced eos_id goes on with other tokens: once a row "
-                "is done, keep appending eos_id to it.",
-            ),
-        ]
-        if tuple(got.shape) == tuple(ref.shape) and torch.equal(got, ref):
+        ref = greedy64(model, src, max_len, bos_id, eos_id)
+        if got.shape == ref.shape and torch.equal(got, ref):
             return
-        variants.append(
-            (
-                "eos_ignored",
-                "eos_id is never looked at: a row that has produced eos_id goes on with other "
-                "tokens, and decoding runs to max_len. Keep appending eos_id to finished rows "
-                "and stop once every row has produced it (done.all()).",
-            )
-        )
-        for variant, message in variants:
+        for variant, message in GREEDY_MISTAKES.items():
             v = greedy64(model, src, max_len, bos_id, eos_id, variant)
-            if tuple(got.shape) == tuple(v.shape) and torch.equal(got, v):
-                raise Fail(message, variant)
+            if got.shape == v.shape and torch.equal(got, v):
+                raise Fail(message.format(bos_id=bos_id), variant)
         if L > 0 and not bool((got[:, 0] == bos_id).all()):
-            raise Fail(variants[0][1], "no_bos")
+            raise Fail(GREEDY_MISTAKES["no_bos"].format(bos_id=bos_id), "no_bos")
         n = min(L, ref.shape[1])  # a token that differs before either stops: not greedy
         rows = [b for b in range(B) if not torch.equal(got[b, :n], ref[b, :n])]
         for b in rows:  # right up to the row's eos_id: only what follows it differs
@@ -237,3 +186,21 @@ class GreedyDecodeCheck(Exercise):
             f"(at most max_len={max_len} tokens).",
             "wrong_length",
         )
+
+
+# greedy64's wrong variants -> their messages (the code is the variant's name)
+GREEDY_MISTAKES = {
+    "no_bos": "the output does not start with bos_id: return the whole decoder sequence, BOS "
+    "first ({bos_id} here).",
+    "first_position": "the next token is read at the wrong position: the prediction for the "
+    "next token is at the last position, logits[:, -1].",
+    "stop_first": "decoding stopped when the first row produced eos_id: stop only once every "
+    "row has (keep a `done` flag per row).",
+    "never_stop": "decoding never stops early: stop once every row has produced eos_id "
+    "(done.all()), not at max_len.",
+    "no_force_eos": "a row that has produced eos_id goes on with other tokens: once a row is "
+    "done, keep appending eos_id to it.",
+    "eos_ignored": "eos_id is never looked at: a row that has produced eos_id goes on with other "
+    "tokens, and decoding runs to max_len. Keep appending eos_id to finished rows and stop once "
+    "every row has produced it (done.all()).",
+}

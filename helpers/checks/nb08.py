@@ -8,6 +8,7 @@ with one switch flipped.
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import torch
@@ -26,6 +27,7 @@ from .framework import (
     named,
     randn,
 )
+from .nb08_reference import mask_cells, rows_scaled
 from .probes import ATTENTION_BUILTINS, DeviceProbeMixin, SizeLimitMixin, too_large
 from .properties import PropertyMixin, props
 from .references import attention64
@@ -33,15 +35,7 @@ from .references import attention64
 # --------------------------------------------------------------------------- sliding window
 
 
-def window64(
-    T: int,
-    window: int,
-    causal: bool = False,
-    *,
-    strict: bool = False,
-    lower_only: bool = False,
-    upper: bool = False,
-) -> torch.Tensor:
+def window64(T: int, window: int, causal=False, *, strict=False, upper=False) -> torch.Tensor:
     """True where |i - j| <= window (< with ``strict``), and j <= i when ``causal``."""
     i = torch.arange(T)[:, None]  # query
     j = torch.arange(T)[None, :]  # key
@@ -79,19 +73,14 @@ class SlidingWindowMaskCheck(DeviceProbeMixin, Exercise):
     points = 1.0
 
     def probes(self, gen):
-        yield Probe("T = 6, window = 1", runner="device", args=(6, 1))
-        yield Probe(
-            "T = 7, window = 2, causal=True", runner="device", args=(7, 2), kwargs={"causal": True}
-        )
-        yield Probe("T = 5, window = 0 (each token sees itself only)", runner="device", args=(5, 0))
-        yield Probe("T = 8, window = 3", runner="device", args=(8, 3), kwargs={"causal": False})
-        yield Probe("T = 4, window = 10 (wider than the sequence)", runner="device", args=(4, 10))
-        yield Probe(
-            "T = 9, window = 3, causal=True", runner="device", args=(9, 3), kwargs={"causal": True}
-        )
-        yield Probe(
-            "T = 1, window = 0, causal=True", runner="device", args=(1, 0), kwargs={"causal": True}
-        )
+        for T, window, causal, why in (
+            (6, 1, None, ""), (7, 2, True, ""), (5, 0, None, " (each token sees itself only)"),
+            (8, 3, False, ""), (4, 10, None, " (wider than the sequence)"), (9, 3, True, ""),
+            (1, 0, True, ""),
+        ):  # fmt: skip
+            name = f"T = {T}, window = {window}" + (", causal=True" if causal else "") + why
+            kwargs = {} if causal is None else {"causal": causal}
+            yield Probe(name, runner="device", args=(T, window), kwargs=kwargs)
 
     def judge(self, probe, out):
         T, window = probe.args
@@ -119,12 +108,10 @@ class SlidingWindowMaskCheck(DeviceProbeMixin, Exercise):
             causal_when_not_asked=[] if causal else window64(T, window, True),
             no_abs=[] if causal else i - j <= window,  # with causal=True, j <= i needs no abs()
         )
-        otherwise = (
-            f"the mask is not True exactly where abs(i - j) <= {window}"
-            + (" and j <= i" if causal else "")
-            + f"; got\n   {got.int().tolist()}"
-        )
-        expect_equal(got, ref, mistakes, otherwise)
+        try:
+            expect_equal(got, ref, mistakes, "")
+        except Fail as fail:
+            raise fail if fail.code else mask_cells(got, ref, window, causal) from None
 
 
 # --------------------------------------------------------------------------- linear attention
@@ -135,47 +122,44 @@ def elu1(x: torch.Tensor) -> torch.Tensor:
 
 
 def linear_attention64(
-    q,
-    k,
-    v,
-    causal: bool = False,
-    *,
-    phi=elu1,
-    normalize: bool = True,
-    causal_num: bool | None = None,
-    causal_den: bool | None = None,
-    phi_q=None,
-) -> torch.Tensor:
+    q, k, v, causal=False, *, phi_q=elu1, phi_k=elu1, normalize=True, causal_num=None,
+    causal_den=None,
+) -> torch.Tensor:  # fmt: skip
     """The quadratic form: A = phi(q) phi(k)^T (tril when causal), out = A v / A.sum(-1)."""
     q, k, v = q.double(), k.double(), v.double()
-    A = (phi_q or phi)(q) @ phi(k).transpose(-2, -1)  # (..., T_q, T_k)
+    A = phi_q(q) @ phi_k(k).transpose(-2, -1)  # (..., T_q, T_k)
     A_num = A.tril() if (causal if causal_num is None else causal_num) else A
     A_den = A.tril() if (causal if causal_den is None else causal_den) else A
     out = A_num @ v
     return out / A_den.sum(-1, keepdim=True) if normalize else out
 
 
-def cumsum_form64(q, k, v, s_dim: int = -3, z_dim: int = -2) -> torch.Tensor:
-    """Causal linear attention by cumulative sums, with the sums' dims as switches (mistakes)."""
+def cumsum_form64(q, k, v, s_dim: int | None = -3, z_dim: int | None = -2) -> torch.Tensor:
+    """Causal linear attention by cumulative sums over ``s_dim`` and ``z_dim`` (None: none)."""
     pq, pk, v = elu1(q.double()), elu1(k.double()), v.double()
-    S = (pk[..., :, None] * v[..., None, :]).cumsum(s_dim)  # (..., T, d_k, d_v)
-    z = pk.cumsum(z_dim)  # (..., T, d_k)
+    S = pk[..., :, None] * v[..., None, :]  # (..., T, d_k, d_v)
+    S = S if s_dim is None else S.cumsum(s_dim)
+    z = pk if z_dim is None else pk.cumsum(z_dim)  # (..., T, d_k)
     return (pq[..., None, :] @ S).squeeze(-2) / (pq * z).sum(-1, keepdim=True)
 
+
+# the feature maps a learner writes instead of elu(x) + 1: (words, function, code)
+FEATURE_MAPS = [
+    ("exp", torch.exp, "exp_feature_map"),
+    ("elu(x) without + 1 (it can be negative)", F.elu, "elu_without_plus_1"),
+    ("relu (all of a query's weights can be 0)", F.relu, "relu_feature_map"),
+    ("relu (all of a query's weights can be 0)", lambda x: F.relu(x) + 1e-6, "relu_feature_map"),
+    ("the identity (no feature map)", lambda x: x, "no_feature_map"),
+    ("elu(x) - 1", lambda x: F.elu(x) - 1, "wrong_feature_map"),
+    ("x + 1 (elu left out)", lambda x: x + 1, "wrong_feature_map"),
+    ("elu(x) + 2", lambda x: F.elu(x) + 2, "wrong_feature_map"),
+]  # fmt: skip
 
 LINEAR_MISTAKES = {
     "not_normalized": "the output is not normalized: divide phi(q_i)·S by phi(q_i)·z, where z "
     "is the sum of phi(k_j) (the weights of each query must sum to 1, as in softmax attention).",
-    "exp_feature_map": "the feature map is exp: use phi(x) = elu(x) + 1.",
-    "elu_without_plus_1": "the feature map is elu(x) without + 1: it can be negative, so the "
-    "weights can be negative and the denominator can cross 0. Use phi(x) = elu(x) + 1.",
-    "relu_feature_map": "the feature map is relu: use phi(x) = elu(x) + 1 (relu can make every "
-    "weight of a query 0).",
     "feature_map_on_v": "the feature map is applied to v too: only q and k go through phi(x) = "
     "elu(x) + 1; the values are averaged as they are.",
-    "no_feature_map": "no feature map: apply phi(x) = elu(x) + 1 to q and k.",
-    "feature_map_on_keys_only": "the feature map is applied to k only: apply phi(x) = elu(x) + "
-    "1 to q as well.",
     "q_scaled": "q is divided by sqrt(d_k): linear attention has no scaling, phi(x) = elu(x) + 1 "
     "goes on q and k as they are (the scale belongs to softmax attention).",
     "scaled_before_feature_map": "q and k are scaled before the feature map: linear attention "
@@ -192,6 +176,34 @@ LINEAR_MISTAKES = {
 }
 
 
+def feature_map_mistakes(va) -> list[tuple]:
+    """The wrong feature maps, on q and k, on q only and on k only."""
+    table = []
+    for words, phi, code in FEATURE_MAPS:
+        for on, kw in (("", {"phi_q": phi, "phi_k": phi}), (" of q", {"phi_q": phi}),
+                       (" of k", {"phi_k": phi})):  # fmt: skip
+            msg = f"the feature map{on} is {words}: use phi(x) = elu(x) + 1 on q and k."
+            table.append((va(**kw), msg, code))
+    return table
+
+
+def cumsum_mistakes(q, k, v) -> list[tuple]:
+    """Causal linear attention with the cumulative sums over another dim, or left out."""
+    table = []
+    for s_dim, z_dim in itertools.product((-3, -4, -2, -1, None), (-2, -3, -1, None)):
+        said = [
+            f"{n} over dim={d}" if d else f"{n} not at all" for n, d in (("S", s_dim), ("z", z_dim))
+        ]
+        message = (
+            f"the cumulative sums are wrong ({' and '.join(said)}): both run over the sequence, "
+            "torch.cumsum(..., dim=-3) for S (..., T, d_k, d_v) and dim=-2 for z (..., T, d_k)."
+        )
+        code = "cumsum_missing" if None in (s_dim, z_dim) else "cumsum_wrong_dim"
+        if (s_dim, z_dim) != (-3, -2):
+            table.append((lambda s=s_dim, z=z_dim: cumsum_form64(q, k, v, s, z), message, code))
+    return table
+
+
 class LinearAttentionCheck(SizeLimitMixin, PropertyMixin, Exercise):
     id = "08.linear_attention"
     title = "linear attention with the elu + 1 feature map"
@@ -199,65 +211,36 @@ class LinearAttentionCheck(SizeLimitMixin, PropertyMixin, Exercise):
     forbid = ATTENTION_BUILTINS
 
     def probes(self, gen):
+        def qkv(*shape, d_v=None, T_k=None, scale=1.0, dtype=torch.float32):
+            *b, T, d = shape
+            q = scale * randn(*b, T, d, dtype=dtype, generator=gen)
+            k = scale * randn(*b, T_k or T, d, dtype=dtype, generator=gen)
+            return q, k, scale * randn(*b, T_k or T, d_v or d, dtype=dtype, generator=gen)
+
+        yield Probe("q, k, v (2, 5, 4)", args=qkv(2, 5, 4))
+        yield Probe("causal=True, (2, 6, 4)", args=qkv(2, 6, 4), kwargs={"causal": True})
+        yield Probe("T_q = 3 != T_k = 7, d_k = 4, d_v = 5", args=qkv(3, 4, T_k=7, d_v=5))
         yield Probe(
-            "q, k, v (2, 5, 4)",
-            args=(
-                randn(2, 5, 4, generator=gen),
-                randn(2, 5, 4, generator=gen),
-                randn(2, 5, 4, generator=gen),
-            ),
-        )
-        yield Probe(
-            "causal=True, (2, 6, 4)",
-            args=(
-                randn(2, 6, 4, generator=gen),
-                randn(2, 6, 4, generator=gen),
-                randn(2, 6, 4, generator=gen),
-            ),
-            kwargs={"causal": True},
-        )
-        yield Probe(
-            "T_q = 3 != T_k = 7, d_k = 4, d_v = 5",
-            args=(
-                randn(3, 4, generator=gen),
-                randn(7, 4, generator=gen),
-                randn(7, 5, generator=gen),
-            ),
-        )
-        yield Probe(
-            "heads (2, 3, 8, 6), causal=True",
-            args=(
-                randn(2, 3, 8, 6, generator=gen),
-                randn(2, 3, 8, 6, generator=gen),
-                randn(2, 3, 8, 2, generator=gen),
-            ),
-            kwargs={"causal": True},
+            "heads (2, 3, 8, 6), causal=True", args=qkv(2, 3, 8, 6, d_v=2), kwargs={"causal": True}
         )
         yield Probe(
             "(1, 9, 4) * 3, causal=False, float64",
-            args=tuple(3 * randn(1, 9, 4, dtype=torch.float64, generator=gen) for _ in range(3)),
+            args=qkv(1, 9, 4, scale=3.0, dtype=torch.float64),
             kwargs={"causal": False},
         )
         yield Probe(
             "(2, 7, 3), causal=True, float64",
-            args=tuple(randn(2, 7, 3, dtype=torch.float64, generator=gen) for _ in range(3)),
+            args=qkv(2, 7, 3, dtype=torch.float64),
             kwargs={"causal": True},
         )
         yield Probe(
             "causal=True, (2, 64, 4): no (T, T) matrix allowed",
             runner="sized",
-            args=tuple(randn(2, 64, 4, generator=gen) for _ in range(3)),
+            args=qkv(2, 64, 4),
             kwargs={"causal": True},
         )
-        yield props(
-            Probe(
-                "(3, 5, 4), causal=True",
-                args=tuple(randn(3, 5, 4, generator=gen) for _ in "qkv"),
-                kwargs={"causal": True},
-            ),
-            "batch",
-            "meta",
-        )
+        probe = Probe("(3, 5, 4), causal=True", args=qkv(3, 5, 4), kwargs={"causal": True})
+        yield props(probe, "batch", "meta")
 
     def judge(self, probe, out):
         q, k, v = probe.args
@@ -275,42 +258,29 @@ class LinearAttentionCheck(SizeLimitMixin, PropertyMixin, Exercise):
         def va(**kw):
             return lambda: linear_attention64(q, k, v, **{"causal": causal, **kw})
 
-        d_k = q.shape[-1]
-        mistakes = named(
+        r = math.sqrt(q.shape[-1])
+        mistakes = feature_map_mistakes(va) + named(
             LINEAR_MISTAKES,
             not_normalized=va(normalize=False),
-            exp_feature_map=va(phi=torch.exp),
-            elu_without_plus_1=va(phi=F.elu),
-            relu_feature_map=[va(phi=F.relu), va(phi=lambda x: F.relu(x) + 1e-6)],
             feature_map_on_v=lambda: linear_attention64(q, k, elu1(v), causal),
-            no_feature_map=va(phi=lambda x: x),
-            feature_map_on_keys_only=va(phi_q=lambda x: x),
-            q_scaled=lambda: linear_attention64(q / math.sqrt(d_k), k, v, causal),
-            scaled_before_feature_map=va(phi=lambda x: elu1(x / math.sqrt(math.sqrt(d_k)))),
+            q_scaled=lambda: linear_attention64(q / r, k, v, causal),
+            scaled_before_feature_map=va(
+                phi_q=lambda x: elu1(x / math.sqrt(r)), phi_k=lambda x: elu1(x / math.sqrt(r))
+            ),  # fmt: skip
             softmax_attention=lambda: attention64(q, k, v, causal=causal)[0],
         )
         if causal:
-            mistakes += [
-                (
-                    lambda s_dim=s_dim, z_dim=z_dim: cumsum_form64(q, k, v, s_dim, z_dim),
-                    f"the cumulative sums run over the wrong dim (S over dim={s_dim}, z over "
-                    f"dim={z_dim}): they go over the sequence, torch.cumsum(..., dim=-3) for "
-                    "S (..., T, d_k, d_v) and dim=-2 for z (..., T, d_k).",
-                    "cumsum_wrong_dim",
-                )
-                for s_dim, z_dim in ((-2, -2), (-1, -2), (-3, -1), (-2, -1), (-1, -1))
-            ] + named(
+            mistakes += cumsum_mistakes(q, k, v) + named(
                 LINEAR_MISTAKES,
                 causal_ignored=va(causal=False),
                 denominator_not_causal=va(causal_den=False),
                 numerator_not_causal=va(causal_num=False),
             )
-        tol = (
-            {"atol": 1e-7, "rtol": 1e-6}
-            if q.dtype == torch.float64
-            else {"atol": 1e-4, "rtol": 1e-4}
-        )
-        expect_close(got, ref, **tol, mistakes=mistakes)
+        tol = {"atol": 1e-7, "rtol": 1e-6} if q.dtype == torch.float64 else {"atol": 1e-4}
+        try:
+            expect_close(got, ref, **tol, mistakes=mistakes)
+        except Fail as fail:
+            raise (fail.code and fail) or rows_scaled(got, ref) or fail from None
         if sized:
             T = q.shape[-2]
             too_large(

@@ -22,6 +22,7 @@ from .framework import (
     named,
     randn,
 )
+from .nb08_reference import fit_scale, rows_scaled, scale_names
 from .probes import ATTENTION_BUILTINS, SOFTMAX_OPS, SizeLimitMixin, too_large
 from .properties import STABLE, PropertyMixin, props
 from .references import attention64
@@ -38,11 +39,10 @@ def blockwise64(
     rescale_acc: bool = True,
     rescale_sum: bool = True,
     normalize: bool = True,
-    scale: bool = True,
 ) -> torch.Tensor:
     """Online-softmax attention in float64 with switches for the known mistakes."""
     q, k, v = q.double(), k.double(), v.double()
-    s_q = 1 / math.sqrt(q.shape[-1]) if scale else 1.0
+    s_q = 1 / math.sqrt(q.shape[-1])
     m = torch.full(q.shape[:-1] + (1,), float("-inf"), dtype=torch.float64)
     l = torch.zeros_like(m)
     acc = torch.zeros(q.shape[:-1] + (v.shape[-1],), dtype=torch.float64)
@@ -70,7 +70,6 @@ def separately_normalized64(q, k, v, block_size: int) -> torch.Tensor:
 
 
 BLOCKWISE_MISTAKES = {
-    "no_scale": "the scores are not divided by sqrt(d_k).",
     "not_normalized": "the result is not divided by the running sum at the end: return acc / l.",
     "accumulator_not_rescaled": "the accumulator is not rescaled when the running max grows: "
     "multiply acc by exp(m_old - m_new) before adding the new block.",
@@ -83,8 +82,28 @@ BLOCKWISE_MISTAKES = {
     "blocks and divide by it once, at the end.",
     "last_block_skipped": "the last, shorter block is skipped: loop over range(0, T_k, "
     "block_size); the last block may hold fewer than block_size keys.",
+    "last_block_only": "only the last block counts: the running max, sum and accumulator "
+    "carry over from block to block (m = m_new after each block), rescaled by exp(m_old - m_new).",
+    "keys_left_out": "only the keys {a} to {b} count: the blocks start at 0 and cover every "
+    "key, range(0, T_k, block_size), k[..., start : start + block_size, :].",
     "first_block_only": "only the keys of the first block count: the later blocks are empty or "
     "skipped. Slice each block from its start, k[..., start : start + block_size, :].",
+}
+
+
+# the large-score cases: (message, code) when the output is not finite
+LARGE = {
+    "far_apart": (
+        "the result contains NaN or inf when the scores are far apart: exp overflows. Subtract "
+        "the running max, m_new = max(m_old, the block's max), so that every exp(s - m_new) "
+        "and the correction exp(m_old - m_new) is at most 1.",
+        "overflow",
+    ),
+    "all_negative": (
+        "the result contains NaN or inf when every score is very negative (about -128): "
+        + STABLE["online_softmax"],
+        "running_max_from_zero",
+    ),
 }
 
 
@@ -112,47 +131,29 @@ class BlockwiseAttentionCheck(SizeLimitMixin, PropertyMixin, Exercise):
                 randn(*b, T_k, d_v or d, dtype=dtype, generator=gen),
             )
 
-        yield Probe(
-            "q, k, v (1, 8, 4), block_size = 8 (one block)",
-            runner="sized",
-            args=qkv(1, 8, 8, 4),
-            kwargs={"block_size": 8},
-        )
-        yield Probe(
-            "(2, 32, 8), block_size = 8, large scores (the max changes between blocks)",
-            runner="sized",
-            args=qkv(2, 32, 32, 8, spread=3.0),
-            kwargs={"block_size": 8},
-        )
-        yield Probe(
-            "T_q = 5, T_k = 13, block_size = 4 (the last block is shorter), d_v = 3",
-            runner="sized",
-            args=qkv(5, 13, 6, d_v=3, spread=2.0),
-            kwargs={"block_size": 4},
-        )
-        yield Probe(
-            "heads (2, 2, 64, 8), block_size = 16: no (T, T) matrix allowed",
-            runner="sized",
-            args=qkv(2, 2, 64, 64, 8, spread=2.0),
-            kwargs={"block_size": 16},
-        )
-        yield Probe(
-            "(1, 24, 4) float64, block_size = 5",
-            runner="sized",
-            args=qkv(1, 24, 24, 4, dtype=torch.float64, spread=3.0),
-            kwargs={"block_size": 5},
-        )
-        # scores near +98 in the first block and near -98 in the second: exp overflows float32
-        # (above ~88) unless the running max is subtracted and only ever grows
+        for name, bs, args in (
+            ("q, k, v (1, 8, 4), block_size = 8 (one block)", 8, qkv(1, 8, 8, 4)),
+            ("(2, 32, 8), block_size = 8, large scores (the max changes between blocks)", 8,
+             qkv(2, 32, 32, 8, spread=3.0)),
+            ("T_q = 5, T_k = 13, block_size = 4 (the last block is shorter), d_v = 3", 4,
+             qkv(5, 13, 6, d_v=3, spread=2.0)),
+            ("heads (2, 2, 64, 8), block_size = 16: no (T, T) matrix allowed", 16,
+             qkv(2, 2, 64, 64, 8, spread=2.0)),
+            ("(1, 24, 4) float64, block_size = 5", 5,
+             qkv(1, 24, 24, 4, dtype=torch.float64, spread=3.0)),
+        ):  # fmt: skip
+            yield Probe(name, runner="sized", args=args, kwargs={"block_size": bs})
+        # scores near +98 and -98 in the first block, near -98 in the second: exp overflows
+        # float32 (above ~88) unless the block's max is subtracted and the running max only grows
         q, k, v = qkv(1, 4, 8, 4, spread=0.1)
-        sign = torch.where(torch.arange(8) < 4, 1.0, -1.0)[:, None]  # (T_k, 1)
+        sign = torch.tensor([1.0, -1.0, 1.0, 1.0, -1.0, -1.0, -1.0, -1.0])[:, None]  # (T_k, 1)
         yield Probe(
-            "(1, 4, 4) and 8 keys, block_size = 4, float32, scores near +98 in the first block "
-            "and near -98 in the second",
+            "(1, 4, 4) and 8 keys, block_size = 4, float32, scores near +98 and -98 in the "
+            "first block and near -98 in the second",
             runner="sized",
             args=(q + 7.0, k + 7.0 * sign, v),
             kwargs={"block_size": 4},
-            info={"far_apart": True},
+            info={"large": "far_apart"},
         )
         # every score near -128: exp(s - 0) underflows float32 unless the running max is real
         q, k, v = qkv(2, 3, 8, 4, spread=0.1)
@@ -161,7 +162,7 @@ class BlockwiseAttentionCheck(SizeLimitMixin, PropertyMixin, Exercise):
             runner="sized",
             args=(q + 8.0, k - 8.0, v),
             kwargs={"block_size": 4},
-            info={"all_negative": True},
+            info={"large": "all_negative"},
         )
         q, k, v = qkv(2, 5, 9, 4)
         yield props(
@@ -178,55 +179,37 @@ class BlockwiseAttentionCheck(SizeLimitMixin, PropertyMixin, Exercise):
             raise Fail("internal: unexpected runner output.")
         got = expect_tensor(out["out"])
         expect_like(got, (*q.shape[:-1], v.shape[-1]), q.dtype)
-        if probe.info.get("far_apart") and not torch.isfinite(got).all():
-            raise Fail(
-                "the result contains NaN or inf when the scores of two blocks are far apart: "
-                "exp overflows. Subtract the running max, m_new = max(m_old, the block's max) "
-                "(not the block's own max), so that every exp(s - m_new) and the correction "
-                "exp(m_old - m_new) is at most 1.",
-                "overflow",
-            )
-        if probe.info.get("all_negative") and not torch.isfinite(got).all():
-            raise Fail(
-                "the result contains NaN or inf when every score is very negative (about "
-                "-128): " + STABLE["online_softmax"],
-                "running_max_from_zero",
-            )
-        expect_finite(
-            got,
-            hint="Start the running max at -inf and the running sum at 0; "
-            "exp(-inf - m) is 0, but -inf - (-inf) is NaN: compute the "
-            "correction exp(m_old - m_new) with m_new already finite.",
-        )
+        if not torch.isfinite(got).all() and probe.info.get("large") in LARGE:
+            raise Fail(LARGE[probe.info["large"]][0], LARGE[probe.info["large"]][1])
+        expect_finite(got, hint=STABLE["online_softmax"])
         ref = attention64(q, k, v)[0]
 
         def vb(**kw):
             return lambda: blockwise64(q, k, v, bs, **kw)
 
-        last = k.shape[-2] // bs * bs  # the keys in whole blocks
-
-        expect_close(
-            got,
-            ref,
-            mistakes=named(
-                BLOCKWISE_MISTAKES,
-                no_scale=vb(scale=False),
-                not_normalized=vb(normalize=False),
-                accumulator_not_rescaled=vb(rescale_acc=False),
-                sum_not_rescaled=vb(rescale_sum=False),
-                nothing_rescaled=vb(rescale_acc=False, rescale_sum=False),
-                blocks_normalized_separately=lambda: separately_normalized64(q, k, v, bs),
-                last_block_skipped=lambda: (
-                    blockwise64(q, k[..., :last, :], v[..., :last, :], bs)
-                    if 0 < last < k.shape[-2]
-                    else None
-                ),
-                first_block_only=lambda: (
-                    attention64(q, k[..., :bs, :], v[..., :bs, :])[0] if bs < k.shape[-2] else None
-                ),
-            ),
-            hint=STABLE["softmax"],
+        T_k = k.shape[-2]
+        last = (T_k - 1) // bs * bs  # where the last block starts
+        mistakes = named(
+            BLOCKWISE_MISTAKES,
+            not_normalized=vb(normalize=False),
+            accumulator_not_rescaled=vb(rescale_acc=False),
+            sum_not_rescaled=vb(rescale_sum=False),
+            nothing_rescaled=vb(rescale_acc=False, rescale_sum=False),
+            blocks_normalized_separately=lambda: separately_normalized64(q, k, v, bs),
         )
+        for a, b, code in ((0, last, "last_block_skipped"), (last, T_k, "last_block_only"),
+                           (0, bs, "first_block_only"), (1, T_k, "keys_left_out")):  # fmt: skip
+            if 0 < b - a < T_k:
+                keys = lambda a=a, b=b: attention64(q, k[..., a:b, :], v[..., a:b, :])[0]  # noqa: E731
+                mistakes.append((keys, BLOCKWISE_MISTAKES[code].format(a=a, b=b - 1), code))
+        try:
+            expect_close(got, ref, mistakes=mistakes, hint=STABLE["softmax"])
+        except Fail as fail:
+            if fail.code:
+                raise
+            make = lambda c: attention64(q, k, v, scale=math.sqrt(q.shape[-1]) / c)[0]  # noqa: E731
+            found = fit_scale(got, make, scale_names(q.shape[-1])) or rows_scaled(got, ref)
+            raise found or fail from None
         B = q.numel() // (q.shape[-1] * q.shape[-2])
         full = B * q.shape[-2] * k.shape[-2]
         inputs = max(q.numel(), k.numel(), v.numel(), got.numel())

@@ -15,6 +15,7 @@ from .framework import (
     Exercise,
     Fail,
     Probe,
+    close,
     expect_close,
     expect_like,
     expect_tensor,
@@ -22,6 +23,7 @@ from .framework import (
     named,
     randn,
 )
+from .nb08_reference import fit_scale, scale_names
 from .properties import STABLE
 from .references import attention64
 from .runner import describe_exception
@@ -29,11 +31,10 @@ from .runner import describe_exception
 # --------------------------------------------------------------------------- KV cache
 
 
-def causal_attention64(q, k, v, scale: str = "sqrt", allowed=None) -> torch.Tensor:
-    """Causal attention in float64 (:func:`attention64`); ``scale``: "sqrt" (right), "d" or
-    "none"; ``allowed``: a (T, T) mask of a known mistake instead of the causal one."""
-    d = q.shape[-1]
-    divisor = {"sqrt": math.sqrt(d), "d": d, "none": 1.0}[scale]
+def causal_attention64(q, k, v, scale: float = 1.0, allowed=None) -> torch.Tensor:
+    """Causal attention in float64 (:func:`attention64`), the scores times ``scale`` on top of
+    1 / sqrt(d_k); ``allowed``: a (T, T) mask of a known mistake instead of the causal one."""
+    divisor = math.sqrt(q.shape[-1]) / scale
     return attention64(q, k, v, allowed, scale=divisor, causal=allowed is None)[0]
 
 
@@ -64,8 +65,6 @@ KV_MISTAKES = {
     "extended. Return the concatenated (k, v) as the new cache, not the cache you were given.",
     "first_key_only": "every step attends only to the first token: its weights should be the "
     "softmax over all cached keys, softmax(q k^T / sqrt(d_k)).",
-    "no_scale": "the scores are not divided by sqrt(d_k).",
-    "scaled_by_d": "the scores are divided by d_k: divide by sqrt(d_k), math.sqrt(q.size(-1)).",
     "softmax_over_queries": "every cached value gets weight 1: the softmax runs over the single "
     "query (dim=-2). Take it over the keys, softmax(scores, dim=-1).",
 }
@@ -77,28 +76,16 @@ class KVCacheStepCheck(Exercise):
     points = 2.0
 
     def probes(self, gen):
+        def qkv(*shape, d_v=None, dtype=torch.float32):
+            q, k = (randn(*shape, dtype=dtype, generator=gen) for _ in "qk")
+            return q, k, randn(*shape[:-1], d_v or shape[-1], dtype=dtype, generator=gen)
+
         yield Probe(
-            "q, k, v (1, 2, 5, 4), one token at a time",
-            runner="decode",
-            args=(
-                randn(1, 2, 5, 4, generator=gen),
-                randn(1, 2, 5, 4, generator=gen),
-                randn(1, 2, 5, 4, generator=gen),
-            ),
+            "q, k, v (1, 2, 5, 4), one token at a time", runner="decode", args=qkv(1, 2, 5, 4)
         )
+        yield Probe("(2, 3, 7, 8), d_v = 5", runner="decode", args=qkv(2, 3, 7, 8, d_v=5))
         yield Probe(
-            "(2, 3, 7, 8), d_v = 5",
-            runner="decode",
-            args=(
-                randn(2, 3, 7, 8, generator=gen),
-                randn(2, 3, 7, 8, generator=gen),
-                randn(2, 3, 7, 5, generator=gen),
-            ),
-        )
-        yield Probe(
-            "(1, 1, 6, 3), float64",
-            runner="decode",
-            args=tuple(randn(1, 1, 6, 3, dtype=torch.float64, generator=gen) for _ in range(3)),
+            "(1, 1, 6, 3), float64", runner="decode", args=qkv(1, 1, 6, 3, dtype=torch.float64)
         )
 
     def run_decode(self, probe, candidate, device):
@@ -138,8 +125,7 @@ class KVCacheStepCheck(Exercise):
                 "concatenated (k, v) as the new cache.",
                 "cache_shapes",
             )
-        outs = out["outs"]
-        for t, o in enumerate(outs):
+        for t, o in enumerate(out["outs"]):
             o = expect_tensor(o, f"the output of step {t}")
             if tuple(o.shape) != (B, H, 1, v.shape[-1]):
                 raise Fail(
@@ -147,51 +133,69 @@ class KVCacheStepCheck(Exercise):
                     f"{(B, H, 1, v.shape[-1])}: one query, attending to every cached key.",
                     "step_output_shape",
                 )
-        got = torch.cat(outs, dim=-2)  # (B, H, T, d_v)
-        tril = torch.ones(T, T, dtype=torch.bool).tril()
+        got = torch.cat(out["outs"], dim=-2)  # (B, H, T, d_v)
         expect_like(got, (B, H, T, v.shape[-1]), q.dtype, "the outputs")
-        expect_close(
-            got,
-            causal_attention64(q, k, v),
-            "the outputs, step by step",
-            mistakes=named(
-                KV_MISTAKES,
-                cache_ignored=lambda: v.double(),
-                new_token_not_attended=[
-                    lambda: causal_attention64(q, k, v, allowed=before_append(T)),
-                    lambda: causal_attention64(q, k, v, allowed=tril.tril(-1)),
-                ],
-                cache_keeps_last_only=lambda: causal_attention64(q, k, v, allowed=tril.triu(-1)),
-                cache_not_extended=lambda: causal_attention64(q, k, v, allowed=first_keys(T, True)),
-                first_key_only=lambda: causal_attention64(q, k, v, allowed=first_keys(T, False)),
-                no_scale=lambda: causal_attention64(q, k, v, scale="none"),
-                scaled_by_d=lambda: causal_attention64(q, k, v, scale="d"),
-                softmax_over_queries=lambda: v.double().cumsum(-2),
-            ),
-            hint=STABLE["softmax"],
+        tril = torch.ones(T, T, dtype=torch.bool).tril()
+        mistakes = named(
+            KV_MISTAKES,
+            cache_ignored=lambda: v.double(),
+            new_token_not_attended=[
+                lambda: causal_attention64(q, k, v, allowed=before_append(T)),
+                lambda: causal_attention64(q, k, v, allowed=tril.tril(-1)),
+            ],
+            cache_keeps_last_only=lambda: causal_attention64(q, k, v, allowed=tril.triu(-1)),
+            cache_not_extended=lambda: causal_attention64(q, k, v, allowed=first_keys(T, True)),
+            first_key_only=lambda: causal_attention64(q, k, v, allowed=first_keys(T, False)),
+            softmax_over_queries=lambda: v.double().cumsum(-2),
         )
-        cache = out["cache"]
-        if not isinstance(cache, (tuple, list)) or len(cache) != 2:
-            raise Fail("the cache should be a tuple (k_cache, v_cache).", "cache_not_a_tuple")
-        k_cache = expect_tensor(cache[0], "k_cache")
-        v_cache = expect_tensor(cache[1], "v_cache")
-        for name, c, ref in (("k_cache", k_cache, k), ("v_cache", v_cache, v)):
-            if tuple(c.shape) != tuple(ref.shape):
-                raise Fail(
-                    f"after {T} steps {name} has shape {fmt_shape(c.shape)}, expected "
-                    f"{fmt_shape(ref.shape)}: concatenate along the time dimension (dim=-2).",
-                    "cache_shape",
+        what = "the outputs, step by step"
+        try:
+            expect_close(got, causal_attention64(q, k, v), what, mistakes=mistakes,
+                         hint=STABLE["softmax"])  # fmt: skip
+        except Fail as fail:
+            if fail.code:
+                raise
+            make = lambda c: causal_attention64(q, k, v, scale=c)  # noqa: E731
+            found = mixed_up(out["cache"], k, v) or fit_scale(got, make, scale_names(q.shape[-1]))
+            raise found or fail from None
+        judge_cache(out["cache"], k, v, T)
+
+
+def mixed_up(cache, k, v) -> Fail | None:
+    """A cache whose first rows hold the other tensor (the values in k_cache, or the keys)."""
+    if not isinstance(cache, (tuple, list)) or len(cache) != 2 or k.shape != v.shape:
+        return None
+    for name, c, other, words in (
+        ("k_cache", cache[0], v, "values"),
+        ("v_cache", cache[1], k, "keys"),
+    ):
+        if isinstance(c, torch.Tensor) and c.shape == other.shape:
+            if close(c[..., :1, :], other[..., :1, :], 1e-5, 1e-4):
+                return Fail(
+                    f"{name} holds the {words}: the keys' cache is cache[0] and the values' "
+                    "cache[1], k = torch.cat([cache[0], k], dim=-2), v = torch.cat([cache[1], "
+                    "v], dim=-2).",
+                    "cache_mixed_up",
                 )
-            expect_close(
-                c,
-                ref,
-                f"{name} after {T} steps",
-                mistakes=[
-                    (
-                        ref.flip(-2),
-                        f"{name} holds the tokens newest first: put the new token last, "
-                        "torch.cat([k_cache, k], dim=-2), so that the cache keeps their order.",
-                        "new_token_first",
-                    )
-                ],
+    return None
+
+
+def judge_cache(cache, k, v, T) -> None:
+    """The final cache holds every key and value, in order."""
+    if not isinstance(cache, (tuple, list)) or len(cache) != 2:
+        raise Fail("the cache should be a tuple (k_cache, v_cache).", "cache_not_a_tuple")
+    for name, c, ref in (("k_cache", cache[0], k), ("v_cache", cache[1], v)):
+        c = expect_tensor(c, name)
+        if tuple(c.shape) != tuple(ref.shape):
+            raise Fail(
+                f"after {T} steps {name} has shape {fmt_shape(c.shape)}, expected "
+                f"{fmt_shape(ref.shape)}: concatenate along the time dimension (dim=-2).",
+                "cache_shape",
             )
+        flipped = (
+            ref.flip(-2),
+            f"{name} holds the tokens newest first: put the new token last, "
+            "torch.cat([k_cache, k], dim=-2), so that the cache keeps their order.",
+            "new_token_first",
+        )
+        expect_close(c, ref, f"{name} after {T} steps", mistakes=[flipped])

@@ -1,10 +1,7 @@
 """Notebook 09: patchify and the patch embedding (the Vision Transformer: nb09_vit.py; its float64
 reference: nb09_reference.py).
 
-References: ``F.unfold`` for patches, ``F.conv2d`` for the patch embedding, and for the ViT a
-float64 model assembled from PyTorch modules (``nn.TransformerEncoderLayer(norm_first=True)``
-blocks loaded with the probe's weights, ``F.layer_norm``, ``F.linear``), with switches for the
-known mistakes (no CLS token, no position embedding, no final norm, another pooling).
+References: ``F.unfold`` for patches, ``F.conv2d`` for the patch embedding.
 """
 
 from __future__ import annotations
@@ -21,6 +18,7 @@ from .framework import (
     expect_like,
     expect_tensor,
     fmt_shape,
+    named,
     randn,
 )
 from .modules import (
@@ -51,15 +49,14 @@ class PatchifyCheck(Exercise):
             "a (1, 1, 4, 4) image holding 0..15, patch_size = 2",
             args=(torch.arange(16.0).reshape(1, 1, 4, 4), 2),
         )
-        yield Probe("(2, 3, 8, 8), patch_size = 4", args=(randn(2, 3, 8, 8, generator=gen), 4))
-        yield Probe(
-            "(2, 3, 6, 9) (H != W), patch_size = 3", args=(randn(2, 3, 6, 9, generator=gen), 3)
-        )
-        yield Probe("(3, 1, 8, 8), patch_size = 2", args=(randn(3, 1, 8, 8, generator=gen), 2))
-        yield Probe(
-            "(1, 2, 4, 6), patch_size = 2, float64",
-            args=(randn(1, 2, 4, 6, dtype=torch.float64, generator=gen), 2),
-        )
+        f32, f64 = torch.float32, torch.float64
+        for name, shape, p, dtype in (
+            ("(2, 3, 8, 8), patch_size = 4", (2, 3, 8, 8), 4, f32),
+            ("(2, 3, 6, 9) (H != W), patch_size = 3", (2, 3, 6, 9), 3, f32),
+            ("(3, 1, 8, 8), patch_size = 2", (3, 1, 8, 8), 2, f32),
+            ("(1, 2, 4, 6), patch_size = 2, float64", (1, 2, 4, 6), 2, f64),
+        ):
+            yield Probe(name, args=(randn(*shape, dtype=dtype, generator=gen), p))
 
     def judge(self, probe, out):
         images, p = probe.args
@@ -74,65 +71,50 @@ class PatchifyCheck(Exercise):
             )
         expect_like(got, (B, N, D), images.dtype, "the patches")
         ref = F.unfold(images.double(), p, stride=p).transpose(1, 2)  # (B, N, C*p*p)
-        expect_close(
-            got,
-            ref,
-            "the patches",
-            mistakes=[
-                (
-                    lambda: ref.transpose(1, 2) if N == D else None,
-                    "the patches are transposed, (B, C*p*p, N): transpose to (B, N, C*p*p), one "
-                    "row per patch.",
-                    "patches_transposed",
-                ),
-                (
-                    lambda: images.double().reshape(B, N, D),
-                    "the image was reshaped to (B, N, C*p*p) without a permute: a reshape keeps "
-                    "the "
-                    "memory order, so each 'patch' is a run of pixels along a row. Reshape to "
-                    "(B, C, H/p, p, W/p, p), permute to (B, H/p, W/p, C, p, p), then flatten.",
-                    "plain_reshape",
-                ),
-                (
-                    lambda: patches64(images, p, order="hwc"),
-                    "each patch is flattened channels-last (p, p, C): flatten it in (C, p, p) "
-                    "order, "
-                    "as Conv2d's weight is laid out (permute to (B, H/p, W/p, C, p, p)).",
-                    "channels_last",
-                ),
-                (
-                    lambda: patches64(images, p, grid="col"),
-                    "the patches are in column-major order (down the first column first): number "
-                    "them "
-                    "row by row, left to right, like reading text (H/p before W/p).",
-                    "column_major",
-                ),
-                (
-                    lambda: patches64(images, p, grid="col", order="hwc"),
-                    "the patches are in column-major order and flattened channels-last: use "
-                    "row-major "
-                    "patches, each flattened in (C, p, p) order.",
-                    "column_major_channels_last",
-                ),
-                (
-                    lambda: patches64(images, p, order="cwh"),
-                    "the pixels inside each patch are flattened column by column: keep (C, p_row, "
-                    "p_col) order.",
-                    "pixels_column_major",
-                ),
-                (
-                    lambda: images.double().unfold(2, p, p).unfold(3, p, p).reshape(B, N, D),
-                    "the result of Tensor.unfold was reshaped without a permute: "
-                    "images.unfold(2, p, p).unfold(3, p, p) is (B, C, H/p, W/p, p, p); permute "
-                    "it to (B, H/p, W/p, C, p, p) so that each row holds one patch in (C, p, p) "
-                    "order.",
-                    "unfold_not_permuted",
-                ),
-            ],
+        x = images.double()
+        mistakes = named(
+            PATCHIFY_MISTAKES,
+            patches_transposed=lambda: ref.transpose(1, 2) if N == D else None,
+            plain_reshape=lambda: x.reshape(B, N, D),
+            channels_last=lambda: patches64(images, p, order="hwc"),
+            column_major=lambda: patches64(images, p, grid="col"),
+            column_major_channels_last=lambda: patches64(images, p, grid="col", order="hwc"),
+            pixels_column_major=lambda: patches64(images, p, order="cwh"),
+            unfold_not_permuted=lambda: x.unfold(2, p, p).unfold(3, p, p).reshape(B, N, D),
         )
+        expect_close(got, ref, "the patches", mistakes=mistakes)
+
+
+PATCHIFY_MISTAKES = {
+    "patches_transposed": "the patches are transposed, (B, C*p*p, N): transpose to (B, N, C*p*p), "
+    "one row per patch.",
+    "plain_reshape": "the image was reshaped to (B, N, C*p*p) without a permute: a reshape keeps "
+    "the memory order, so each 'patch' is a run of pixels along a row. Reshape to (B, C, H/p, p, "
+    "W/p, p), permute to (B, H/p, W/p, C, p, p), then flatten.",
+    "channels_last": "each patch is flattened channels-last (p, p, C): flatten it in (C, p, p) "
+    "order, as Conv2d's weight is laid out (permute to (B, H/p, W/p, C, p, p)).",
+    "column_major": "the patches are in column-major order (down the first column first): number "
+    "them row by row, left to right, like reading text (H/p before W/p).",
+    "column_major_channels_last": "the patches are in column-major order and flattened "
+    "channels-last: use row-major patches, each flattened in (C, p, p) order.",
+    "pixels_column_major": "the pixels inside each patch are flattened column by column: keep "
+    "(C, p_row, p_col) order.",
+    "unfold_not_permuted": "the result of Tensor.unfold was reshaped without a permute: "
+    "images.unfold(2, p, p).unfold(3, p, p) is (B, C, H/p, W/p, p, p); permute it to (B, H/p, "
+    "W/p, C, p, p) so that each row holds one patch in (C, p, p) order.",
+}
 
 
 # --------------------------------------------------------------------------- patch embedding
+
+
+EMBED_MISTAKES = {
+    "no_transpose": "Conv2d's output (B, d_model, N) was reshaped to (B, N, d_model) without a "
+    "transpose: this scrambles patches and features. Use .flatten(2).transpose(1, 2).",
+    "column_major": "the patches are in column-major order: flatten the (H/p, W/p) grid row by "
+    "row, .flatten(2) on (B, d_model, H/p, W/p).",
+    "no_bias": "the bias of proj is not applied.",
+}
 
 
 class PatchEmbeddingCheck(Exercise):
@@ -148,27 +130,14 @@ class PatchEmbeddingCheck(Exercise):
         yield Probe(
             "module_info: PatchEmbedding(8, 4, 1, 16)", runner="module_info", init=init(8, 4, 1, 16)
         )
-        yield Probe(
-            "PatchEmbedding(8, 4, 1, 16), images (2, 1, 8, 8)",
-            runner="module",
-            init=init(8, 4, 1, 16),
-            state=conv_state(gen, 1, 16, 4),
-            args=(randn(2, 1, 8, 8, generator=gen),),
-        )
-        yield Probe(
-            "PatchEmbedding(12, 3, 3, 10), images (2, 3, 12, 12)",
-            runner="module",
-            init=init(12, 3, 3, 10),
-            state=conv_state(gen, 3, 10, 3),
-            args=(randn(2, 3, 12, 12, generator=gen),),
-        )
-        yield Probe(
-            "PatchEmbedding(8, 2, 2, 6), images (1, 2, 8, 8)",
-            runner="module",
-            init=init(8, 2, 2, 6),
-            state=conv_state(gen, 2, 6, 2),
-            args=(randn(1, 2, 8, 8, generator=gen),),
-        )
+        for img, p, C, d, B in ((8, 4, 1, 16, 2), (12, 3, 3, 10, 2), (8, 2, 2, 6, 1)):
+            yield Probe(
+                f"PatchEmbedding({img}, {p}, {C}, {d}), images {(B, C, img, img)}",
+                runner="module",
+                init=init(img, p, C, d),
+                state=conv_state(gen, C, d, p),
+                args=(randn(B, C, img, img, generator=gen),),
+            )
 
     def judge(self, probe, out):
         if probe.runner == "module_info":
@@ -201,37 +170,15 @@ class PatchEmbeddingCheck(Exercise):
         expect_like(got, (B, N, d), images.dtype)
         expect_finite(got)
         ref = embed64(probe.state, images, p)
-        conv = F.conv2d(
-            images.double(),
-            probe.state["proj.weight"].double(),
-            probe.state["proj.bias"].double(),
-            stride=p,
-        )  # (B, d, h, w)
-        expect_close(
-            got,
-            ref,
-            mistakes=[
-                (
-                    lambda: conv.reshape(B, N, d),
-                    "Conv2d's output (B, d_model, N) was reshaped to (B, N, d_model) without a "
-                    "transpose: "
-                    "this scrambles patches and features. Use .flatten(2).transpose(1, 2).",
-                    "no_transpose",
-                ),
-                (
-                    lambda: conv.transpose(2, 3).flatten(2).transpose(1, 2),
-                    "the patches are in column-major order: flatten the (H/p, W/p) grid row by "
-                    "row, "
-                    ".flatten(2) on (B, d_model, H/p, W/p).",
-                    "column_major",
-                ),
-                (
-                    lambda: ref - probe.state["proj.bias"].double(),
-                    "the bias of proj is not applied.",
-                    "no_bias",
-                ),
-            ],
+        w, bias = probe.state["proj.weight"].double(), probe.state["proj.bias"].double()
+        conv = F.conv2d(images.double(), w, bias, stride=p)  # (B, d, h, w)
+        mistakes = named(
+            EMBED_MISTAKES,
+            no_transpose=lambda: conv.reshape(B, N, d),
+            column_major=lambda: conv.transpose(2, 3).flatten(2).transpose(1, 2),
+            no_bias=lambda: ref - bias,
         )
+        expect_close(got, ref, mistakes=mistakes)
 
     def judge_info(self, probe, info):
         C, p, d = probe.init["in_channels"], probe.init["patch_size"], probe.init["d_model"]

@@ -1,9 +1,5 @@
-"""Notebook 09, part 2: the Vision Transformer and the trained ViT.
-
-The reference is a float64 model assembled from PyTorch modules
-(``nn.TransformerEncoderLayer(norm_first=True)`` blocks loaded with the probe's weights,
-``F.layer_norm``, ``F.linear``), with switches for the known mistakes (no CLS token, no
-position embedding, no final norm, another pooling).
+"""Notebook 09, part 2: the Vision Transformer (against nb09_reference.vit64, a float64 model
+assembled from PyTorch modules, with switches for the known mistakes) and the trained ViT.
 """
 
 from __future__ import annotations
@@ -28,8 +24,16 @@ from .modules import (
     expect_names,
     judge_module_info,
 )
-from .nb09 import embed64
-from .nb09_reference import VIT_MISPLACEMENTS, vit64, vit_init, vit_names, vit_state
+from .nb06_reference import judge_maps
+from .nb09_reference import (
+    VIT_MISPLACEMENTS,
+    embed64,
+    vit64,
+    vit_init,
+    vit_mistakes,
+    vit_names,
+    vit_state,
+)
 from .parts import PartsMixin, load_state, with_parts
 from .probes import DROPOUT_SEED, P_TRAIN, fixed_drops, rng_untouched, train_forward
 from .references import STACK_MISPLACEMENTS, stack64
@@ -52,54 +56,27 @@ class VisionTransformerCheck(PartsMixin, Exercise):
             runner="module_info",
             init=base,
         )
-        yield Probe(
-            "8x8 images, patch 4 (N = 4), 2 layers, images (3, 1, 8, 8)",
-            runner="parts",
-            init=base,
-            state=vit_state(gen, base),
-            args=(randn(3, 1, 8, 8, generator=gen),),
-        )
         rgb = vit_init(img=12, p=4, C=3, classes=5, d=12, H=3, L=1, d_ff=24)
-        yield Probe(
-            "12x12 RGB, patch 4 (N = 9), 3 heads, 1 layer, 5 classes, images (2, 3, 12, 12)",
-            runner="parts",
-            init=rgb,
-            state=vit_state(gen, rgb),
-            args=(randn(2, 3, 12, 12, generator=gen),),
-        )
         fine = vit_init(p=2, d=8, H=2, L=2, d_ff=16, dropout=0.1)
-        yield Probe(
-            "patch 2 (N = 16), dropout=0.1 in eval mode, images (2, 1, 8, 8)",
-            runner="parts",
-            init=fine,
-            state=vit_state(gen, fine),
-            args=(randn(2, 1, 8, 8, generator=gen),),
-        )
         deep = vit_init(L=3, d=8, d_ff=16, classes=3)
-        yield Probe(
-            "3 layers, 3 classes, images (2, 1, 8, 8)",
-            runner="parts",
-            init=deep,
-            state=vit_state(gen, deep),
-            args=(randn(2, 1, 8, 8, generator=gen),),
-        )
-        yield Probe(
-            "attention_maps, 2 layers, images (2, 1, 8, 8)",
-            runner="parts",
-            init=base,
-            state=vit_state(gen, base),
-            args=(randn(2, 1, 8, 8, generator=gen),),
-            info={"method": "attention_maps"},
-        )
-        yield Probe(
-            f"training mode, dropout={P_TRAIN}, patch 2 (N = 16), images (2, 1, 8, 8) (dropout in "
-            "the blocks, and optionally on the embedded tokens; the same fixed masks on both "
-            "sides)",
-            runner="train_mode",
-            init={**fine, "dropout": P_TRAIN},
-            state=vit_state(gen, fine),
-            args=(randn(2, 1, 8, 8, generator=gen),),
-        )
+        train = {**fine, "dropout": P_TRAIN}
+        for name, init, images, runner, info in (
+            ("8x8 images, patch 4 (N = 4), 2 layers, images (3, 1, 8, 8)", base, (3, 1, 8, 8),
+             "parts", {}),
+            ("12x12 RGB, patch 4 (N = 9), 3 heads, 1 layer, 5 classes, images (2, 3, 12, 12)",
+             rgb, (2, 3, 12, 12), "parts", {}),
+            ("patch 2 (N = 16), dropout=0.1 in eval mode, images (2, 1, 8, 8)", fine,
+             (2, 1, 8, 8), "parts", {}),
+            ("3 layers, 3 classes, images (2, 1, 8, 8)", deep, (2, 1, 8, 8), "parts", {}),
+            ("attention_maps, 2 layers, images (2, 1, 8, 8)", base, (2, 1, 8, 8), "parts",
+             {"method": "attention_maps"}),
+            (f"training mode, dropout={P_TRAIN}, patch 2 (N = 16), images (2, 1, 8, 8) (dropout "
+             "in the blocks, and optionally on the embedded tokens; the same fixed masks on "
+             "both sides)", train, (2, 1, 8, 8), "train_mode", {}),
+        ):  # fmt: skip
+            state = vit_state(gen, fine if init is train else init)
+            args = (randn(*images, generator=gen),)
+            yield Probe(name, runner=runner, init=init, state=state, args=args, info=info)
 
     @with_parts
     def run_train_mode(self, probe, candidate, device):
@@ -115,12 +92,16 @@ class VisionTransformerCheck(PartsMixin, Exercise):
             return judge_module_info(probe, out, "VisionTransformer", self.judge_info)
         if isinstance(out, dict):
             raise Fail("VisionTransformer(...) should build a torch.nn.Module.", "not_a_module")
+        init, st, (images,) = probe.init, probe.state, probe.args
         if probe.info.get("method") == "attention_maps":
-            return self.judge_maps(probe, out)
-        if probe.runner == "train_mode":
-            return self.judge_train(probe, out)
-        init, st = probe.init, probe.state
-        (images,) = probe.args
+            T = (init["img_size"] // init["patch_size"]) ** 2 + 1
+            shape = (images.shape[0], init["num_heads"], T, T)
+
+            def maps(on):
+                return vit64(init, st, images, maps=True, maps_on=on)
+
+            variants = {"maps_without_norm1": maps("raw"), "maps_on_embedding": maps("embedding")}
+            return judge_maps(out, maps("input"), shape, images.dtype, variants)
         B = images.shape[0]
         got = expect_tensor(out, "the logits")
         if got.dim() == 3 and got.shape[0] == B and got.shape[-1] == init["num_classes"]:
@@ -130,91 +111,21 @@ class VisionTransformerCheck(PartsMixin, Exercise):
                 "logits_per_token",
             )
         expect_like(got, (B, init["num_classes"]), images.dtype, "the logits")
+        if probe.runner == "train_mode":
+            return self.judge_train(probe, got)
         expect_finite(got, "the logits")
-        ref = vit64(init, st, images)
 
         def v(**kw):
             return lambda: vit64(init, st, images, **kw)
 
-        no_cls = (
-            "there is no CLS token in the sequence: prepend cls_token (expanded to (B, 1, "
-            "d_model)) to the patch embeddings, add pos_embed, and classify from x[:, 0]."
-        )
-        cls_end = (
-            "the CLS token is appended after the patches: prepend it, torch.cat([cls, x], "
-            "dim=1), so that it is token 0 and gets pos_embed[:, 0], as attention_maps and the "
-            "head expect."
-        )
-        expect_close(
-            got,
-            ref,
-            "the logits",
-            atol=1e-4 if images.dtype == torch.float32 else None,
-            mistakes=[
-                (
-                    v(final_norm=False),
-                    "the final LayerNorm is missing: apply self.norm to the "
-                    "output of the last block before the head (pre-LN blocks "
-                    "leave the residual stream unnormalized).",
-                    "no_final_norm",
-                ),
-                (
-                    v(pos="none"),
-                    "the position embedding is not added: x = cat([cls, patches]) + pos_embed.",
-                    "no_pos_embed",
-                ),
-                (
-                    v(pos="patches"),
-                    "pos_embed is added before the CLS token is prepended, so the CLS token "
-                    "gets no position embedding: prepend first, then add all N + 1 rows.",
-                    "pos_embed_skips_cls",
-                ),
-                (
-                    v(pos="patches_first"),
-                    "pos_embed is added to the patches before the CLS token is prepended (its "
-                    "first N rows): prepend the CLS token first, then add all N + 1 rows.",
-                    "pos_embed_before_cls",
-                ),
-                (
-                    v(pool="first_patch"),
-                    "the head reads the first patch, x[:, 1]: the CLS token is token 0, x[:, 0].",
-                    "first_patch",
-                ),
-                (v(cls=False, pool="mean"), no_cls, "no_cls"),
-                (v(cls=False, pool="cls"), no_cls, "no_cls"),
-                (v(cls=False, pool="mean", final_norm=False), no_cls, "no_cls"),
-                (v(cls_end=True, pool="last"), cls_end, "cls_at_end"),
-                (v(cls_end=True), cls_end, "cls_at_end"),
-                (
-                    v(pool="mean"),
-                    "the head reads the mean of all tokens: classify from the CLS token, x[:, 0].",
-                    "mean_pooling",
-                ),
-                (
-                    v(pool="mean_patches"),
-                    "the head reads the mean of the patch tokens: classify from the CLS "
-                    "token, x[:, 0] (mean pooling is an open exercise).",
-                    "mean_pooling_patches",
-                ),
-                (
-                    v(pool="last"),
-                    "the head reads the last token: the CLS token is the first one, x[:, 0].",
-                    "last_token",
-                ),
-                (
-                    v(norm_first=False),
-                    "the blocks are post-LN: build them with norm_first=True (pre-LN, as in ViT).",
-                    "post_ln_blocks",
-                ),
-            ],
-        )
+        atol = 1e-4 if images.dtype == torch.float32 else None
+        ref = vit64(init, st, images)
+        expect_close(got, ref, "the logits", atol=atol, mistakes=vit_mistakes(v))
 
-    def judge_train(self, probe, out):
+    def judge_train(self, probe, got):
         """Training mode: dropout in every block; on the embedded tokens (after adding pos_embed)
         or not, as the notebook leaves it open; nowhere else."""
         init, st, (images,) = probe.init, probe.state, probe.args
-        got = expect_tensor(out, "the logits")
-        expect_like(got, (images.shape[0], init["num_classes"]), images.dtype, "the logits")
         st64 = {k: v.double() for k, v in st.items()}
 
         def ref(skip=(), moved=()):
@@ -236,55 +147,22 @@ class VisionTransformerCheck(PartsMixin, Exercise):
             mistakes += [(lambda s=s, m=m: ref({"pos", *s}, m), msg, code)]
         expect_close(got, ref(), "the logits in training mode", atol=1e-4, mistakes=mistakes)
 
-    def judge_maps(self, probe, out):
-        init, st = probe.init, probe.state
-        (images,) = probe.args
-        B, L, H = images.shape[0], init["num_layers"], init["num_heads"]
-        T = (init["img_size"] // init["patch_size"]) ** 2 + 1
-        if isinstance(out, tuple):
-            out = list(out)
-        if isinstance(out, torch.Tensor) and out.dim() == 5:
-            out = list(out.unbind(0))
-        if not isinstance(out, list) or len(out) != L:
-            got = f"a list of {len(out)}" if isinstance(out, list) else type(out).__name__
-            raise Fail(
-                f"attention_maps should return a list with one (B, H, T, T) tensor per layer "
-                f"({L} here), got {got}.",
-                "maps_not_a_list",
-            )
-        refs = vit64(init, st, images, maps=True)
-        for i, (w, ref) in enumerate(zip(out, refs)):
-            w = expect_tensor(w, f"the map of layer {i}")
-            if tuple(w.shape) == (B, T, T):
-                raise Fail(
-                    f"the map of layer {i} has shape {fmt_shape(w.shape)}: keep the heads, "
-                    f"(B, H, T, T) = {(B, H, T, T)} (do not average them).",
-                    "maps_averaged",
-                )
-            expect_like(w, (B, H, T, T), images.dtype, f"the map of layer {i}")
-            expect_close(w, ref, f"the map of layer {i}", atol=1e-4)
-
     def judge_info(self, probe, info):
         init = probe.init
-        N = (init["img_size"] // init["patch_size"]) ** 2
-        d = init["d_model"]
-        blocks_hint = (
-            "Use self.blocks = nn.ModuleList([TransformerEncoderBlock(d_model, num_heads, "
-            "d_ff, dropout) for _ in range(num_layers)]) from helpers.blocks.layers."
-        )
+        N, d = (init["img_size"] // init["patch_size"]) ** 2, init["d_model"]
         hints = {
             "patch_embed.proj.weight": "Use self.patch_embed = PatchEmbedding(img_size, "
-            "patch_size, "
-            "in_channels, d_model) from above.",
+            "patch_size, in_channels, d_model) from above.",
             "cls_token": "Create self.cls_token = nn.Parameter(torch.zeros(1, 1, d_model)).",
-            "pos_embed": f"Create self.pos_embed = nn.Parameter(...) of shape (1, N + 1, d_model) "
-            "= "
-            f"(1, {N + 1}, {d}): N patches plus the CLS token.",
-            "pos_embed.shape": f"It needs N + 1 = {N + 1} rows: one per patch and one for the CLS "
-            "token.",
-            "cls_token.shape": f"The CLS token is one learned vector, shape (1, 1, d_model) = (1, "
-            f"1, {d}).",
-            "blocks.0.self_attn.q_proj.weight": blocks_hint,
+            "pos_embed": "Create self.pos_embed = nn.Parameter(...) of shape (1, N + 1, d_model) "
+            f"= (1, {N + 1}, {d}): N patches plus the CLS token.",
+            "pos_embed.shape": f"It needs N + 1 = {N + 1} rows: one per patch and one for the "
+            "CLS token.",
+            "cls_token.shape": "The CLS token is one learned vector, shape (1, 1, d_model) = "
+            f"(1, 1, {d}).",
+            "blocks.0.self_attn.q_proj.weight": "Use self.blocks = nn.ModuleList(["
+            "TransformerEncoderBlock(d_model, num_heads, d_ff, dropout) for _ in "
+            "range(num_layers)]) from helpers.blocks.layers.",
             "norm.weight": "Add the final self.norm = LayerNorm(d_model) (or nn.LayerNorm).",
             "head.weight": "Create self.head = nn.Linear(d_model, num_classes).",
         }

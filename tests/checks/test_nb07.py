@@ -53,8 +53,13 @@ class DecoderBlock(nn.Module):
             mem = self.norm2(memory) if m == "norm_memory" else memory
             return self.cross_attn(h, mem, mem, mask=memory_mask)[0]
 
-        for name, sub in (("norm1", sa), ("norm2", ca), ("norm3", self.ffn)):
-            if m == "no_cross" and name == "norm2":
+        subs = [("norm1", sa), ("norm2", ca), ("norm3", self.ffn)]
+        if m == "cross_first":  # the sublayers in another order
+            subs = [subs[1], subs[0], subs[2]]
+        if m == "swap_norm23":  # norm3 before cross-attention, norm2 before the feed-forward
+            subs = [subs[0], ("norm3", ca), ("norm2", self.ffn)]
+        for name, sub in subs:
+            if m == "no_cross" and sub is ca:
                 continue
             keep = 0.0 if m == f"no_residual_{name}" else 1.0
             if norm_first:
@@ -113,6 +118,8 @@ def test_decoder_block_stub(run_check):
         ("ignore_tgt_mask", "tgt_mask is ignored"),
         ("inverted_tgt_mask", "tgt_mask is inverted"),
         ("ignore_memory_mask", "memory_mask is ignored"),
+        ("cross_first", "order cross-attention, self-attention, feed-forward"),
+        ("swap_norm23", "norm3 for cross-attention, norm2 for feed-forward"),
     ],
 )
 def test_decoder_block_mistakes(run_check, mistake, words):

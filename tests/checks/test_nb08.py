@@ -337,3 +337,68 @@ def test_kv_mistakes(run_check, candidate, words):
     r = run_check("08.kv_cache_step", candidate)
     assert not r.passed
     assert words in r.messages[0], r.messages
+
+
+# --------------------------------------------------------------------------- diagnosis by property
+
+
+def bw_min(q, k, v, block_size=64):  # the block's *min* as the running max: exact, but overflows
+    scale = 1 / math.sqrt(q.shape[-1])
+    m = torch.full(q.shape[:-1] + (1,), float("-inf"), dtype=q.dtype)
+    l, acc = torch.zeros_like(m), torch.zeros(q.shape[:-1] + (v.shape[-1],), dtype=q.dtype)
+    for start in range(0, k.shape[-2], block_size):
+        kb, vb = k[..., start : start + block_size, :], v[..., start : start + block_size, :]
+        s = q @ kb.transpose(-2, -1) * scale
+        m_new = torch.maximum(m, s.amin(-1, keepdim=True))
+        p, alpha = (s - m_new).exp(), (m - m_new).exp()
+        l, acc, m = l * alpha + p.sum(-1, keepdim=True), acc * alpha + p @ vb, m_new
+    return acc / l
+
+
+def linear_times_den(q, k, v, causal=False):  # the numerator times the denominator
+    A = (F.elu(q) + 1) @ (F.elu(k) + 1).transpose(-2, -1)
+    A = A.tril() if causal else A
+    return (A @ v) * A.sum(-1, keepdim=True)
+
+
+def kv_values_as_keys(q, k, v, cache=None):  # the keys' cache extended from the values' cache
+    if cache is not None:
+        k, v = torch.cat([cache[1], k], dim=-2), torch.cat([cache[1], v], dim=-2)
+    return F.scaled_dot_product_attention(q, k, v), (k, v)
+
+
+def window_or_causal(T, w, causal=False, device=None):  # (|i - j| <= w) | (j <= i)
+    tril = torch.ones(T, T, dtype=torch.bool).tril()
+    return sliding_window_mask(T, w, False, device) | (tril if causal else False)
+
+
+def causal_without_window(T, w, causal=False, device=None):
+    tril = torch.ones(T, T, dtype=torch.bool).tril()
+    return tril if causal else sliding_window_mask(T, w, False, device)
+
+
+def window_without_self(T, w, causal=False, device=None):
+    return sliding_window_mask(T, w, causal, device) & ~torch.eye(T, dtype=torch.bool)
+
+
+def scores_times_sqrt_d(q, k, v, block_size=64):
+    return full_scores(q * q.shape[-1], k, v)
+
+
+@pytest.mark.parametrize(
+    "exercise, candidate, code",
+    [
+        ("08.blockwise_attention", bw_min, "overflow"),
+        ("08.blockwise_attention", scores_times_sqrt_d, "scaled_by_sqrt_d"),
+        ("08.linear_attention", linear_times_den, "rows_scaled"),
+        ("08.linear_attention", variant(phi=lambda x: F.elu(x) - 1), "wrong_feature_map"),
+        ("08.sliding_window_mask", window_or_causal, "mask_allows_future"),
+        ("08.sliding_window_mask", causal_without_window, "mask_outside_window"),
+        ("08.sliding_window_mask", window_without_self, "mask_blocks_self"),
+        ("08.kv_cache_step", kv_values_as_keys, "cache_mixed_up"),
+    ],
+)
+def test_diagnosed_by_property(run_check, exercise, candidate, code):
+    r = run_check(exercise, candidate)
+    assert not r.passed
+    assert r.mistake == f"{exercise}/{code}", r.messages

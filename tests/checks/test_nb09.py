@@ -189,7 +189,7 @@ class ViT(nn.Module):
 
     def forward(self, images):
         x = self.tokens(images)
-        for block in self.blocks:
+        for block in self.blocks if self.mistake != "no_blocks" else ():
             x = block(x)
         if self.mistake != "no_norm":
             x = self.norm(x)
@@ -204,7 +204,7 @@ class ViT(nn.Module):
         for block in self.blocks:
             _, w = block.self_attn(block.norm1(x))
             maps.append(w.mean(1) if self.mistake == "avg_heads" else w)
-            x = block(x)
+            x = x if self.mistake == "maps_no_block" else block(x)
         return maps
 
 
@@ -229,6 +229,8 @@ def test_vit_stub(run_check):
         ("all_tokens", "one prediction per token"),
         ("short_pos", "N + 1"),
         ("avg_heads", "keep the heads"),
+        ("no_blocks", "the blocks do not run"),
+        ("maps_no_block", "run each block, x = layer(x)"),
     ],
 )
 def test_vit_mistakes(run_check, mistake, words):
