@@ -7,8 +7,8 @@ import torch
 
 from helpers import check
 from helpers.checks import EXERCISES, CheckResult
+from helpers.checks.calling import builtins_off
 from helpers.checks.framework import Unsupported, plain
-from helpers.checks.runner import builtins_off
 
 
 def test_registry_metadata():

@@ -31,8 +31,9 @@ from typing import Any
 
 import torch
 
+from .calling import INPUT_CHANGED
 from .framework import REGISTRY, CheckResult, Exercise, Fail, Probe
-from .runner import INPUT_CHANGED, Outcome, error_fail, run_probe
+from .runner import Outcome, error_fail, run_probe
 
 for _mod in sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name.startswith("nb")):
     importlib.import_module(f"{__name__}.{_mod}")

@@ -7,18 +7,6 @@ from __future__ import annotations
 
 from .framework import Fail
 from .references import layer_norm64
-from .weights import (  # noqa: F401  (re-exported for the exercise modules)
-    DECODER_PARTS,
-    ENCODER_PARTS,
-    PROJECTIONS,
-    block_names,
-    block_state,
-    linear_state,
-    random_state,
-    to_torch_names,
-    torch_layer,
-    torch_masks,
-)
 
 
 def judge_module_info(probe, out, name: str, judge) -> None:

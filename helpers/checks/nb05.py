@@ -23,7 +23,7 @@ from .framework import (
     randint,
     randn,
 )
-from .modules import expect_names, judge_module_info, linear_state, variance_mistakes
+from .modules import expect_names, judge_module_info, variance_mistakes
 from .probes import (
     NORM_OPS,
     P_IGNORED,
@@ -34,6 +34,7 @@ from .probes import (
 )
 from .properties import STABLE
 from .references import ffn64, layer_norm64
+from .weights import linear_state
 
 # --------------------------------------------------------------------------- LayerNorm
 

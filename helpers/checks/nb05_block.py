@@ -23,18 +23,11 @@ from .framework import (
     randint,
     randn,
 )
-from .modules import (
-    block_names,
-    block_state,
-    expect_names,
-    judge_module_info,
-    torch_layer,
-    torch_masks,
-)
+from .modules import expect_names, judge_module_info
 from .parts import FLOW_KEY, PartsMixin, flow_fault, traced, with_parts
 from .probes import TrainModeMixin, fixed_dropout, judge_dropout, train_mode_parts
 from .references import block64
-from .weights import PROJECTIONS
+from .weights import PROJECTIONS, block_names, block_state, torch_layer, torch_masks
 
 
 class TransformerEncoderBlockCheck(PartsMixin, TrainModeMixin, Exercise):

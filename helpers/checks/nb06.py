@@ -13,6 +13,7 @@ import math
 import torch
 from torch import nn
 
+from .calling import load_weights, to_device
 from .framework import (
     Exercise,
     Fail,
@@ -36,10 +37,9 @@ from .nb06_reference import (
     encoder_state,
     judge_maps,
 )
-from .parts import PartsMixin, load_state, with_parts
+from .parts import PartsMixin, with_parts
 from .probes import DROPOUT_SEED, P_TRAIN, fixed_drops, rng_untouched, train_forward
 from .references import STACK_MISPLACEMENTS, stack64
-from .runner import to_device
 
 # --------------------------------------------------------------------------- the encoder
 
@@ -113,7 +113,7 @@ class TransformerEncoderCheck(PartsMixin, Exercise):
             module = candidate(**probe.init)
         if not isinstance(module, nn.Module):
             return module
-        load_state(module, probe.state)  # a positional table of another max_len stays as built
+        load_weights(module, probe.state)  # a positional table of another max_len stays as built
         module.to(device)
         args, kwargs = to_device(probe.args, device), to_device(probe.kwargs, device)
         return train_forward(module, args, kwargs, DROPOUT_SEED)[0]

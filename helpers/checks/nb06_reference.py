@@ -19,13 +19,13 @@ from .framework import (
     named,
     randn,
 )
-from .modules import (
+from .references import sinusoidal64, substate
+from .weights import (
     block_names,
     block_state,
     torch_layer,
     torch_masks,
 )
-from .references import sinusoidal64, substate
 
 # --------------------------------------------------------------------------- the encoder
 

@@ -12,6 +12,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .calling import to_device
 from .framework import (
     Exercise,
     Fail,
@@ -19,7 +20,6 @@ from .framework import (
     randint,
     randn,
 )
-from .runner import to_device
 from .trained import TrainedModelCheck
 
 # --------------------------------------------------------------------------- the training loop

@@ -11,6 +11,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from .calling import describe_exception, load_weights, to_device
 from .framework import (
     Exercise,
     Fail,
@@ -22,14 +23,7 @@ from .framework import (
     fmt_shape,
     randn,
 )
-from .modules import (
-    DECODER_PARTS,
-    PROJECTIONS,
-    block_names,
-    block_state,
-    expect_names,
-    judge_module_info,
-)
+from .modules import expect_names, judge_module_info
 from .nb07_reference import (
     BLOCK_MISPLACEMENTS,
     SUBLAYERS,
@@ -38,9 +32,9 @@ from .nb07_reference import (
     torch_decoder_layer,
     torch_decoder_masks,
 )
-from .parts import PartsMixin, load_state, with_parts
+from .parts import PartsMixin, with_parts
 from .probes import DROPOUT_SEED, P_TRAIN, fixed_drops, rng_untouched, train_forward
-from .runner import describe_exception, to_device
+from .weights import DECODER_PARTS, PROJECTIONS, block_names, block_state
 
 # --------------------------------------------------------------------------- the decoder block
 
@@ -126,7 +120,7 @@ class TransformerDecoderBlockCheck(PartsMixin, Exercise):
             module = candidate(**probe.init)
         if not isinstance(module, nn.Module):
             return module
-        load_state(module, probe.state)
+        load_weights(module, probe.state)
         args, kwargs = to_device(probe.args, device), to_device(probe.kwargs, device)
         try:
             if train:

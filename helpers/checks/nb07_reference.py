@@ -10,12 +10,12 @@ import itertools
 import torch
 from torch import nn
 
-from .modules import (
+from .references import attn64, ffn64, layer_norm64, residual64
+from .weights import (
     DECODER_PARTS,
     to_torch_names,
     torch_masks,
 )
-from .references import attn64, ffn64, layer_norm64, residual64
 
 # --------------------------------------------------------------------------- the decoder block
 

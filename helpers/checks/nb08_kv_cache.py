@@ -11,6 +11,7 @@ import math
 
 import torch
 
+from .calling import describe_exception
 from .framework import (
     Exercise,
     Fail,
@@ -26,7 +27,6 @@ from .framework import (
 from .nb08_reference import fit_scale, scale_names
 from .properties import STABLE
 from .references import attention64
-from .runner import describe_exception
 
 # --------------------------------------------------------------------------- KV cache
 

@@ -11,13 +11,13 @@ import torch
 import torch.nn.functional as F
 
 from .framework import named, randn
-from .modules import (
+from .references import substate
+from .weights import (
     block_names,
     block_state,
     linear_state,
     torch_layer,
 )
-from .references import substate
 
 # --------------------------------------------------------------------------- the ViT
 

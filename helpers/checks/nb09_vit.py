@@ -8,6 +8,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .calling import load_weights, to_device
 from .framework import (
     Exercise,
     Fail,
@@ -34,10 +35,9 @@ from .nb09_reference import (
     vit_names,
     vit_state,
 )
-from .parts import PartsMixin, load_state, with_parts
+from .parts import PartsMixin, with_parts
 from .probes import DROPOUT_SEED, P_TRAIN, fixed_drops, rng_untouched, train_forward
 from .references import STACK_MISPLACEMENTS, stack64
-from .runner import to_device
 from .trained import TrainedModelCheck
 
 # --------------------------------------------------------------------------- the ViT
@@ -84,7 +84,7 @@ class VisionTransformerCheck(PartsMixin, Exercise):
             module = candidate(**probe.init)
         if not isinstance(module, nn.Module):
             return module
-        load_state(module, probe.state)
+        load_weights(module, probe.state)
         return train_forward(module.to(device), to_device(probe.args, device), {}, DROPOUT_SEED)[0]
 
     def judge_value(self, probe, out):

@@ -27,8 +27,6 @@ from torch import nn
 from .calling import load_weights, to_device
 from .framework import Fail, close
 
-load_state = load_weights  # the name the exercise modules import
-
 FLOW_KEY = "__flow__"  # marks a runner's output that carries its children's calls
 PARTS_KEY = "__parts__"  # marks a runner's output that carries the swapped runs
 RANDOM_IN_EVAL = "__random_in_eval__"  # two calls in eval mode gave different outputs
@@ -278,7 +276,7 @@ class PartsMixin:
         module = candidate(**probe.init)
         if not isinstance(module, nn.Module):
             return module
-        load_state(module, probe.state or {})
+        load_weights(module, probe.state or {})
         module.to(device).eval()
         args, kwargs = to_device(probe.args, device), to_device(probe.kwargs, device)
         method = getattr(module, probe.info.get("method", "forward"))

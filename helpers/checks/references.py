@@ -17,11 +17,6 @@ def substate(state: dict, prefix: str) -> dict:
     return {k[len(prefix) :]: v for k, v in state.items() if k.startswith(prefix)}
 
 
-#: the projections' names, as weights.PROJECTIONS (kept here while nb07 imports it from here;
-#: remove it once nb07 imports weights.PROJECTIONS)
-PROJECTIONS = ("q_proj", "k_proj", "v_proj", "out_proj")
-
-
 def attention64(
     q,
     k,

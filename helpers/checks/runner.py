@@ -12,8 +12,7 @@ from typing import Any
 
 import torch
 
-from .calling import (  # noqa: F401  (re-exported: the exercises' runners use them)
-    INPUT_CHANGED,
+from .calling import (
     STATE_MISMATCH,
     ForbiddenBuiltin,
     StateMismatch,
@@ -21,10 +20,8 @@ from .calling import (  # noqa: F401  (re-exported: the exercises' runners use t
     call_candidate,
     describe_exception,
     forbidden_names_bound,
-    load_state,
     ops_off,
     tensors_on,
-    to_device,
 )
 from .framework import Exercise, Fail, Probe, plain
 

@@ -7,8 +7,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from helpers.checks.modules import block_state, to_torch_names, torch_layer, torch_masks
 from helpers.checks.references import block64
+from helpers.checks.weights import block_state, to_torch_names, torch_layer, torch_masks
 
 # --------------------------------------------------------------------------- LayerNorm
 
