@@ -267,6 +267,50 @@ def with_parts(runner):
     return run
 
 
+def _attention_function():
+    from helpers.blocks.attention import scaled_dot_product_attention  # notebook 02's
+
+    return scaled_dot_product_attention
+
+
+#: exercise -> (a function the learner's forward calls by its global name, its exercise, stand-in)
+FUNCTION_PARTS = {
+    "03.MultiHeadAttention": (
+        "scaled_dot_product_attention",
+        "02.scaled_dot_product_attention",
+        _attention_function,
+    ),
+}
+
+
+def with_function_part(runner):
+    """Wrap a runner: run it again with the learner's own function of :data:`FUNCTION_PARTS`
+    (a global of the candidate's forward, e.g. the notebook's scaled_dot_product_attention)
+    replaced by the reference; a changed output comes back as :func:`with_parts`' does."""
+
+    def run(self, probe, candidate, device):
+        out = runner(self, probe, candidate, device)
+        name, part_id, stand_in = FUNCTION_PARTS[self.id]
+        scope = getattr(getattr(candidate, "forward", None), "__globals__", {})
+        learner = scope.get(name)
+        if not callable(learner) or (getattr(learner, "__module__", None) or "").startswith(
+            ("torch", "helpers")
+        ):
+            return out  # no function of the learner's to replace
+        scope[name] = stand_in()
+        try:
+            every = runner(self, probe, candidate, device)
+        except Exception:  # the learner's module calls it another way than the contract's
+            return out
+        finally:
+            scope[name] = learner
+        if _same(out, every):
+            return out
+        return {PARTS_KEY: True, "out": out, "parts": [part_id], "swaps": {"*": every}}
+
+    return run
+
+
 class PartsMixin:
     """Runner ``parts`` (build, load the probe's weights, call ``forward`` or
     ``probe.info["method"]`` in eval mode, with :func:`with_parts`) and a judge that unwraps

@@ -90,3 +90,47 @@ def test_decoder_block_on_a_feed_forward_with_dropout_last_is_carried_forward():
     strict = check("07.TransformerDecoderBlock", block, quiet=True, carry_forward=False)
     assert not strict.passed and "your FeedForward (see 05.FeedForward)" in strict.messages[0]
     assert "after linear2" in check("05.FeedForward", FFNDropoutLast, quiet=True).messages[0]
+
+
+MHA = "03.MultiHeadAttention"
+SDPA = """
+def scaled_dot_product_attention(q, k, v, mask=None):
+    s = q @ k.transpose(-2, -1) / q.size(-1){scale}
+    if mask is not None:
+        s = s.masked_fill(~mask, float("-inf"))
+    w = s.softmax(-1)
+    return w @ v, w
+"""
+
+
+def mha_on(sdpa: str, heads_swapped: bool = False):
+    """The course's MultiHeadAttention defined in a namespace with the learner's attention."""
+    import inspect
+    import math
+
+    from helpers.blocks import multihead
+
+    source = inspect.getsource(multihead.MultiHeadAttention)
+    if heads_swapped:  # a fault of the module itself: the heads merged in the wrong order
+        source = source.replace(".transpose(1, 2).reshape(", ".reshape(")
+    ns = {"torch": torch, "nn": torch.nn, "math": math, "__name__": "__main__"}
+    exec(sdpa + source, ns)
+    return ns["MultiHeadAttention"]
+
+
+def test_mha_on_a_wrong_attention_function_names_it_and_is_carried_forward():
+    mha = mha_on(SDPA.format(scale=" ** 0.5 * 2"))
+    result = check(MHA, mha, quiet=True)
+    assert result.passed and "carried forward from 02.scaled_dot_product_attention" in str(
+        result.messages
+    )
+    strict = check(MHA, mha, quiet=True, carry_forward=False)
+    assert not strict.passed and strict.mistake == f"{MHA}/faulty_part"
+    assert "your MultiHeadAttention is right" in strict.messages[0]
+
+
+def test_mha_on_a_right_attention_function_passes_and_its_own_fault_is_not_carried():
+    right = SDPA.format(scale=" ** 0.5")
+    assert check(MHA, mha_on(right), quiet=True).messages == ["passed 10 cases"]
+    both = check(MHA, mha_on(SDPA.format(scale=""), heads_swapped=True), quiet=True)
+    assert not both.passed and "carried" not in str(both.messages)
