@@ -222,11 +222,8 @@ class PositionalEncodingCheck(PropertyMixin, TrainModeMixin, Exercise):
     def judge_train(self, probe, out):
         train, evald, calls = train_mode_parts(out)
         (x,) = probe.args
-        d_model, p, seed = (
-            probe.init["d_model"],
-            probe.init["dropout"],
-            probe.kwargs["dropout_seed"],
-        )
+        d_model, p = probe.init["d_model"], probe.init["dropout"]
+        seed = probe.kwargs["dropout_seed"]
         x64, pe = x.double(), sinusoidal64(x.shape[1], d_model)
         self.judge_forward(probe, evald)
         train = expect_tensor(train, "the training-mode output")
@@ -258,8 +255,7 @@ class PositionalEncodingCheck(PropertyMixin, TrainModeMixin, Exercise):
 
     def judge_forward(self, probe, out):
         (x,) = probe.args
-        d_model = probe.init["d_model"]
-        T = x.shape[1]
+        d_model, T = probe.init["d_model"], x.shape[1]
         got = expect_tensor(out)
         expect_like(got, x.shape, x.dtype)
         expect_finite(got)

@@ -56,24 +56,17 @@ def judge_accuracy(
     """Accuracy of the predictions ``out`` against ``targets`` (computed here, in the judging
     process); Fail below ``threshold`` with the accuracy reached, naming the other targets
     (``others``: (tensor, message, code)) the predictions match instead."""
-    if isinstance(out, dict) and "not_the_model" in out:
-        raise Fail(
-            f"`{name}` is not the model this exercise builds: {out['not_the_model']}. Pass "
-            f"the {model} you trained in this notebook.",
-            "not_the_model",
-        )
-    if isinstance(out, dict) and "not_a_module" in out:
-        raise Fail(
-            f"`{name}` should be the trained model, an nn.Module instance; got the "
-            f"{out['not_a_module']}. Pass the model you trained, e.g. check(..., {name}).",
-            "not_a_module",
-        )
-    if isinstance(out, dict) and "output_type" in out:
-        raise Fail(
-            f"`{name}(inputs)` returned a {out['output_type']}: it should return the logits "
-            "as one tensor.",
-            "output_not_tensor",
-        )
+    returned = [  # what predict_argmax returns instead of predictions: (key, code, message)
+        ("not_the_model", "not_the_model", f"`{name}` is not the model this exercise builds: "
+         f"{{}}. Pass the {model} you trained in this notebook."),
+        ("not_a_module", "not_a_module", f"`{name}` should be the trained model, an nn.Module "
+         f"instance; got the {{}}. Pass the model you trained, e.g. check(..., {name})."),
+        ("output_type", "output_not_tensor", f"`{name}(inputs)` returned a {{}}: it should "
+         "return the logits as one tensor."),
+    ]  # fmt: skip
+    for key, code, message in returned if isinstance(out, dict) else ():
+        if key in out:
+            raise Fail(message.format(out[key]), code)
     got = expect_tensor(out, "the predictions")
     if tuple(got.shape) != tuple(targets.shape):
         raise Fail(
