@@ -11,7 +11,7 @@ import math
 
 import torch
 
-from .calling import describe_exception
+from .calling import describe_exception, to_device
 from .framework import (
     Exercise,
     Fail,
@@ -90,8 +90,6 @@ class KVCacheStepCheck(Exercise):
 
     def run_decode(self, probe, candidate, device):
         """Feed the candidate one token at a time, starting from cache=None, as a decoder would."""
-        from .runner import to_device
-
         q, k, v = to_device(probe.args, device)
         cache, outs = None, []
         for t in range(q.shape[-2]):
