@@ -258,6 +258,15 @@ def expect_close(
     raise Fail(describe_difference(got, ref, what), figure=(ref, got))
 
 
+#: (message, code) of a module whose eval-mode output changes from call to call
+DROPOUT_IN_EVAL = (
+    "in eval mode (module.eval()) two calls on the same input give different outputs: a "
+    "dropout is still active. Use nn.Dropout modules (eval() switches them off), or "
+    "F.dropout(x, p, training=self.training).",
+    "dropout_in_eval",
+)
+
+
 def plural(what: str) -> bool:
     """Whether ``what`` takes a plural verb: "the outputs do", "the table does"."""
     noun = what.removeprefix("the ").split(" ")[0].split(",")[0]

@@ -25,7 +25,7 @@ import torch
 from torch import nn
 
 from .calling import load_weights, to_device
-from .framework import Fail, close
+from .framework import DROPOUT_IN_EVAL, Fail, close
 
 FLOW_KEY = "__flow__"  # marks a runner's output that carries its children's calls
 PARTS_KEY = "__parts__"  # marks a runner's output that carries the swapped runs
@@ -334,12 +334,7 @@ class PartsMixin:
 
     def judge(self, probe, out):
         if isinstance(out, dict) and out.get(RANDOM_IN_EVAL) is True:
-            raise Fail(
-                "in eval mode (module.eval()) two calls give different outputs: a dropout is "
-                "still active. Use nn.Dropout modules (eval() switches them off), or "
-                "F.dropout(x, p, training=self.training).",
-                "dropout_in_eval",
-            )
+            raise Fail(*DROPOUT_IN_EVAL)
         if not (isinstance(out, dict) and out.get(PARTS_KEY) is True):
             return self.judge_value(probe, out)
         try:

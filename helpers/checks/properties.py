@@ -42,7 +42,7 @@ import math
 import torch
 
 from .calling import call_candidate, describe_exception, load_state, to_device
-from .framework import DIAGNOSES, Fail, agree, close, plain
+from .framework import DIAGNOSES, DROPOUT_IN_EVAL, Fail, agree, close, plain
 
 #: the stable formula to name when an output turns NaN/inf at large magnitudes (``hint``)
 STABLE = {
@@ -364,10 +364,5 @@ def judge_relations(probe, out: dict) -> Fail | None:
         if rel == "repeat" and res is not None:
             pairs = zip(_tensors(res["first"]), _tensors(res["second"]))
             if not all(close(a, b, 1e-6, 1e-5) for a, b in pairs):
-                return Fail(
-                    "in eval mode two calls on the same input give different outputs: dropout "
-                    "is still active. Use nn.Dropout modules (model.eval() switches them off), "
-                    "or F.dropout(x, p, training=self.training).",
-                    "dropout_in_eval",
-                )
+                return Fail(*DROPOUT_IN_EVAL)
     return None
