@@ -90,7 +90,7 @@ class KVCacheStepCheck(Exercise):
 
     def run_decode(self, probe, candidate, device):
         """Feed the candidate one token at a time, starting from cache=None, as a decoder would."""
-        from .runner import to_device
+        from .calling import to_device
 
         q, k, v = to_device(probe.args, device)
         cache, outs = None, []
