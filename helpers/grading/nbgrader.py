@@ -25,8 +25,7 @@ from pathlib import Path
 import nbformat
 from nbformat.v4 import new_code_cell
 
-from ..notebooks.common import BEGIN, ROOT, load_notebook, solution_paths
-from ..notebooks.student import NBVAL_LINE
+from ..notebook_files import BEGIN, NBVAL_LINE, ROOT, load_notebook, solution_paths
 
 SCHEMA = 3
 COURSE_ID = "attention-to-vit"

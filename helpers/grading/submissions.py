@@ -11,7 +11,7 @@ from typing import Any
 
 from ..checks import REGISTRY
 from ..checks.framework import Exercise
-from ..notebooks.common import notebook_number
+from ..notebook_files import notebook_number
 from .records import Row, Submission, UsageError
 
 MAX_NOTEBOOK_BYTES = 20 * 2**20

@@ -24,8 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import my_blocks
-from .common import load_notebook, notebook_number
-from .export import exported_code, public_names
+from .common import exported_code, load_notebook, notebook_number, public_names
 
 
 def course_number(path: Path) -> str | None:
