@@ -24,14 +24,15 @@ from pathlib import Path
 
 import torch
 
-from ..checks import REGISTRY
 from . import cgroup, kernel_view, sandbox, scratch
 from . import run as run_module
-from .gradebook import Gradebook, feedback_path, read_gradebook
+from .feedback import feedback_path
+from .gradebook import Gradebook, in_order, read_rows
 from .isolate import IsolatedError, call_limited
 from .judging import changed_sources
 from .kernel import kernel_env
-from .records import BatchResult, Graded, Settings, Submission, UsageError, recv_plain, send_plain
+from .pipe import recv_plain, send_plain
+from .records import BatchResult, Graded, Settings, Submission, UsageError
 from .run import Slot
 from .submissions import check_gradable, exercises_of, find_submissions, problem_rows, read_notebook
 from .zygote import Zygote
@@ -182,7 +183,7 @@ def _prepare(paths, out: Path, jobs: int, settings: Settings, resume: bool, log,
         subs = select(subs)
     kept = []
     if resume and out.exists():
-        kept = read_gradebook(out)
+        kept = read_rows(out, partial=True)
         done = {r.submission for r in kept}
         before = len(subs)
         subs = [s for s in subs if s.label not in done]
@@ -328,8 +329,7 @@ class _Recorder:
 
 def _wrap_up(result: BatchResult, book: Gradebook, log: Callable[[str], None]) -> None:
     """The gradebook rewritten sorted (atomically); the judge's files checked against the start."""
-    order = {ex_id: i for i, ex_id in enumerate(REGISTRY)}  # submission, then exercise order
-    result.rows.sort(key=lambda r: (r.submission, order.get(r.exercise, -1)))
+    result.rows = in_order(result.rows)
     book.finish(result.rows)
     result.tampered = changed_sources()
     if result.tampered:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import copy
 import re
-import sys
 from pathlib import Path
 
 import nbformat
@@ -156,12 +155,8 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    try:
-        for path in write_course(args.course, args.numbers):
-            print(path)
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    for path in write_course(args.course, args.numbers):
+        print(path)
     print(
         f"nbgrader course in {args.course}: cd {args.course} && "
         "nbgrader generate_assignment NN_name"

@@ -22,8 +22,10 @@ from helpers.blocks.multihead import MultiHeadAttention as ReferenceMHA
 from helpers.checks import REGISTRY
 from helpers.checks.framework import CheckResult
 from helpers.grading import judging, sandbox, scratch
+from helpers.grading.gradebook import fields
 from helpers.grading.grader import KERNEL_SIDE_SOURCE, Row, UsageError, load_results
-from helpers.grading.records import Graded, recv_plain, send_plain
+from helpers.grading.pipe import recv_plain, send_plain
+from helpers.grading.records import Graded
 
 from ..speed import scaled
 from .builders import ROOT
@@ -65,7 +67,9 @@ def test_the_sandbox_binds_the_environment_not_the_repository(tmp_path):
     package = str(Path(helpers.__file__).resolve().parent)
     roots = sandbox.python_roots()
     assert package in roots and str(ROOT) not in roots and "/" not in roots
-    assert sandbox.private_path(ROOT / "solutions") and sandbox.private_path(tmp_path)
+    shown = [*roots, *sandbox.SYSTEM]  # what a sandbox binds; the solutions and tmp_path: not
+    for private in (os.path.realpath(ROOT / "solutions"), os.path.realpath(tmp_path)):
+        assert not any(private == r or private.startswith(r.rstrip("/") + "/") for r in shown)
     hidden = Path(sys.prefix).resolve() / f"hidden-{uuid.uuid4().hex[:6]}"
     hidden.mkdir()
     try:
@@ -220,7 +224,7 @@ def test_the_mistake_code_reaches_the_row(monkeypatch):
     monkeypatch.setattr(judging, "evaluate", lambda ex, pairs, *how: result)
     assert judging.judge(ex, [], []) == ("failed", 0.0, "you returned |x|", "00.relu/abs")
     row = Row("a.ipynb", "00", ex.id, 0.0, 1.0, "failed", "you returned |x|", "00.relu/abs")
-    assert row.csv_fields()[6:] == ["00.relu/abs", "you returned |x|"]
+    assert fields(row)[6:] == ["00.relu/abs", "you returned |x|"]
 
 
 # --------------------------------------------------------------------------- the reference, wrapped
