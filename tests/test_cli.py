@@ -59,3 +59,20 @@ def test_every_command_has_a_module_with_its_functions():
         for c in [command, *command.subcommands.values()]:
             module = importlib.import_module(c.module)
             assert callable(getattr(module, c.add)) and callable(getattr(module, c.run)), name
+
+
+def test_the_summary_sums_each_submission_once_per_notebook():
+    from helpers.grading.cli import summary_table
+    from helpers.grading.records import Row
+
+    rows = [
+        Row("a", "00", "00.relu", 1, 1, "passed", ""),
+        Row("a", "00", "00.x", 0, 2, "failed", ""),
+        Row("b", "00", "00.relu", 1, 1, "passed", ""),
+        Row("b", "00", "00.x", 2, 2, "passed", ""),
+        Row("c", "", "", 0, 0, "error", "not a notebook"),
+    ]
+    head, nb00, unknown = summary_table(rows).splitlines()
+    assert head.split()[:4] == ["notebook", "submissions", "mean", "score"]
+    assert nb00.split() == ["00", "2", "2.00", "/", "3", "(67", "%)", "3", "1", "0", "0", "0"]
+    assert unknown.split() == ["?", "1", "0.00", "/", "0", "0", "0", "1", "0", "0"]

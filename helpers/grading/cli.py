@@ -6,7 +6,6 @@ import argparse
 import os
 import sys
 from collections.abc import Callable
-from typing import Any
 
 from . import outputs
 
@@ -267,22 +266,24 @@ def print_summary(result, args: argparse.Namespace, seed: int) -> None:
 
 def summary_table(rows: list) -> str:
     """Per notebook: submissions, mean score, and the rows by status."""
-    from .gradebook import STATUSES, scores
+    from .gradebook import STATUSES, per_submission
 
-    by_nb: dict[str, dict[str, Any]] = {}
+    counts: dict[str, dict[str, int]] = {}
     for r in rows:
-        d = by_nb.setdefault(r.notebook or "?", dict.fromkeys(STATUSES, 0))
-        if r.status in STATUSES:
+        d = counts.setdefault(r.notebook or "?", dict.fromkeys(STATUSES, 0))
+        if r.status in d:
             d[r.status] += 1
+    sums: dict[str, list[tuple[float, float]]] = {}
+    for nb, points, max_points in per_submission(rows).values():
+        sums.setdefault(nb or "?", []).append((points, max_points))
     head = ["notebook", "submissions", "mean score", *STATUSES]
     lines = []
-    for nb, d in sorted(by_nb.items()):
-        per_sub = list(scores(r for r in rows if (r.notebook or "?") == nb).values())
-        mean = sum(p for p, _ in per_sub) / len(per_sub)
-        mx = max(m for _, m in per_sub)
+    for nb, d in sorted(counts.items()):
+        mean = sum(p for p, _ in sums[nb]) / len(sums[nb])
+        mx = max(m for _, m in sums[nb])
         pct = f" ({100 * mean / mx:.0f} %)" if mx else ""
         lines.append(
-            [nb, str(len(per_sub)), f"{mean:.2f} / {mx:g}{pct}", *(str(d[s]) for s in STATUSES)]
+            [nb, str(len(sums[nb])), f"{mean:.2f} / {mx:g}{pct}", *(str(d[s]) for s in STATUSES)]
         )
     widths = [max(len(x) for x in col) for col in zip(head, *lines)]
     fmt = "  ".join(f"{{:{'<' if i < 3 else '>'}{w}}}" for i, w in enumerate(widths))
