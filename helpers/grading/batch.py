@@ -31,9 +31,9 @@ from .gradebook import Gradebook, in_order, read_rows
 from .isolate import IsolatedError, call_limited
 from .judging import changed_sources
 from .kernel import kernel_env
+from .kernel_run import MAX_STARTS, Slot
 from .pipe import recv_plain, send_plain
 from .records import BatchResult, Graded, Settings, Submission, UsageError
-from .run import Slot
 from .submissions import check_gradable, exercises_of, find_submissions, problem_rows, read_notebook
 from .zygote import Zygote
 
@@ -41,7 +41,7 @@ from .zygote import Zygote
 def hard_limit(settings: Settings, sub: Submission) -> float:
     """Seconds after which the parent gives up on a worker (its own limits should act first)."""
     n = len(exercises_of(sub.notebook))
-    starts = run_module.MAX_STARTS  # the first run of the cells, and re-runs in fresh kernels
+    starts = MAX_STARTS  # the first run of the cells, and re-runs in fresh kernels
     cells = starts * settings.total_timeout
     return cells + (n + 2 * starts) * (settings.cell_timeout + 15) + 120  # probes, setups
 

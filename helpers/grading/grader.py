@@ -17,6 +17,7 @@ from .judging import (
     make_probes,
     probe_fields,
 )
+from .kernel_run import Slot
 from .records import (
     BatchResult,
     Graded,
@@ -25,7 +26,7 @@ from .records import (
     Submission,
     UsageError,
 )
-from .run import Slot, grade_submission
+from .run import grade_submission
 from .submissions import (
     check_gradable,
     exercises_of,

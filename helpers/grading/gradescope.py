@@ -218,7 +218,7 @@ def _grade_file(picked: Path, number: str, seed: int | None, user: str | None):
     """Run and judge ``picked`` as notebook ``number``: (graded, the confinement note)."""
     from . import scratch, separate_user
     from .grader import Settings, Submission, grade_submission
-    from .run import Slot
+    from .kernel_run import Slot
 
     kind, ids, note = confinement(user)
     settings = Settings(seed=seed if seed is not None else secrets.randbelow(2**31), threads=1)
