@@ -29,11 +29,11 @@ from . import run as run_module
 from .feedback import feedback_path
 from .gradebook import Gradebook, in_order, read_rows
 from .isolate import IsolatedError, call_limited
-from .judging import changed_sources
 from .kernel import kernel_env
 from .kernel_run import MAX_STARTS, Slot
 from .pipe import recv_plain, send_plain
 from .records import BatchResult, Graded, Settings, Submission, UsageError
+from .sources import changed_sources
 from .submissions import check_gradable, exercises_of, find_submissions, problem_rows, read_notebook
 from .zygote import Zygote
 

@@ -7,10 +7,7 @@ from .batch import grade_batch, hard_limit
 from .feedback import feedback_path
 from .gradebook import COLUMNS, OLD_COLUMNS, STATUSES, Gradebook, read_rows
 from .judging import (
-    CHECK_SOURCES,
-    KERNEL_SIDE_SOURCE,
     ResultError,
-    changed_sources,
     exercise_seed,
     judge,
     load_results,
@@ -27,6 +24,7 @@ from .records import (
     UsageError,
 )
 from .run import grade_submission
+from .sources import CHECK_SOURCES, KERNEL_SIDE_SOURCE, changed_sources
 from .submissions import (
     check_gradable,
     exercises_of,

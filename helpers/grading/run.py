@@ -27,9 +27,6 @@ import torch
 
 from . import cgroup, kernel_view, scratch
 from .judging import (
-    BLOCKS,
-    CHECK_SOURCES,
-    KERNEL_SIDE_SOURCE,
     judge_limited,
     make_probes,
     new_private_file,
@@ -39,6 +36,7 @@ from .kernel import CellRun
 from .kernel_code import kernel_sources
 from .kernel_run import KernelRun, Slot
 from .records import Graded, Row, Settings, Submission
+from .sources import BLOCKS, CHECK_SOURCES, KERNEL_SIDE_SOURCE
 from .submissions import (
     check_gradable,
     copy_siblings,

@@ -21,7 +21,7 @@ from helpers.blocks.attention import causal_mask
 from helpers.blocks.multihead import MultiHeadAttention as ReferenceMHA
 from helpers.checks import REGISTRY
 from helpers.checks.framework import CheckResult
-from helpers.grading import judging, sandbox, scratch
+from helpers.grading import judging, sandbox, scratch, sources
 from helpers.grading.gradebook import fields
 from helpers.grading.grader import KERNEL_SIDE_SOURCE, Row, UsageError, load_results
 from helpers.grading.pipe import recv_plain, send_plain
@@ -204,16 +204,16 @@ def test_the_worker_channel_never_unpickles(tmp_path, monkeypatch):
 
 
 def test_a_changed_judge_file_is_reported(monkeypatch):
-    assert judging.changed_sources() == []
-    path = next(iter(judging.JUDGE_DIGESTS))
-    monkeypatch.setitem(judging.JUDGE_DIGESTS, path, "0" * 64)
-    assert judging.changed_sources() == [path]
+    assert sources.changed_sources() == []
+    path = next(iter(sources.JUDGE_DIGESTS))
+    monkeypatch.setitem(sources.JUDGE_DIGESTS, path, "0" * 64)
+    assert sources.changed_sources() == [path]
 
 
 def test_every_check_module_is_shipped_to_the_kernel():
-    names = {p.stem for p in judging.CHECKS.glob("*.py")} - {"__init__"}
+    names = {p.stem for p in sources.CHECKS.glob("*.py")} - {"__init__"}
     # and device.py: the runner's to_device, a private copy too
-    assert set(judging.CHECK_SOURCES) == names | {"device"}
+    assert set(sources.CHECK_SOURCES) == names | {"device"}
     assert {"framework", "runner", "nb02"} <= names
 
 
@@ -239,7 +239,7 @@ def watching_side():
     ns["setup"](
         CHECK_SOURCES,
         package=f"__grader_watch_{uuid.uuid4().hex[:6]}__",
-        references=str(judging.BLOCKS),
+        references=str(sources.BLOCKS),
     )
     return ns
 
