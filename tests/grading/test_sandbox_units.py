@@ -321,3 +321,18 @@ def test_switching_the_hook_off_is_refused(watching_side, tmp_path):
         "not graded: `relu` replaced the grader's profile hook (sys.setprofile).",
         "",
     )
+
+
+def test_the_view_holds_every_grading_module_the_zygote_imports():
+    """A module the zygote imports but the kernel's view leaves out kills every zygote (each
+    sandbox then restarts, and kernels fall back to processes of their own)."""
+    from helpers.grading.kernel_view import SANDBOX_MODULES
+    from tests.test_import_rules import GRAPH
+
+    seen, todo = set(), ["helpers.grading.zygote"]
+    while todo:
+        module = todo.pop()
+        if module not in seen:
+            seen.add(module)
+            todo += [m for m in GRAPH[module] if m.startswith("helpers.grading.")]
+    assert {m.rsplit(".", 1)[1] + ".py" for m in seen} <= set(SANDBOX_MODULES)
