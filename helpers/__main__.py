@@ -87,6 +87,17 @@ class _OwnOrSub(argparse._SubParsersAction):
         super().__call__(parser, namespace, values, option_string)
 
 
+class _Parser(argparse.ArgumentParser):
+    """A parser whose unknown options, in front of a command with sub-commands, are the
+    command's own: ``grade --out g.csv SUBMISSION`` reaches ``grade``'s own parser whole."""
+
+    def _parse_optional(self, arg_string):
+        own_first = any(isinstance(a, _OwnOrSub) for a in self._actions)
+        if own_first and arg_string.split("=", 1)[0] not in self._option_string_actions:
+            return None  # an argument for the sub-command's parser (here: the command's own)
+        return super()._parse_optional(arg_string)
+
+
 def _add(sub, name: str, command: Command, prog: str) -> None:
     """The parser of ``command`` (and of its sub-commands) under ``sub``."""
     module = importlib.import_module(command.module)
@@ -113,7 +124,7 @@ def _add(sub, name: str, command: Command, prog: str) -> None:
 def parser() -> argparse.ArgumentParser:
     """The whole tree (each command's module is imported to add its arguments)."""
     prog = "python -m helpers"
-    p = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
+    p = _Parser(prog=prog, description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="name", required=True)
     for name, command in COMMANDS.items():
         _add(sub, name, command, prog)

@@ -10,6 +10,8 @@ from helpers.__main__ import COMMANDS, main, parser
     [
         (["grade", "subs", "--out", "g.csv"], "helpers.grading.cli", "run"),
         (["grade", "./merge", "--jobs", "2"], "helpers.grading.cli", "run"),  # a folder "merge"
+        (["grade", "--out", "g.csv", "subs"], "helpers.grading.cli", "run"),  # options first
+        (["gradescope", "--out", "a.zip", "02"], "helpers.grading.gradescope", "run"),
         (["grade", "merge", "m.csv", "a.csv", "b.csv"], "helpers.grading.merge_cli", "run"),
         (["gradescope", "02", "--out", "a.zip"], "helpers.grading.gradescope", "run"),
         (["gradescope", "run", "--notebook", "02"], "helpers.grading.gradescope", "run_upload"),
@@ -24,6 +26,8 @@ def test_each_command_line_reaches_its_command(argv, module, run):
 def test_a_command_with_sub_commands_keeps_its_own_arguments():
     args = parser().parse_args(["grade", "a", "b", "--out", "g.csv", "--seed", "3"])
     assert args.submissions == ["a", "b"] and args.out == "g.csv" and args.seed == 3
+    first = parser().parse_args(["grade", "--seed=3", "--out", "g.csv", "a", "b"])
+    assert first.submissions == ["a", "b"] and first.out == "g.csv" and first.seed == 3
     merged = parser().parse_args(["grade", "merge", "m.csv", "p1.csv", "--totals", "t.csv"])
     assert merged.out == "m.csv" and merged.parts == ["p1.csv"] and merged.totals == "t.csv"
 
