@@ -28,13 +28,12 @@ from . import cgroup, kernel_view, sandbox, scratch
 from . import run as run_module
 from .feedback import feedback_path
 from .gradebook import Gradebook, in_order, read_rows
-from .isolate import IsolatedError, call_limited
 from .kernel import kernel_env
 from .kernel_run import MAX_STARTS, Slot
 from .pipe import recv_plain, send_plain
 from .records import BatchResult, Graded, Settings, Submission, UsageError
 from .sources import changed_sources
-from .submissions import check_gradable, exercises_of, find_submissions, problem_rows, read_notebook
+from .submissions import exercises_of, find_submissions, problem_rows, read_limited
 from .zygote import Zygote
 
 
@@ -63,32 +62,6 @@ def _worker(conn, sub: Submission, nb, settings: Settings, slot: Slot) -> None:
     finally:
         conn.close()
         os._exit(0)
-
-
-# what reading one notebook may take in the parent's child (isolate.py)
-READ_MEMORY = 1024 * 2**20
-READ_SECONDS = 60.0
-
-
-def read_limited(sub: Submission) -> None:
-    """Set ``sub.notebook``, ``problem`` and ``notes`` from its file, read in a child process
-    under limits: no file's content can raise, grow or stall in the batch's own process."""
-
-    def read() -> list:
-        read_notebook(sub)
-        check_gradable(sub)
-        return [sub.notebook, sub.problem, list(sub.notes)]
-
-    try:
-        notebook, problem, notes = call_limited(
-            read, memory_bytes=READ_MEMORY, seconds=READ_SECONDS
-        )
-        sub.notebook, sub.problem = notebook, problem
-        sub.notes = [str(n) for n in notes]
-    except IsolatedError as exc:
-        sub.problem = f"cannot read the notebook: {exc}."
-    if sub.notebook is not None and not exercises_of(sub.notebook):
-        sub.problem = sub.problem or f"notebook {sub.notebook} has no graded exercises."
 
 
 def _kill_group(pid: int) -> None:
