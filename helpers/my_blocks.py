@@ -38,6 +38,7 @@ PACKAGE = "my_blocks"  # the learner's NAME.py is imported as my_blocks.NAME
 # "helpers.blocks.NAME" -> {public name: "yours" or "reference (why)"}, as each module loads
 IN_USE: dict[str, dict[str, str]] = {}
 NOTEBOOK: dict[str, str] = {}  # "helpers.blocks.NAME" -> its notebook, "03"
+EXERCISES: dict[str, tuple[str, ...]] = {}  # "helpers.blocks.NAME" -> its names that are exercises
 _WARNED: set[str] = set()  # the values of HELPERS_BLOCKS already warned about
 # a check's status (CheckResult.status) -> why the reference is used
 REASONS = {"failed": "your check failed", "error": "your code raised", "missing": "not written"}
@@ -89,9 +90,11 @@ def load_learner_module(name: str, where: Path | None = None) -> types.ModuleTyp
     return module
 
 
-def prefer_mine(namespace: dict[str, Any], notebook: str) -> None:
+def prefer_mine(namespace: dict[str, Any], notebook: str, exercises: tuple[str, ...] = ()) -> None:
     """The last line of each generated ``helpers/blocks/NAME.py``: with HELPERS_BLOCKS=mine,
-    put the learner's object in place of each public name whose check passed.
+    put the learner's object in place of each public name whose check passed. ``exercises``:
+    the public names that are exercises of ``notebook`` (the exporter reads them from the
+    notebook's exercise cells), the blocks :func:`blocks_in_use` lists.
 
     It goes both ways: in the learner's module, each exercise whose check did not pass is
     replaced by the reference, so that a learner's block that passed never runs a sibling that
@@ -100,6 +103,7 @@ def prefer_mine(namespace: dict[str, Any], notebook: str) -> None:
     module = namespace["__name__"]
     name = module.rsplit(".", 1)[1]
     NOTEBOOK[module] = notebook
+    EXERCISES[module] = tuple(exercises)
     IN_USE[module] = choice = dict.fromkeys(namespace["__all__"], "reference")
     manifest = read_manifest() if wanted() else None
     if manifest is None:
@@ -142,8 +146,6 @@ def _dependencies(module: str) -> list[str]:
 def blocks_in_use(*names: str) -> None:
     """Print which version, the learner's or the reference, of every block of the modules
     ``helpers.blocks.<name>`` (and of those they are built from) this kernel uses."""
-    from .checks import EXERCISES  # the blocks to list are the exercises
-
     order: list[str] = []
 
     def visit(module: str) -> None:
@@ -168,7 +170,7 @@ def blocks_in_use(*names: str) -> None:
     for module in order:
         nb, used = NOTEBOOK[module], IN_USE[module]
         groups: dict[str, list[str]] = {}  # version -> block names, in the module's order
-        for block in (n for n in used if f"{nb}.{n}" in EXERCISES):
+        for block in (n for n in used if n in EXERCISES[module]):
             groups.setdefault(used[block], []).append(block)
         versions = "; ".join(
             f"{v}: {', '.join(blocks)}"

@@ -212,6 +212,27 @@ def image_grid(
     return fig
 
 
+def attention_overlay(ax, image, weights, title: str | None = None):
+    """Draw on ``ax``: a (H, W) ``image`` in gray, and over it ``weights`` (g, g), one per patch
+    (ViT, notebook 09), stretched over the image, 0 (dark) to 1 (bright). Returns the overlay,
+    for a colorbar (``fig.colorbar(shown, ax=axes)``); unlike the functions above, no Figure."""
+    image = to_numpy(image)
+    height, width = image.shape
+    ax.imshow(image, cmap="gray")
+    shown = ax.imshow(
+        to_numpy(weights),
+        cmap="inferno",
+        alpha=0.6,
+        extent=(-0.5, width - 0.5, height - 0.5, -0.5),  # each patch over its pixels
+        vmin=0,
+        vmax=1,
+    )
+    if title is not None:
+        ax.set_title(title, fontsize=8)
+    ax.axis("off")
+    return shown
+
+
 def check_difference(expected, got, title: str = ""):
     """A failed check's small matrix: expected and the learner's side by side, with the cells
     that differ outlined in red (drawn inline by ``check()``; the grader's feedback stays text)."""

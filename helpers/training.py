@@ -16,6 +16,7 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
 import torch
@@ -68,65 +69,89 @@ def fit(
 
     if device is not None:
         model.to(device)
-    history: dict[str, list | float] = {"loss": [], "epoch_loss": [], "eval_step": []}
-
-    def evaluate(step: int) -> None:
-        if eval_fn is None:
-            return
-        model.eval()
-        with torch.no_grad():
-            metrics = eval_fn(model)
-        model.train()
-        history["eval_step"].append(step)
-        for name, value in metrics.items():
-            history.setdefault(name, []).append(float(value))
-
     stream = _epochs(data)
     first = next(stream)  # the first epoch: its length, when it has one, gives the bar a total
     total = steps if steps is not None or not hasattr(first, "__len__") else epochs * len(first)
     bar = tqdm(total=total, desc=desc, disable=not progress, leave=True)
+    run = _Run(model, optimizer, loss_fn, device, scheduler, clip_grad_norm, eval_fn, bar)
     model.train()
-    step, epoch, start = 0, 0, time.perf_counter()
-    for batches in itertools.chain([first], stream):
+    start = time.perf_counter()
+    for epoch, batches in enumerate(itertools.chain([first], stream)):
         if epochs is not None and epoch >= epochs:
             break
-        epoch_losses, finished = [], True
-        for batch in batches:
-            *inputs, targets = move(batch, device)
-            loss = loss_fn(model(*inputs), targets)
-            optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            if clip_grad_norm is not None:
-                nn.utils.clip_grad_norm_(model.parameters(), clip_grad_norm)
-            optimizer.step()
-            if scheduler is not None:
-                scheduler.step()
-            step += 1
-            epoch_losses.append(loss.item())
-            history["loss"].append(epoch_losses[-1])
-            bar.update(1)
-            if step % 10 == 0 or step == steps:
-                bar.set_postfix(loss=f"{epoch_losses[-1]:.4f}")
-            if eval_every and step % eval_every == 0:
-                evaluate(step)
-            if steps is not None and step >= steps:
-                finished = False  # stopped inside the epoch: no epoch mean
-                break
-        if not epoch_losses:
-            raise ValueError("the data gave no batches")
-        epoch += 1
-        if finished:
-            history["epoch_loss"].append(sum(epoch_losses) / len(epoch_losses))
-            if not eval_every:
-                evaluate(step)
-        if steps is not None and step >= steps:
+        run.epoch(batches, steps, eval_every)
+        if steps is not None and run.step >= steps:
             break
     bar.close()
-    if eval_fn is not None and (not history["eval_step"] or history["eval_step"][-1] != step):
-        evaluate(step)
+    history = run.history
+    if eval_fn is not None and (not history["eval_step"] or history["eval_step"][-1] != run.step):
+        run.evaluate()
     history["seconds"] = time.perf_counter() - start
-    history["steps"] = step
+    history["steps"] = run.step
     return history
+
+
+@dataclass
+class _Run:
+    """One call of :func:`fit`: what it trains with, its history, the steps taken."""
+
+    model: nn.Module
+    optimizer: torch.optim.Optimizer
+    loss_fn: Callable[[Any, torch.Tensor], torch.Tensor]
+    device: torch.device | str | None
+    scheduler: Any
+    clip_grad_norm: float | None
+    eval_fn: Callable[[nn.Module], dict[str, float]] | None
+    bar: Any  # tqdm
+    history: dict = field(default_factory=lambda: {"loss": [], "epoch_loss": [], "eval_step": []})
+    step: int = 0
+
+    def train_step(self, batch) -> float:
+        """One optimizer step (and scheduler step) on ``(*inputs, targets)``; its loss."""
+        *inputs, targets = move(batch, self.device)
+        loss = self.loss_fn(self.model(*inputs), targets)
+        self.optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        if self.clip_grad_norm is not None:
+            nn.utils.clip_grad_norm_(self.model.parameters(), self.clip_grad_norm)
+        self.optimizer.step()
+        if self.scheduler is not None:
+            self.scheduler.step()
+        return loss.item()
+
+    def evaluate(self) -> None:
+        """``eval_fn`` in eval mode without gradients, its metrics recorded; train mode after."""
+        if self.eval_fn is None:
+            return
+        self.model.eval()
+        with torch.no_grad():
+            metrics = self.eval_fn(self.model)
+        self.model.train()
+        self.history["eval_step"].append(self.step)
+        for name, value in metrics.items():
+            self.history.setdefault(name, []).append(float(value))
+
+    def epoch(self, batches: Iterable, steps: int | None, eval_every: int | None) -> None:
+        """One pass over ``batches``, cut short at ``steps``; a whole pass records its mean
+        loss (and, without ``eval_every``, evaluates)."""
+        losses = []
+        for batch in batches:
+            losses.append(self.train_step(batch))
+            self.step += 1
+            self.history["loss"].append(losses[-1])
+            self.bar.update(1)
+            if self.step % 10 == 0 or self.step == steps:
+                self.bar.set_postfix(loss=f"{losses[-1]:.4f}")
+            if eval_every and self.step % eval_every == 0:
+                self.evaluate()
+            if steps is not None and self.step >= steps:
+                break  # stopped inside the epoch: no epoch mean
+        else:
+            if not losses:
+                raise ValueError("the data gave no batches")
+            self.history["epoch_loss"].append(sum(losses) / len(losses))
+            if not eval_every:
+                self.evaluate()
 
 
 def token_cross_entropy(

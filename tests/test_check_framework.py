@@ -227,7 +227,7 @@ def test_kernel_side_loads_split_check_modules():
     import uuid
 
     import helpers.grading.kernel_side as ks
-    from helpers.grading.judging import CHECK_SOURCES as sources  # what the grader ships
+    from helpers.grading.sources import CHECK_SOURCES as sources  # what the grader ships
 
     ns = {"__name__": "__course_grader__"}
     exec(compile(pathlib.Path(ks.__file__).read_text(), "<kernel_side>", "exec"), ns)

@@ -206,3 +206,22 @@ def test_blocks_live_beside_the_notebooks_not_in_the_package(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert "MultiHeadAttention my_blocks.multihead" in done.stdout.splitlines()
+
+
+def test_the_blocks_listed_as_exercises_are_the_checked_exercises():
+    """The exporter reads the exercises from the notebooks' cells (my_blocks.py imports no
+    checks): they must be the public names the checks registry knows, no more and no fewer."""
+    import importlib
+    import pkgutil
+
+    import helpers.blocks
+    from helpers import my_blocks
+    from helpers.checks import EXERCISES
+
+    for info in pkgutil.iter_modules(helpers.blocks.__path__):
+        importlib.import_module(f"helpers.blocks.{info.name}")
+    assert len(my_blocks.NOTEBOOK) == len(list(pkgutil.iter_modules(helpers.blocks.__path__)))
+    for module, nb in my_blocks.NOTEBOOK.items():
+        registered = tuple(n for n in my_blocks.IN_USE[module] if f"{nb}.{n}" in EXERCISES)
+        assert registered, module
+        assert my_blocks.EXERCISES[module] == registered, module

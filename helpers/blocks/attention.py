@@ -35,4 +35,8 @@ __all__ = ["scaled_dot_product_attention", "causal_mask", "padding_mask"]
 
 # Only with HELPERS_BLOCKS=mine: the learner's blocks whose checks passed replace these
 # (helpers/my_blocks.py, `python -m helpers export --mine`).
-prefer_mine(globals(), notebook="02")
+prefer_mine(
+    globals(),
+    notebook="02",
+    exercises=("scaled_dot_product_attention", "causal_mask", "padding_mask"),
+)

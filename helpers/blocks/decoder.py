@@ -79,4 +79,4 @@ __all__ = ["TransformerDecoderBlock", "greedy_decode"]
 
 # Only with HELPERS_BLOCKS=mine: the learner's blocks whose checks passed replace these
 # (helpers/my_blocks.py, `python -m helpers export --mine`).
-prefer_mine(globals(), notebook="07")
+prefer_mine(globals(), notebook="07", exercises=("TransformerDecoderBlock", "greedy_decode"))

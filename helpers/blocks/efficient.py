@@ -121,4 +121,8 @@ __all__ = [
 
 # Only with HELPERS_BLOCKS=mine: the learner's blocks whose checks passed replace these
 # (helpers/my_blocks.py, `python -m helpers export --mine`).
-prefer_mine(globals(), notebook="08")
+prefer_mine(
+    globals(),
+    notebook="08",
+    exercises=("blockwise_attention", "sliding_window_mask", "linear_attention", "kv_cache_step"),
+)

@@ -58,4 +58,4 @@ __all__ = ["MultiHeadAttention"]
 
 # Only with HELPERS_BLOCKS=mine: the learner's blocks whose checks passed replace these
 # (helpers/my_blocks.py, `python -m helpers export --mine`).
-prefer_mine(globals(), notebook="03")
+prefer_mine(globals(), notebook="03", exercises=("MultiHeadAttention",))

@@ -51,4 +51,6 @@ __all__ = ["sinusoidal_positional_encoding", "PositionalEncoding", "LearnedPosit
 
 # Only with HELPERS_BLOCKS=mine: the learner's blocks whose checks passed replace these
 # (helpers/my_blocks.py, `python -m helpers export --mine`).
-prefer_mine(globals(), notebook="04")
+prefer_mine(
+    globals(), notebook="04", exercises=("sinusoidal_positional_encoding", "PositionalEncoding")
+)

@@ -38,6 +38,9 @@ from .weights import linear_state
 
 # --------------------------------------------------------------------------- LayerNorm
 
+#: the tolerance of the +3000 case in float32: a correct LayerNorm is off by at most 3.1e-3
+#: there (3000 seeds), E[x²] - E[x]² by at least 0.48
+OFFSET_ATOL = 2e-2
 LN_DIMS = {
     (1,): "the time axis (dim 1)",
     (1, 2): "the last two dims (T and d_model together)",
@@ -106,7 +109,7 @@ class LayerNormCheck(Exercise):
         got = expect_tensor(out)
         expect_like(got, x.shape, x.dtype)
         ref = F.layer_norm(x.double(), (d,), w.double(), b.double(), eps)  # in float64
-        if probe.info.get("offset") and not close(got, ref, 1e-3, 1e-3):
+        if probe.info.get("offset") and not close(got, ref, OFFSET_ATOL, 1e-3):
             raise Fail(
                 f"the output is wrong under a large offset: {STABLE['variance']}",
                 "variance_cancellation",
@@ -131,7 +134,11 @@ class LayerNormCheck(Exercise):
             for dims, words in LN_DIMS.items()
             if max(dims) < x.dim() and set(dims) != {x.dim() - 1}
         ]
-        atol = (1e-3 if probe.info.get("offset") else 1e-4) if x.dtype == torch.float32 else None
+        atol = (
+            (OFFSET_ATOL if probe.info.get("offset") else 1e-4)
+            if x.dtype == torch.float32
+            else None
+        )
         expect_close(
             got,
             ref,

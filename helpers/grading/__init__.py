@@ -1,26 +1,30 @@
 """Instructor grading: ``python -m helpers grade SUBMISSIONS... --out grades.csv``.
 
-One responsibility per module (``grader.py`` lists them and gathers the public names):
-``submissions``, ``sandbox``, ``zygote``, ``kernel`` and ``limits``, ``run``, ``kernel_side``,
-``kernel_code`` and ``kernel_view`` (what a kernel gets of the package: no reference),
-``isolate`` (reading a submission's files under limits), ``judging``, ``gradebook``,
-``feedback``, ``batch``; ``cli.py``: the command's arguments and summary.
+Nothing the notebook prints or patches is read: only the files the grader asked for, loaded as
+plain data and judged by the grader's process. One job per module:
 
-The instructor's workflow around it (issue 13), on submission lists and finished gradebooks:
+- ``submissions``: finding the submissions, reading them, which exercises they have;
+- ``sandbox``, ``cgroup``, ``separate_user``: what confines a kernel (``--sandbox``);
+- ``zygote``: the per-slot process that forks preloaded kernels inside the sandbox;
+- ``kernel`` and ``limits``: one kernel under limits (memory, file size, time, output);
+- ``run``: running one submission and calling its objects on the grader's probes;
+- ``kernel_side``, ``kernel_code``, ``kernel_view``: what a kernel gets (no reference);
+- ``isolate``: reading a submission's files under limits; ``pipe``: JSON between processes;
+- ``judging``: probes from the secret seed, results loaded as plain data, verdicts;
+- ``records``: the plain records (settings, rows, results); ``gradebook``: the CSV, its
+  reader, its writer, its record (seed, shard, submissions); ``feedback``: one Markdown file
+  per submission; ``batch``: slots, workers, the gradebook written by this process alone;
+- ``cli``: ``grade``'s arguments, run and summary; ``merge_cli``: ``grade merge``;
+  ``outputs``: ``--totals`` and ``--report`` from a finished gradebook.
 
-- ``lms.py``: ``.zip`` downloads, Canvas/Moodle student names, totals per student
-  (``--policy``, ``--late-penalty``); ``lms_export.py``: ``--totals`` as Canvas's
-  gradebook import or Moodle's offline grading worksheets (``--lms``);
-- ``report.py``: ``--report``, the class report (HTML, plots embedded);
-  ``similarity.py``: its similar-code section;
-- ``shard.py``: ``--shard K/N|auto`` and ``grade merge``; ``book.py``: gradebooks read
-  back, and each gradebook's record (seed, shard, submissions);
-- ``nbgrader.py``: ``python -m helpers nbgrader``;
-  ``gradescope.py``: ``python -m helpers gradescope``; ``separate_user.py``: its fallback
-  where bubblewrap cannot start (the notebook as an unprivileged user).
+The instructor's workflow around it (issue 13): ``archives`` (a downloaded ``.zip`` graded as
+it is), ``lms`` (Canvas/Moodle student names, totals per student), ``lms_export`` (``--totals``
+as Canvas's import or Moodle's worksheets), ``report`` and ``similarity`` (``--report``),
+``shard`` (``--shard K/N|auto``, merging), ``nbgrader`` and ``gradescope`` (those commands).
+``grader`` gathers the public names.
 """
 
-__all__ = ["Settings", "UsageError", "grade_batch", "grade_submission", "summary_table"]
+__all__ = ["Settings", "UsageError", "grade_batch", "grade_submission"]
 
 
 def __getattr__(name):  # the grader loads on first use: `python -m helpers student` stays light

@@ -24,23 +24,23 @@ from pathlib import Path
 
 import torch
 
-from ..checks import REGISTRY
 from . import cgroup, kernel_view, sandbox, scratch
 from . import run as run_module
-from .gradebook import Gradebook, feedback_path, read_gradebook
-from .isolate import IsolatedError, call_limited
-from .judging import changed_sources
+from .feedback import feedback_path
+from .gradebook import Gradebook, in_order, read_rows
 from .kernel import kernel_env
-from .records import BatchResult, Graded, Settings, Submission, UsageError, recv_plain, send_plain
-from .run import Slot
-from .submissions import check_gradable, exercises_of, find_submissions, problem_rows, read_notebook
+from .kernel_run import MAX_STARTS, Slot
+from .pipe import recv_plain, send_plain
+from .records import BatchResult, Graded, Settings, Submission, UsageError
+from .sources import changed_sources
+from .submissions import exercises_of, find_submissions, problem_rows, read_limited
 from .zygote import Zygote
 
 
 def hard_limit(settings: Settings, sub: Submission) -> float:
     """Seconds after which the parent gives up on a worker (its own limits should act first)."""
     n = len(exercises_of(sub.notebook))
-    starts = run_module.MAX_STARTS  # the first run of the cells, and re-runs in fresh kernels
+    starts = MAX_STARTS  # the first run of the cells, and re-runs in fresh kernels
     cells = starts * settings.total_timeout
     return cells + (n + 2 * starts) * (settings.cell_timeout + 15) + 120  # probes, setups
 
@@ -62,32 +62,6 @@ def _worker(conn, sub: Submission, nb, settings: Settings, slot: Slot) -> None:
     finally:
         conn.close()
         os._exit(0)
-
-
-# what reading one notebook may take in the parent's child (isolate.py)
-READ_MEMORY = 1024 * 2**20
-READ_SECONDS = 60.0
-
-
-def read_limited(sub: Submission) -> None:
-    """Set ``sub.notebook``, ``problem`` and ``notes`` from its file, read in a child process
-    under limits: no file's content can raise, grow or stall in the batch's own process."""
-
-    def read() -> list:
-        read_notebook(sub)
-        check_gradable(sub)
-        return [sub.notebook, sub.problem, list(sub.notes)]
-
-    try:
-        notebook, problem, notes = call_limited(
-            read, memory_bytes=READ_MEMORY, seconds=READ_SECONDS
-        )
-        sub.notebook, sub.problem = notebook, problem
-        sub.notes = [str(n) for n in notes]
-    except IsolatedError as exc:
-        sub.problem = f"cannot read the notebook: {exc}."
-    if sub.notebook is not None and not exercises_of(sub.notebook):
-        sub.problem = sub.problem or f"notebook {sub.notebook} has no graded exercises."
 
 
 def _kill_group(pid: int) -> None:
@@ -182,7 +156,7 @@ def _prepare(paths, out: Path, jobs: int, settings: Settings, resume: bool, log,
         subs = select(subs)
     kept = []
     if resume and out.exists():
-        kept = read_gradebook(out)
+        kept = read_rows(out, partial=True)
         done = {r.submission for r in kept}
         before = len(subs)
         subs = [s for s in subs if s.label not in done]
@@ -328,8 +302,7 @@ class _Recorder:
 
 def _wrap_up(result: BatchResult, book: Gradebook, log: Callable[[str], None]) -> None:
     """The gradebook rewritten sorted (atomically); the judge's files checked against the start."""
-    order = {ex_id: i for i, ex_id in enumerate(REGISTRY)}  # submission, then exercise order
-    result.rows.sort(key=lambda r: (r.submission, order.get(r.exercise, -1)))
+    result.rows = in_order(result.rows)
     book.finish(result.rows)
     result.tampered = changed_sources()
     if result.tampered:

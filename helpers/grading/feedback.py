@@ -1,7 +1,13 @@
-"""Per-submission feedback: a Markdown file with each exercise's verdict and the check's message."""
+"""Per-submission feedback: a Markdown file with each exercise's verdict and the check's message,
+and where it goes (``--feedback DIR``)."""
 
 from __future__ import annotations
 
+import hashlib
+import re
+from pathlib import Path
+
+FEEDBACK_NAME_BYTES = 200  # a feedback file's name (a deep folder's path) is cut to this
 MARKS = {"passed": "✅", "failed": "❌", "error": "⚠️", "timeout": "⏱", "missing": "➖"}
 
 
@@ -46,3 +52,15 @@ def feedback_markdown(sub, graded) -> str:
         "kernel (Kernel → Restart & Run All) to reproduce errors."
     )
     return "\n".join(lines) + "\n"
+
+
+def feedback_path(folder: Path, label: str) -> Path:
+    """``DIR/alice__02.md`` for ``alice/02.ipynb``: the label's path, flattened."""
+    name = (
+        re.sub(r"[^\w.\-]+", "_", label.removesuffix(".ipynb").replace("/", "__")) or "submission"
+    )
+    if len(name.encode()) > FEEDBACK_NAME_BYTES:  # file systems refuse names past 255 bytes
+        digest = hashlib.sha256(label.encode()).hexdigest()[:12]
+        tail = name.encode()[-(FEEDBACK_NAME_BYTES - 16) :].decode(errors="ignore")
+        name = f"{digest}--{tail}"
+    return folder / f"{name}.md"

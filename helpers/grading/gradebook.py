@@ -1,58 +1,169 @@
-"""The gradebook CSV (written by the grader's process only) and the summary on stdout."""
+"""The gradebook: the CSV ``python -m helpers grade`` writes, read back and written here alone.
+
+Columns ``submission, notebook, exercise, points, max_points, status, mistake, message``; the
+``mistake`` column (a code such as ``02.scaled_dot_product_attention/no_scale``) is absent in
+older gradebooks and read as "". Text a spreadsheet would take for a formula is written with a
+leading quote and read back without it (:func:`guard`, :func:`unguard`: every CSV the grader
+writes goes through them). Every file is written whole beside its place, flushed to disk and
+renamed over it (:func:`write_atomically`): a crash never leaves half a gradebook. Beside each
+gradebook, its record (``grades.csv.json``): seed, shard, the submissions it is to hold.
+"""
 
 from __future__ import annotations
 
 import csv
-import hashlib
+import json
 import os
-import re
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import IO
 
-from .book import unquote
-from .records import COLUMNS, OLD_COLUMNS, STATUSES, BatchResult, Row, UsageError
+from .records import Row, UsageError
+
+COLUMNS = [
+    "submission",
+    "notebook",
+    "exercise",
+    "points",
+    "max_points",
+    "status",
+    "mistake",
+    "message",
+]
+OLD_COLUMNS = [c for c in COLUMNS if c != "mistake"]  # gradebooks written before `mistake`
+STATUSES = ("passed", "failed", "error", "timeout", "missing")
+FORMULA_START = ("=", "+", "-", "@")
 
 
-def row_from_csv(fields: list[str], columns: list[str] = COLUMNS) -> Row | None:
-    """A row of a gradebook with ``columns`` (current or pre-`mistake`); None if cut short."""
-    if len(fields) != len(columns):
-        return None
-    d = dict(zip(columns, fields))
+class GradebookError(UsageError):
+    """Not a gradebook this command wrote; the message names the file."""
+
+
+def guard(text: str) -> str:
+    """Text a spreadsheet would read as a formula gets a leading quote (CSV injection)."""
+    return "'" + text if text[:1] in FORMULA_START else text
+
+
+def unguard(text: str) -> str:
+    """Undo :func:`guard`."""
+    return text[1:] if text[:1] == "'" and text[1:2] in FORMULA_START else text
+
+
+def fields(row: Row) -> list[str]:
+    """A row as the gradebook writes it (``COLUMNS``)."""
+    return [
+        guard(row.submission),
+        row.notebook,
+        row.exercise,
+        f"{row.points:g}",
+        f"{row.max_points:g}",
+        row.status,
+        guard(row.mistake),
+        guard(" | ".join(row.message.splitlines())),
+    ]
+
+
+def exercise_order() -> dict[str, int]:
+    """Exercise id -> its position in the registry: rows go by submission, then this."""
+    from ..checks import REGISTRY
+
+    return {ex_id: i for i, ex_id in enumerate(REGISTRY)}
+
+
+def in_order(rows: Iterable[Row]) -> list[Row]:
+    """``rows`` as a gradebook holds them: by submission, then in the exercises' order."""
+    order = exercise_order()
+    return sorted(rows, key=lambda r: (r.submission, order.get(r.exercise, -1)))
+
+
+def per_submission(rows: Iterable[Row]) -> dict[str, tuple[str, float, float]]:
+    """Submission -> (its notebook, points, points possible), summed over its rows."""
+    sums: dict[str, tuple[str, float, float]] = {}
+    for r in rows:
+        nb, pts, mx = sums.get(r.submission, (r.notebook, 0.0, 0.0))
+        sums[r.submission] = (nb or r.notebook, pts + r.points, mx + r.max_points)
+    return sums
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def read_table(path: str | Path, partial: bool = False) -> tuple[list[str], list[list[str]]]:
+    """The header and the raw rows (strings as written), for merging without reformatting.
+    ``partial``: a row cut short (the grader stopped while writing it) is left out, not an
+    error."""
+    path = Path(path)
     try:
-        return Row(  # the CSV-injection quote undone: --resume matches labels as written
-            unquote(d["submission"]),
-            d["notebook"],
-            d["exercise"],
-            float(d["points"]),
-            float(d["max_points"]),
-            d["status"],
-            unquote(d["message"]),
-            d.get("mistake", ""),
+        with open(path, newline="", encoding="utf-8") as f:
+            reader = csv.reader(f)
+            header = next(reader, None)
+            rows = [r for r in reader if r]
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise GradebookError(f"{path}: cannot read ({type(exc).__name__}: {exc})") from None
+    if header is None or not set(OLD_COLUMNS) <= set(header):
+        raise GradebookError(
+            f"{path} is not a gradebook written by `python -m helpers grade` (header {header})"
         )
-    except ValueError:
-        return None
+    whole = [r for r in rows if len(r) == len(header)]
+    if len(whole) < len(rows) and not partial:
+        raise GradebookError(f"{path}: a row does not have {len(header)} fields")
+    return header, whole
 
 
-def read_gradebook(path: Path) -> list[Row]:
-    """The rows of a gradebook this command wrote (also one from before the `mistake` column)."""
-    with open(path, newline="", encoding="utf-8") as f:
-        reader = csv.reader(f)
-        header = next(reader, None)
-        if header not in (COLUMNS, OLD_COLUMNS):
-            raise UsageError(f"{path} is not a gradebook written by this command (header {header})")
-        return [r for r in (row_from_csv(fields, header) for fields in reader) if r is not None]
+def read_rows(path: str | Path, partial: bool = False) -> list[Row]:
+    """The rows of a gradebook (``partial``: see :func:`read_table`; a row whose points are not
+    numbers is then left out too). The one reader: ``--resume``, merge, totals, the report."""
+    header, raw = read_table(path, partial)
+    col = {name: i for i, name in enumerate(header)}
+    rows = []
+    for f in raw:
+        try:
+            points, max_points = float(f[col["points"]]), float(f[col["max_points"]])
+        except ValueError:
+            if partial:
+                continue
+            raise GradebookError(f"{path}: points that are not numbers in {f}") from None
+        rows.append(
+            Row(
+                submission=unguard(f[col["submission"]]),
+                notebook=f[col["notebook"]],
+                exercise=f[col["exercise"]],
+                points=points,
+                max_points=max_points,
+                status=f[col["status"]],
+                message=unguard(f[col["message"]]),
+                mistake=unguard(f[col["mistake"]]) if "mistake" in col else "",
+            )
+        )
+    return rows
 
 
-def _write_atomically(path: Path, rows: list[Row]) -> None:
-    """Write the whole file beside ``path`` and rename it over: never a half-written gradebook."""
+# --------------------------------------------------------------------------- writing
+
+
+def write_atomically(path: str | Path, write: Callable[[IO[str]], None]) -> None:
+    """``write(file)`` into a file beside ``path``, flushed to disk, then renamed over it."""
+    path = Path(path)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "w", newline="", encoding="utf-8") as f:
+    try:
+        with open(tmp, "w", newline="", encoding="utf-8") as f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def write_table(path: str | Path, header: list[str], rows: Iterable[list[str]]) -> None:
+    """A CSV (a gradebook, the totals, a worksheet), written atomically."""
+
+    def write(f: IO[str]) -> None:
         w = csv.writer(f)
-        w.writerow(COLUMNS)
-        w.writerows(r.csv_fields() for r in rows)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+        w.writerow(header)
+        w.writerows(rows)
+
+    write_atomically(path, write)
 
 
 class Gradebook:
@@ -61,12 +172,12 @@ class Gradebook:
 
     def __init__(self, path: Path, kept: list[Row]):
         self.path = path
-        _write_atomically(path, kept)
+        write_table(path, COLUMNS, map(fields, kept))
         self.file = open(path, "a", newline="", encoding="utf-8")
         self.writer = csv.writer(self.file)
 
     def add(self, rows: list[Row]) -> None:
-        self.writer.writerows(r.csv_fields() for r in rows)
+        self.writer.writerows(map(fields, rows))
         self.file.flush()
         os.fsync(self.file.fileno())
 
@@ -75,42 +186,34 @@ class Gradebook:
 
     def finish(self, rows: list[Row]) -> None:
         self.close()
-        _write_atomically(self.path, rows)
+        write_table(self.path, COLUMNS, map(fields, rows))
 
 
-FEEDBACK_NAME_BYTES = 200  # a feedback file's name (a deep folder's path) is cut to this
+# --------------------------------------------------------------------------- the record
 
 
-def feedback_path(folder: Path, label: str) -> Path:
-    name = (
-        re.sub(r"[^\w.\-]+", "_", label.removesuffix(".ipynb").replace("/", "__")) or "submission"
-    )
-    if len(name.encode()) > FEEDBACK_NAME_BYTES:  # file systems refuse names past 255 bytes
-        digest = hashlib.sha256(label.encode()).hexdigest()[:12]
-        tail = name.encode()[-(FEEDBACK_NAME_BYTES - 16) :].decode(errors="ignore")
-        name = f"{digest}--{tail}"
-    return folder / f"{name}.md"
+def record_path(gradebook: str | Path) -> Path:
+    """The record beside a gradebook: ``grades.csv`` -> ``grades.csv.json``."""
+    return Path(f"{gradebook}.json")
 
 
-def summary_table(result: BatchResult) -> str:
-    """Per notebook: submissions, mean score, and the rows by status."""
-    by_nb: dict[str, dict[str, Any]] = {}
-    for r in result.rows:
-        d = by_nb.setdefault(r.notebook or "?", {"subs": {}, **dict.fromkeys(STATUSES, 0)})
-        pts, mx = d["subs"].get(r.submission, (0.0, 0.0))
-        d["subs"][r.submission] = (pts + r.points, mx + r.max_points)
-        if r.status in STATUSES:
-            d[r.status] += 1
-    head = ["notebook", "submissions", "mean score", *STATUSES]
-    lines = []
-    for nb, d in sorted(by_nb.items()):
-        scores = list(d["subs"].values())
-        mean = sum(p for p, _ in scores) / len(scores)
-        mx = max(m for _, m in scores)
-        pct = f" ({100 * mean / mx:.0f} %)" if mx else ""
-        lines.append(
-            [nb, str(len(scores)), f"{mean:.2f} / {mx:g}{pct}", *(str(d[s]) for s in STATUSES)]
-        )
-    widths = [max(len(x) for x in col) for col in zip(head, *lines)]
-    fmt = "  ".join(f"{{:{'<' if i < 3 else '>'}{w}}}" for i, w in enumerate(widths))
-    return "\n".join([fmt.format(*head)] + [fmt.format(*ln) for ln in lines])
+def write_record(gradebook: str | Path, record: dict) -> None:
+    """What a gradebook covers: ``seed``, ``shard`` ([K, N] or None), ``found`` (submissions
+    found before sharding) and ``submissions`` (the labels it is to hold). Atomic."""
+    text = json.dumps(record, indent=1, sort_keys=True) + "\n"
+    write_atomically(record_path(gradebook), lambda f: f.write(text))
+
+
+def read_record(gradebook: str | Path) -> dict | None:
+    """The record of a gradebook (None: none was written, e.g. an older gradebook)."""
+    path = record_path(gradebook)
+    if not path.exists():
+        return None
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+        ok = isinstance(record, dict) and isinstance(record.get("submissions"), list)
+    except (OSError, ValueError) as exc:
+        raise GradebookError(f"{path}: cannot read the gradebook's record ({exc})") from None
+    if not ok:
+        raise GradebookError(f"{path} is not a gradebook's record")
+    return record

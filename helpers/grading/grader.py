@@ -1,40 +1,21 @@
-"""Grade submitted notebooks: ``python -m helpers grade SUBMISSIONS... --out grades.csv``.
-
-The grader, one responsibility per module:
-
-- ``submissions.py``: finding the submissions, reading them, which exercises they have;
-- ``sandbox.py``: the bubblewrap sandbox each kernel runs in (``--sandbox auto|bwrap|none``);
-- ``zygote.py``: the per-slot process that forks preloaded kernels inside the sandbox;
-- ``kernel.py`` and ``limits.py``: one kernel under limits (memory, file size, time, output);
-- ``run.py``: running one submission and calling its objects on the grader's probes;
-- ``kernel_side.py``: the code sent (as text) to the kernel to run the probes;
-- ``judging.py``: probes from the secret seed, results loaded as plain data, verdicts;
-- ``gradebook.py``: the CSV and the summary; ``feedback.py``: one Markdown file per submission;
-- ``batch.py``: the batch: slots, workers, the gradebook written by this process alone.
-
-Nothing the notebook prints or patches is read: only the files the grader asked for, loaded as
-plain data and judged by the grader's process. This module gathers the public names.
-"""
+"""The grader's public names, gathered in one place for the tools and tests that use them
+(the map of the modules that define them: ``helpers/grading/__init__.py``)."""
 
 from __future__ import annotations
 
 from .batch import grade_batch, hard_limit
-from .gradebook import Gradebook, feedback_path, read_gradebook, row_from_csv, summary_table
+from .feedback import feedback_path
+from .gradebook import COLUMNS, OLD_COLUMNS, STATUSES, Gradebook, read_rows
 from .judging import (
-    CHECK_SOURCES,
-    KERNEL_SIDE_SOURCE,
     ResultError,
-    changed_sources,
     exercise_seed,
     judge,
     load_results,
     make_probes,
     probe_fields,
 )
+from .kernel_run import Slot
 from .records import (
-    COLUMNS,
-    OLD_COLUMNS,
-    STATUSES,
     BatchResult,
     Graded,
     Row,
@@ -42,7 +23,8 @@ from .records import (
     Submission,
     UsageError,
 )
-from .run import Slot, grade_submission
+from .run import grade_submission
+from .sources import CHECK_SOURCES, KERNEL_SIDE_SOURCE, changed_sources
 from .submissions import (
     check_gradable,
     exercises_of,
@@ -81,9 +63,7 @@ __all__ = [
     "make_probes",
     "probe_fields",
     "problem_rows",
-    "read_gradebook",
+    "read_rows",
     "read_notebook",
-    "row_from_csv",
-    "summary_table",
     "target_name",
 ]

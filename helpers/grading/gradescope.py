@@ -68,7 +68,7 @@ export PYTHONPATH="$ROOT/source${{PYTHONPATH:+:$PYTHONPATH}}"
 export OMP_NUM_THREADS="${{OMP_NUM_THREADS:-1}}"
 mkdir -p "$ROOT/results"
 cd "$ROOT/source"
-exec "$PYTHON" -m helpers.grading.gradescope run --root "$ROOT" --notebook {notebook} \
+exec "$PYTHON" -m helpers gradescope run --root "$ROOT" --notebook {notebook} \
     ${{AUTOGRADER_USER:+--user "$AUTOGRADER_USER"}}
 """
 
@@ -218,7 +218,7 @@ def _grade_file(picked: Path, number: str, seed: int | None, user: str | None):
     """Run and judge ``picked`` as notebook ``number``: (graded, the confinement note)."""
     from . import scratch, separate_user
     from .grader import Settings, Submission, grade_submission
-    from .run import Slot
+    from .kernel_run import Slot
 
     kind, ids, note = confinement(user)
     settings = Settings(seed=seed if seed is not None else secrets.randbelow(2**31), threads=1)
@@ -276,25 +276,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if not args.number.isdigit():
-        print(f"error: NN is a notebook number, got {args.number!r}", file=sys.stderr)
-        return 2
+        raise ValueError(f"NN is a notebook number, got {args.number!r}")
     out = args.out or Path(f"autograder_{int(args.number):02d}.zip")
-    try:
-        print(f"Gradescope autograder -> {build_bundle(args.number, out)}")
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    print(f"Gradescope autograder -> {build_bundle(args.number, out)}")
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Inside the autograder (``run_autograder``): grade the upload into results.json."""
-    p = argparse.ArgumentParser(
-        prog="python -m helpers.grading.gradescope",
-        description="Inside the autograder: grade and write results.json.",
-    )
-    sub = p.add_subparsers(dest="command", required=True)
-    r = sub.add_parser("run")
+def add_run_arguments(r: argparse.ArgumentParser) -> None:
+    """``python -m helpers gradescope run``: inside the autograder (``run_autograder``)."""
     r.add_argument("--root", type=Path, default=Path("/autograder"))
     r.add_argument("--notebook", required=True)
     r.add_argument("--seed", type=int, default=None)
@@ -304,11 +293,16 @@ def main(argv: list[str] | None = None) -> int:
         help="where bubblewrap cannot start: the unprivileged user (name or uid) the notebook "
         "runs as (default: notebook, made by setup.sh, else nobody)",
     )
-    args = p.parse_args(argv)
+
+
+def run_upload(args: argparse.Namespace) -> int:
+    """Grade the upload into results.json."""
     results = grade_upload(args.root, f"{int(args.notebook):02d}", args.seed, args.user)
     print(f"score {results['score']:g}: {args.root / 'results' / 'results.json'}")
     return 0
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+if __name__ == "__main__":  # bundles built before `gradescope run` joined the one command tree
+    from helpers.__main__ import main
+
+    sys.exit(main(["gradescope", *sys.argv[1:]]))

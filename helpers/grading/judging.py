@@ -1,10 +1,6 @@
 """Judging in the grader's process: probes from the secret seed, the kernel's results loaded as
-plain data, verdicts made with the same code as the inline check.
-
-The check sources are read once, when the grader starts: they are what the kernel gets (as
-text) and what this process judges with. At the end of a batch :func:`changed_sources` reads
-them again: a file changed during the run (a submission that reached the judge's files) is a
-loud error, not a silent change of grades.
+plain data, verdicts made with the same code as the inline check (the sources the kernel gets,
+and the check that they did not change during a run: ``sources.py``).
 """
 
 from __future__ import annotations
@@ -22,7 +18,6 @@ import torch
 from ..checks import evaluate
 from ..checks.framework import Exercise, Probe, Unsupported
 from ..checks.runner import Outcome
-from . import kernel_side
 from .isolate import IsolatedError, call_limited
 from .submissions import exercise_cell, target_name
 
@@ -32,46 +27,6 @@ MAX_RESULT_BYTES = 256 * 2**20
 MAX_RESULT_ITEMS = 200_000
 MAX_TENSOR_BYTES = 256 * 2**20
 SEED_DOMAIN = "attention-to-vit grading"
-GRADING = Path(kernel_side.__file__).resolve().parent
-CHECKS = GRADING.parent / "checks"
-# the runner's to_device, shipped with the checks so that the kernel runs its private copy
-DEVICE = GRADING.parent / "device.py"
-BLOCKS = GRADING.parent / "blocks"  # the course's reference versions (kernel_side spots calls)
-
-
-def _read_sources() -> dict[str, tuple[str, str]]:
-    """Every module of the check package but ``__init__`` (sent to kernels): {stem: (path, text)}.
-
-    All of them, not only ``framework``, ``runner`` and ``nb*``: check modules may share code
-    through modules of their own (references, module helpers).
-    """
-    paths = [p for p in sorted(CHECKS.glob("*.py")) if p.stem != "__init__"] + [DEVICE]
-    return {path.stem: (str(path), path.read_text(encoding="utf-8")) for path in paths}
-
-
-CHECK_SOURCES = _read_sources()
-KERNEL_SIDE_SOURCE = Path(kernel_side.__file__).read_text(encoding="utf-8")
-
-
-def _judge_files() -> list[Path]:
-    """The files whose code decides grades: the check package and the grader itself."""
-    return sorted([*CHECKS.glob("*.py"), *GRADING.glob("*.py"), DEVICE])
-
-
-def _digest(path: Path) -> str:
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
-        return "unreadable"
-
-
-JUDGE_DIGESTS = {str(p): _digest(p) for p in _judge_files()}
-
-
-def changed_sources() -> list[str]:
-    """The judge's files that are not byte-identical to what this process loaded at start."""
-    now = {str(p): _digest(p) for p in _judge_files()}
-    return sorted(p for p in set(now) | set(JUDGE_DIGESTS) if now.get(p) != JUDGE_DIGESTS.get(p))
 
 
 def exercise_seed(seed: int, exercise_id: str) -> int:

@@ -130,8 +130,6 @@ class Kernel:
         package_root: str | None = None,
         private_fd: int | None = None,
     ):
-        from jupyter_client.connect import write_connection_file
-
         self.output_cap = output_cap
         self.output_bytes = 0
         self.bad_messages = 0
@@ -140,20 +138,8 @@ class Kernel:
         self.zygote = zygote
         self.sandboxed = bool(sandbox) or ipc
         env = kernel_env(workdir, threads, package_root)
-        tag = os.urandom(4).hex()
-        # the grader reaches ``private`` through its descriptor when it holds one: a rename of
-        # the folder, or a link in its place, is not followed (the kernel gets the real path)
-        mine = f"/proc/self/fd/{private_fd}" if private_fd is not None else private
         ipc = ipc or bool(sandbox)
-        where = (
-            {"transport": "ipc", "ip": os.path.join(private, f"k{tag}")}
-            if ipc
-            else {"transport": "tcp", "ip": "127.0.0.1"}
-        )
-        cf, _ = write_connection_file(
-            os.path.join(mine, f"kernel-{tag}.json"), key=os.urandom(16).hex().encode(), **where
-        )
-        theirs = os.path.join(private, f"kernel-{tag}.json")
+        cf, theirs, sockets = self._write_connection(private, private_fd, ipc)
         if zygote is not None:
             from jupyter_client import BlockingKernelClient
 
@@ -163,7 +149,31 @@ class Kernel:
         else:
             self._start_process(cf, theirs, workdir, env, memory_bytes, file_bytes, sandbox or [])
         if ipc:
-            self.kc.ip = os.path.join(mine, f"k{tag}")
+            self.kc.ip = sockets
+        self._open_channels(startup_timeout)
+
+    @staticmethod
+    def _write_connection(private: str, private_fd: int | None, ipc: bool) -> tuple[str, str, str]:
+        """The kernel's connection file, in ``private``: the grader's path to it, the kernel's,
+        and (``ipc``) the grader's path to the sockets, which are files there too."""
+        from jupyter_client.connect import write_connection_file
+
+        tag = os.urandom(4).hex()
+        # the grader reaches ``private`` through its descriptor when it holds one: a rename of
+        # the folder, or a link in its place, is not followed (the kernel gets the real path)
+        mine = f"/proc/self/fd/{private_fd}" if private_fd is not None else private
+        where = (
+            {"transport": "ipc", "ip": os.path.join(private, f"k{tag}")}
+            if ipc
+            else {"transport": "tcp", "ip": "127.0.0.1"}
+        )
+        cf, _ = write_connection_file(
+            os.path.join(mine, f"kernel-{tag}.json"), key=os.urandom(16).hex().encode(), **where
+        )
+        return cf, os.path.join(private, f"kernel-{tag}.json"), os.path.join(mine, f"k{tag}")
+
+    def _open_channels(self, startup_timeout: float) -> None:
+        """The channels, under the output cap, once the kernel answers; the poller over them."""
         import zmq
 
         # one message larger than this (a single print of a huge string) is dropped by ZeroMQ

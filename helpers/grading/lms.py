@@ -1,4 +1,5 @@
-"""LMS in and out: grade a downloaded ``.zip`` directly, tell students apart, write totals.
+"""LMS names and totals: tell students apart in a download, sum their points, write totals
+(a downloaded ``.zip`` itself: ``archives.py``).
 
 Who a submission belongs to is read from its label (its path inside the zip or folder), with
 the first of these patterns that matches (``--student-pattern REGEX`` replaces them; it must
@@ -19,28 +20,17 @@ Canvas renames the files, so the notebook number comes from the notebook's own m
 
 from __future__ import annotations
 
-import contextlib
-import csv
 import re
-import shutil
-import tempfile
-import zipfile
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from .gradebook import guard, per_submission, write_table
 from .records import Row
 
 CANVAS = r"^(?:.*/)?(?P<student>[^/_]+)(?P<late>_LATE)?_(?P<id>\d+)_\d+_[^/]+$"
 MOODLE = r"(?:^|/)(?P<student>[^/]+?)_(?P<id>\d+)_assignsubmission_[a-z]+_"
 FOLDER = r"^(?P<student>[^/]+)/"
 PATTERNS = (CANVAS, MOODLE, FOLDER)
-MAX_ZIP_BYTES = 8 * 2**30  # uncompressed, all members together
-MAX_ZIP_MEMBERS = 200_000
-
-
-class ArchiveError(ValueError):
-    """A zip that cannot be extracted safely; the message names it."""
 
 
 def compile_pattern(text: str) -> re.Pattern:
@@ -89,66 +79,6 @@ def owner_of_file(name: str, pattern: re.Pattern | None = None) -> tuple[str, st
     patterns = [pattern] if pattern is not None else [re.compile(CANVAS), re.compile(MOODLE)]
     named = _named(name, patterns)
     return (named.name, named.id) if named else None
-
-
-# --------------------------------------------------------------------------- zips in
-
-
-def _safe_members(archive: zipfile.ZipFile, name: str) -> list[zipfile.ZipInfo]:
-    members, total = [], 0
-    for info in archive.infolist():
-        path = PurePosixPath(info.filename.replace("\\", "/"))
-        if info.is_dir() or "__MACOSX" in path.parts or path.name.startswith("._"):
-            continue
-        if (
-            path.is_absolute()
-            or ".." in path.parts
-            or (info.external_attr >> 16) & 0o170000 == 0o120000
-        ):
-            raise ArchiveError(f"{name}: unsafe member {info.filename!r} (absolute, .. or a link)")
-        total += info.file_size
-        members.append(info)
-    if len(members) > MAX_ZIP_MEMBERS or total > MAX_ZIP_BYTES:
-        raise ArchiveError(
-            f"{name}: too large to extract ({len(members)} files, "
-            f"{total / 2**30:.1f} GiB uncompressed)"
-        )
-    return members
-
-
-def extract_zip(path: Path, dest: Path) -> Path:
-    """Extract ``path`` into a new folder under ``dest``; labels are then paths inside the zip."""
-    folder = dest / path.stem
-    n = 1
-    while folder.exists():  # two zips with the same name
-        n += 1
-        folder = dest / f"{path.stem}-{n}"
-    folder.mkdir(parents=True)
-    try:
-        with zipfile.ZipFile(path) as archive:
-            for info in _safe_members(archive, str(path)):
-                target = folder / PurePosixPath(info.filename.replace("\\", "/"))
-                target.parent.mkdir(parents=True, exist_ok=True)
-                with archive.open(info) as src, open(target, "wb") as out:
-                    shutil.copyfileobj(src, out)
-    except zipfile.BadZipFile as exc:
-        raise ArchiveError(f"{path}: not a zip file ({exc})") from None
-    return folder
-
-
-@contextlib.contextmanager
-def expanded(paths: list[str]) -> Iterator[list[str]]:
-    """The paths, with each ``.zip`` replaced by a temporary folder holding its contents."""
-    zips = [p for p in paths if p.lower().endswith(".zip") and Path(p).is_file()]
-    if not zips:
-        yield list(paths)
-        return
-    tmp = Path(tempfile.mkdtemp(prefix="grade-zips-"))
-    try:
-        out = [str(extract_zip(Path(p), tmp)) if p in zips else p for p in paths]
-        yield out
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 # --------------------------------------------------------------------------- totals out
@@ -219,29 +149,20 @@ def compute_totals(
     ``late_penalty`` percent of the notebook's points."""
     if policy not in POLICIES:
         raise ValueError(f"--policy must be one of {', '.join(POLICIES)}, got {policy!r}")
-    per_sub: dict[str, dict] = {}
-    for r in rows:
-        entry = per_sub.setdefault(
-            r.submission, {"notebook": r.notebook, "points": 0.0, "max": 0.0}
-        )
-        entry["points"] += r.points
-        entry["max"] += r.max_points
-    notebooks = sorted({e["notebook"] for e in per_sub.values() if e["notebook"]})
+    per_sub = per_submission(rows)
+    notebooks = sorted({nb for nb, _, _ in per_sub.values() if nb})
     totals = Totals(notebooks, dict.fromkeys(notebooks, 0.0), policy=policy)
     totals.late_penalty = late_penalty
     candidates: dict[Student, dict[str, list[Score]]] = {}
-    for label, e in sorted(per_sub.items()):
+    for label, (nb, points, max_points) in sorted(per_sub.items()):
         student = student_of(label, pattern)
         key = Student(student.name, student.id)
         mine = candidates.setdefault(key, {})
-        nb = e["notebook"]
         if not nb:
             totals.unattributed.append(label)
             continue
-        totals.max_points[nb] = max(totals.max_points[nb], e["max"])
-        mine.setdefault(nb, []).append(
-            Score(e["points"], e["points"], e["max"], student.late, label)
-        )
+        totals.max_points[nb] = max(totals.max_points[nb], max_points)
+        mine.setdefault(nb, []).append(Score(points, points, max_points, student.late, label))
     for key, per_nb in candidates.items():
         scores = totals.students.setdefault(key, {})
         for nb, subs in per_nb.items():
@@ -262,18 +183,13 @@ def compute_totals(
 def write_totals(path: str | Path, totals: Totals) -> None:
     """One row per student: name, id, a column per notebook, the total, the late notebooks."""
     head = ["student", "id", *totals.notebooks, "total", "late"]
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(head)
-        for student in sorted(totals.students, key=lambda s: (s.name.lower(), s.id)):
-            scores = totals.students[student]
-            cols = [f"{scores[nb].points:g}" if nb in scores else "0" for nb in totals.notebooks]
-            late = " ".join(totals.late(student))
-            w.writerow([_safe(student.name), student.id, *cols, f"{totals.total(student):g}", late])
-
-
-def _safe(text: str) -> str:
-    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
+    rows = []
+    for student in sorted(totals.students, key=lambda s: (s.name.lower(), s.id)):
+        scores = totals.students[student]
+        cols = [f"{scores[nb].points:g}" if nb in scores else "0" for nb in totals.notebooks]
+        late = " ".join(totals.late(student))
+        rows.append([guard(student.name), student.id, *cols, f"{totals.total(student):g}", late])
+    write_table(path, head, rows)
 
 
 def totals_summary(totals: Totals, path: str | Path) -> str:

@@ -22,12 +22,12 @@ either importer: they are listed in a warning, and left out of Moodle's workshee
 
 from __future__ import annotations
 
-import csv
 import re
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .lms import CANVAS, MOODLE, Totals, _safe
+from .gradebook import guard, write_table
+from .lms import CANVAS, MOODLE, Totals
 
 LMS_CHOICES = ("auto", "canvas", "moodle", "plain")
 CANVAS_STUDENT = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
@@ -78,17 +78,15 @@ def write_canvas(path: str | Path, totals: Totals, ids: dict[str, str]) -> list[
     titles = [
         f"Notebook {nb} ({ids[nb]})" if nb in ids else f"Notebook {nb}" for nb in totals.notebooks
     ]
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(CANVAS_STUDENT + titles)
-        w.writerow(
-            ["Points Possible", "", "", "", ""]
-            + [_number(totals.max_points[nb]) for nb in totals.notebooks]
-        )
-        for student in sorted(totals.students, key=lambda s: (s.name.lower(), s.id)):
-            scores = totals.students[student]
-            cells = [_number(scores[nb].points) if nb in scores else "" for nb in totals.notebooks]
-            w.writerow([_safe(student.name), student.id, "", "", ""] + cells)
+    rows = [
+        ["Points Possible", "", "", "", ""]
+        + [_number(totals.max_points[nb]) for nb in totals.notebooks]
+    ]
+    for student in sorted(totals.students, key=lambda s: (s.name.lower(), s.id)):
+        scores = totals.students[student]
+        cells = [_number(scores[nb].points) if nb in scores else "" for nb in totals.notebooks]
+        rows.append([guard(student.name), student.id, "", "", ""] + cells)
+    write_table(path, CANVAS_STUDENT + titles, rows)
     warnings = []
     no_id = [nb for nb in totals.notebooks if nb not in ids]
     if no_id:
@@ -124,24 +122,23 @@ def write_moodle(path: str | Path, totals: Totals, now: datetime | None = None) 
     written = []
     for nb in totals.notebooks:
         out = moodle_path(path, nb)
-        with open(out, "w", newline="", encoding="utf-8") as f:
-            w = csv.writer(f)
-            w.writerow(MOODLE_COLUMNS)
-            for student in sorted(totals.students, key=lambda s: (s.name.lower(), s.id)):
-                score = totals.students[student].get(nb)
-                if score is None or not student.id:
-                    continue
-                grade = min(max(score.points, 0.0), totals.max_points[nb])
-                w.writerow(
-                    [
-                        f"Participant {student.id}",
-                        _safe(student.name),
-                        _number(grade),
-                        _number(totals.max_points[nb]),
-                        stamp,
-                        feedback_line(score),
-                    ]
-                )
+        rows = []
+        for student in sorted(totals.students, key=lambda s: (s.name.lower(), s.id)):
+            score = totals.students[student].get(nb)
+            if score is None or not student.id:
+                continue
+            grade = min(max(score.points, 0.0), totals.max_points[nb])
+            rows.append(
+                [
+                    f"Participant {student.id}",
+                    guard(student.name),
+                    _number(grade),
+                    _number(totals.max_points[nb]),
+                    stamp,
+                    feedback_line(score),
+                ]
+            )
+        write_table(out, MOODLE_COLUMNS, rows)
         written.append(str(out))
     warnings = [f"Moodle: one worksheet per notebook: {', '.join(written)}"]
     if _unmatched(totals):

@@ -1,26 +1,13 @@
-"""The grader's plain records: settings, submissions, gradebook rows, results of a batch."""
+"""The grader's plain records: settings, submissions, gradebook rows, results of a batch
+(the gradebook's columns and CSV: ``gradebook.py``; the worker's channel: ``pipe.py``)."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-COLUMNS = [
-    "submission",
-    "notebook",
-    "exercise",
-    "points",
-    "max_points",
-    "status",
-    "mistake",
-    "message",
-]
-OLD_COLUMNS = [c for c in COLUMNS if c != "mistake"]  # gradebooks written before `mistake`
-STATUSES = ("passed", "failed", "error", "timeout", "missing")
 
-
-class UsageError(Exception):
+class UsageError(ValueError):
     """Bad arguments: the message is shown and the command exits with status 2."""
 
 
@@ -52,23 +39,6 @@ class Row:
     status: str
     message: str
     mistake: str = ""  # "<exercise id>/<slug>" when the check names the mistake
-
-    def csv_fields(self) -> list[str]:
-        return [
-            _cell(self.submission),
-            self.notebook,
-            self.exercise,
-            f"{self.points:g}",
-            f"{self.max_points:g}",
-            self.status,
-            _cell(self.mistake),
-            _cell(" | ".join(self.message.splitlines())),
-        ]
-
-
-def _cell(text: str) -> str:
-    """Text a spreadsheet would read as a formula gets a leading quote (CSV injection)."""
-    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
 
 
 @dataclass
@@ -119,13 +89,3 @@ class BatchResult:
     sandbox: str = "none"  # what confined the kernels: "bwrap" or "none"
     warnings: list[str] = field(default_factory=list)  # for the summary (unconfined, tampering)
     tampered: list[str] = field(default_factory=list)  # judge sources changed during the run
-
-
-def send_plain(conn, obj) -> None:
-    """Send JSON-able ``obj`` on a ``multiprocessing`` connection (never pickled)."""
-    conn.send_bytes(json.dumps(obj).encode())
-
-
-def recv_plain(conn, maxlength: int = 64 * 2**20):
-    """The JSON value sent by :func:`send_plain`: plain data, nothing runs while it is read."""
-    return json.loads(conn.recv_bytes(maxlength).decode())

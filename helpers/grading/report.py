@@ -18,9 +18,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .gradebook import STATUSES, exercise_order, per_submission
 from .records import Row
 
-STATUSES = ("passed", "failed", "error", "timeout", "missing")
 TOP_MISTAKES = 5
 
 
@@ -73,18 +73,15 @@ def counting(rows: list[Row], pattern=None) -> list[Row]:
 
 def summarize(all_rows: list[Row], pattern=None) -> Summary:
     from ..checks import EXERCISES
-    from .book import exercise_order
     from .lms import student_of
 
     rows = counting(all_rows, pattern)
     order = exercise_order()
     exercises: dict[str, ExerciseStats] = {}
-    per_sub: dict[str, tuple[str, float, float]] = {}
+    per_sub = per_submission(rows)
     statuses: dict[str, set[str]] = {}
     for r in rows:
         statuses.setdefault(r.submission, set()).add(r.status if r.exercise else "error")
-        nb, pts, mx = per_sub.get(r.submission, (r.notebook, 0.0, 0.0))
-        per_sub[r.submission] = (nb or r.notebook, pts + r.points, mx + r.max_points)
         if not r.exercise:
             continue
         ex = EXERCISES.get(r.exercise)

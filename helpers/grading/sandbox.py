@@ -29,7 +29,6 @@ import shutil
 import site
 import subprocess
 import sys
-from pathlib import Path
 
 from .records import UsageError
 
@@ -252,11 +251,3 @@ def bwrap_command(
     args += ["--mqueue", "/dev/mqueue"]  # the sandbox's own POSIX message queues, listed here
     args += ["--remount-ro", "/tmp", "--remount-ro", "/dev", "--remount-ro", "/", "--chdir", folder]
     return args + ["--"]
-
-
-def private_path(path: str | Path) -> bool:
-    """Whether ``path`` is outside every folder a sandbox shows (for tests and diagnostics)."""
-    path = os.path.realpath(path)
-    return not any(
-        path == r or path.startswith(r.rstrip("/") + "/") for r in [*python_roots(), *SYSTEM]
-    )

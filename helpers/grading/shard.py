@@ -5,7 +5,7 @@ relative to the folder given on the command line (what the gradebook's ``submiss
 holds). The partition depends on nothing else, so every machine that sees the same folder
 layout computes the same one, with no coordination: run shard 1/N ... N/N anywhere, then merge.
 ``--shard auto`` reads K/N from a Slurm job array, ``--shard auto/N`` from a Kubernetes
-Indexed Job. Each gradebook's record (book.py) says which shard of how many it is, its seed
+Indexed Job. Each gradebook's record (gradebook.py) says which shard of how many it is, its seed
 and its submissions: merging refuses a part missing, given twice, unfinished, or graded with
 another seed.
 """
@@ -17,13 +17,13 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from .book import (
+from .gradebook import (
     GradebookError,
     exercise_order,
     read_record,
     read_table,
     record_path,
-    unquote,
+    unguard,
     write_record,
     write_table,
 )
@@ -102,7 +102,7 @@ def merge(out: str | Path, parts: Sequence[str | Path]) -> int:
         for sub in {r[col] for r in part_rows}:
             if sub in owner:
                 raise GradebookError(
-                    f"submission {unquote(sub)!r} is in both {owner[sub]} and "
+                    f"submission {unguard(sub)!r} is in both {owner[sub]} and "
                     f"{part}: were the shards graded with the same N?"
                 )
             owner[sub] = str(part)
@@ -111,7 +111,7 @@ def merge(out: str | Path, parts: Sequence[str | Path]) -> int:
     order = exercise_order()
     sub_col, ex_col = header.index("submission"), header.index("exercise")
     # the grader's final order: by submission label, then by the exercise's registry position
-    rows.sort(key=lambda r: (unquote(r[sub_col]), order.get(r[ex_col], -1)))
+    rows.sort(key=lambda r: (unguard(r[sub_col]), order.get(r[ex_col], -1)))
     write_table(out, header, rows)
     if whole is not None:
         write_record(out, whole)
@@ -161,7 +161,7 @@ def check_parts(parts: Sequence[str | Path]) -> dict | None:
             )
     for p, r in records.items():
         header, rows = read_table(p)
-        have = {unquote(row[header.index("submission")]) for row in rows}
+        have = {unguard(row[header.index("submission")]) for row in rows}
         lacking = [s for s in r["submissions"] if s not in have]
         if lacking:
             raise GradebookError(

@@ -1,4 +1,5 @@
-"""Finding submissions, reading them, and where their exercises are (no kernel needed)."""
+"""Finding submissions, reading them (in a child process under limits: ``read_limited``), and
+where their exercises are (no kernel needed)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from typing import Any
 
 from ..checks import REGISTRY
 from ..checks.framework import Exercise
-from ..notebooks.common import notebook_number
+from ..notebook_files import notebook_number
+from .isolate import IsolatedError, call_limited
 from .records import Row, Submission, UsageError
 
 MAX_NOTEBOOK_BYTES = 20 * 2**20
@@ -174,3 +176,29 @@ def copy_siblings(notebook: Path, dest: Path, student_pattern: str | None = None
             continue
         budget -= size
         shutil.copyfile(entry, dest / entry.name)
+
+
+# what reading one notebook may take in the batch's child (isolate.py)
+READ_MEMORY = 1024 * 2**20
+READ_SECONDS = 60.0
+
+
+def read_limited(sub: Submission) -> None:
+    """Set ``sub.notebook``, ``problem`` and ``notes`` from its file, read in a child process
+    under limits: no file's content can raise, grow or stall in the batch's own process."""
+
+    def read() -> list:
+        read_notebook(sub)
+        check_gradable(sub)
+        return [sub.notebook, sub.problem, list(sub.notes)]
+
+    try:
+        notebook, problem, notes = call_limited(
+            read, memory_bytes=READ_MEMORY, seconds=READ_SECONDS
+        )
+        sub.notebook, sub.problem = notebook, problem
+        sub.notes = [str(n) for n in notes]
+    except IsolatedError as exc:
+        sub.problem = f"cannot read the notebook: {exc}."
+    if sub.notebook is not None and not exercises_of(sub.notebook):
+        sub.problem = sub.problem or f"notebook {sub.notebook} has no graded exercises."

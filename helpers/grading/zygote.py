@@ -33,7 +33,7 @@ import sys
 import tempfile
 import time
 
-from .records import recv_plain, send_plain
+from .pipe import recv_plain, send_plain
 
 PRELOAD = (
     "torch",

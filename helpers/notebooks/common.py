@@ -1,49 +1,28 @@
-"""What the notebook tools share: solution markers, paths, reading and numbering notebooks."""
+"""What the notebook tools share: the exported cells, generated files kept in sync, the exit
+status (solution markers, paths and numbers: ``helpers/notebook_files.py``)."""
 
 from __future__ import annotations
 
-import re
+import ast
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
-# nbgrader's markers around the answer in a solved notebook
-BEGIN = "### BEGIN SOLUTION"
-END = "### END SOLUTION"
-ROOT = Path(__file__).resolve().parent.parent.parent
-# "09" in "09_vision_transformer.ipynb" (also "09-vit.ipynb", "09.ipynb": submissions' names)
-NUMBER = re.compile(r"^(\d{2})(?:[_\-. ]|$)")
+from ..notebook_files import (  # noqa: F401 (the tools' names for them)
+    BEGIN,
+    END,
+    NBVAL_LINE,
+    ROOT,
+    load_notebook,
+    notebook_number,
+    solution_paths,
+)
+
+MARK = "#| export"  # nbdev's marker: the cells that become a block module
 
 
 class MarkerError(ValueError):
     """A solution region is badly marked; the message names file, cell and line."""
-
-
-def notebook_number(path: str | Path) -> str | None:
-    """``"09"`` for ``solutions/09_vit.ipynb``; None for a name without a number."""
-    m = NUMBER.match(Path(str(path)).name)
-    return m.group(1) if m else None
-
-
-def solution_paths(root: Path = ROOT) -> list[Path]:
-    """The solved notebooks, ``solutions/NN_*.ipynb``, in order."""
-    return sorted(
-        p for p in (root / "solutions").glob("*_*.ipynb") if notebook_number(p) and p.name[2] == "_"
-    )
-
-
-def load_notebook(path: Path):
-    """Read and validate (an ``nbformat.NotebookNode``); a malformed file raises ValueError
-    naming it."""
-    import nbformat  # here: the grader imports this module for notebook_number alone
-
-    try:
-        nb = nbformat.read(str(path), as_version=4)
-        nbformat.validate(nb)
-    except Exception as exc:
-        first = str(exc).splitlines()[0] if str(exc) else ""
-        raise ValueError(f"{path}: not a valid notebook ({type(exc).__name__}: {first})") from None
-    return nb
 
 
 def sync(target: Path, text: str, check: bool) -> str | None:
@@ -61,11 +40,7 @@ def sync(target: Path, text: str, check: bool) -> str | None:
 def report(command: str, make: Callable[..., list[str]], check: bool) -> int:
     """Run ``make(check=...)`` (student's ``generate`` or export's ``export``) and print its
     problems; the exit status: 0 up to date or written, 1 out of date, 2 badly marked."""
-    try:
-        problems = make(check=check)
-    except (MarkerError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    problems = make(check=check)  # MarkerError, ValueError: `error: ...`, exit 2 (__main__)
     for problem in problems:
         print(problem, file=sys.stderr)
     if problems:
@@ -73,3 +48,24 @@ def report(command: str, make: Callable[..., list[str]], check: bool) -> int:
         return 1
     print("up to date" if check else "done")
     return 0
+
+
+def exported_code(nb) -> str:
+    """The ``#| export`` cells of a notebook, markers and solution markers dropped, joined."""
+    chunks = []
+    for cell in nb.cells:
+        lines = cell.source.split("\n")
+        if cell.cell_type != "code" or not lines or lines[0].strip() != MARK:
+            continue
+        body = [line for line in lines[1:] if not line.strip().startswith((BEGIN, END))]
+        chunks.append("\n".join(body).strip("\n"))
+    return "\n\n\n".join(chunks)
+
+
+def public_names(code: str) -> list[str]:
+    """The functions and classes ``code`` defines at top level, private ones left out."""
+    return [
+        n.name
+        for n in ast.parse(code).body
+        if isinstance(n, (ast.FunctionDef, ast.ClassDef)) and not n.name.startswith("_")
+    ]

@@ -12,10 +12,12 @@ from .kernel import run_fresh
 
 def execute(path: Path, timeout: int = 300, kernel: str = "python3") -> float:
     """Run ``path`` top to bottom in a fresh kernel, write outputs back; return seconds."""
+    if not path.is_file():
+        raise ValueError(f"{path}: no such notebook")
     nb = nbformat.read(str(path), as_version=4)
     seconds, error = run_fresh(nb, path.parent, timeout, kernel)
-    if error is not None:
-        raise error
+    if error is not None:  # the cell's traceback is in the message
+        raise ValueError(f"{path}: {type(error).__name__}: {error}") from error
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
     nbformat.write(nb, str(path))

@@ -11,44 +11,20 @@ same lint as the hand-written ones while the notebook cells keep their own layou
 from __future__ import annotations
 
 import argparse
-import ast
 import subprocess
 import sys
 from pathlib import Path
 
 from .common import (
-    BEGIN,
-    END,
     ROOT,
+    exported_code,
     load_notebook,
     notebook_number,
+    public_names,
     report,
     solution_paths,
     sync,
 )
-
-MARK = "#| export"
-
-
-def exported_code(nb) -> str:
-    """The ``#| export`` cells of a notebook, markers and solution markers dropped, joined."""
-    chunks = []
-    for cell in nb.cells:
-        lines = cell.source.split("\n")
-        if cell.cell_type != "code" or not lines or lines[0].strip() != MARK:
-            continue
-        body = [line for line in lines[1:] if not line.strip().startswith((BEGIN, END))]
-        chunks.append("\n".join(body).strip("\n"))
-    return "\n\n\n".join(chunks)
-
-
-def public_names(code: str) -> list[str]:
-    """The functions and classes ``code`` defines at top level, private ones left out."""
-    return [
-        n.name
-        for n in ast.parse(code).body
-        if isinstance(n, (ast.FunctionDef, ast.ClassDef)) and not n.name.startswith("_")
-    ]
 
 
 def exported_source(path: Path) -> tuple[str, str] | None:
@@ -65,6 +41,8 @@ def exported_source(path: Path) -> tuple[str, str] | None:
         'not this file."""\n'
     )
     number = nb.metadata["course"].get("notebook") or notebook_number(path)
+    ids = {cell.metadata.get("course", {}).get("exercise") for cell in nb.cells}
+    exercises = tuple(n for n in public if f"{number}.{n}" in ids)
     text = (
         header
         + "from helpers.my_blocks import prefer_mine\n"  # isort moves it among the imports
@@ -73,7 +51,7 @@ def exported_source(path: Path) -> tuple[str, str] | None:
         + repr(public).replace("'", '"')
         + "\n\n# Only with HELPERS_BLOCKS=mine: the learner's blocks whose checks passed replace"
         + " these\n# (helpers/my_blocks.py, `python -m helpers export --mine`).\n"
-        + f'prefer_mine(globals(), notebook="{number}")\n'
+        + f'prefer_mine(globals(), notebook="{number}", exercises={exercises!r})\n'
     )
     return name, tidy(text, f"helpers/blocks/{name}.py")
 

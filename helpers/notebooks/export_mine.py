@@ -24,8 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import my_blocks
-from .common import load_notebook, notebook_number
-from .export import exported_code, public_names
+from .common import exported_code, load_notebook, notebook_number, public_names
 
 
 def course_number(path: Path) -> str | None:
@@ -135,14 +134,9 @@ def table(manifest: dict[str, Any]) -> list[str]:
 def run_mine(source: Path | None, out: Path | None) -> int:
     source = source or default_source()
     out = out or Path(os.environ.get(my_blocks.DIR_ENV) or source / my_blocks.DIR_NAME)
-    try:
-        manifest = export_mine(source, out)
-    except ValueError as exc:  # a malformed notebook
-        print(f"error: {exc}")
-        return 2
+    manifest = export_mine(source, out)  # ValueError for a malformed notebook
     if not manifest["modules"]:
-        print(f"error: no notebook in {source} exports blocks (metadata course.export)")
-        return 2
+        raise ValueError(f"no notebook in {source} exports blocks (metadata course.export)")
     print("\n".join(table(manifest)))
     how = f"start Jupyter with {my_blocks.ENV}=mine (`make lab-mine` does)"
     if out.resolve() != (source / my_blocks.DIR_NAME).resolve():

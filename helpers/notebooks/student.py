@@ -27,6 +27,7 @@ import nbformat
 from .common import (
     BEGIN,
     END,
+    NBVAL_LINE,
     ROOT,
     MarkerError,
     load_notebook,
@@ -35,7 +36,6 @@ from .common import (
     sync,
 )
 
-NBVAL_LINE = re.compile(r"^\s*# NBVAL_[A-Z_]+\s*$")
 # https://github.com/OWNER/NAME(.git), git@github.com:OWNER/NAME(.git), with or without git+
 GITHUB = re.compile(
     r"^(?:git\+)?(?:https?://|ssh://git@|git@)github\.com[/:]([^/]+)/(.+?)(?:\.git)?/?$"

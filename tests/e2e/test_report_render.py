@@ -21,7 +21,7 @@ ARTIFACTS = REPO / "artifacts" / "report"
 
 
 def test_report_renders_in_chromium(tmp_path, browser_context):
-    from helpers.grading.book import read_rows
+    from helpers.grading.gradebook import read_rows
     from helpers.grading.report import write_report
     from tests.grading import classbook
 

@@ -10,17 +10,8 @@ import csv
 from pathlib import Path
 
 from helpers.checks import REGISTRY
+from helpers.grading.gradebook import COLUMNS
 
-COLUMNS = [
-    "submission",
-    "notebook",
-    "exercise",
-    "points",
-    "max_points",
-    "status",
-    "mistake",
-    "message",
-]
 N_SUBMISSIONS = 30
 SDPA, CAUSAL, PADDING = ("02.scaled_dot_product_attention", "02.causal_mask", "02.padding_mask")
 NO_SCALE = (f"{SDPA}/no_scale", "the scores are not scaled: divide q @ kᵀ by sqrt(d_k).")

@@ -404,7 +404,7 @@ def test_feedback_path_of_a_deep_folder_is_a_name_the_file_system_takes(tmp_path
     """A notebook under long folder names (README allows any layout) gets a feedback file whose
     name stays under 255 bytes, distinct per submission; before, writing it raised Errno 36
     and ended the batch."""
-    from helpers.grading.gradebook import feedback_path
+    from helpers.grading.feedback import feedback_path
 
     deep = "/".join(["é" * 130, "b" * 130])
     paths = {feedback_path(tmp_path, f"{deep}/{who}_02.ipynb") for who in ("alice", "bob")}

@@ -22,7 +22,7 @@ import pytest
 
 from helpers.__main__ import main
 from helpers.checks import REGISTRY
-from helpers.grading.book import read_table
+from helpers.grading.gradebook import read_table
 from helpers.grading.shard import shard_of
 
 from ..speed import scaled

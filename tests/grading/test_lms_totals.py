@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from helpers.__main__ import main
-from helpers.grading.book import read_rows
+from helpers.grading.gradebook import read_rows
 from helpers.grading.lms import compute_totals
 from helpers.grading.lms_export import moodle_path, parse_assignments, recognize, write_for
 

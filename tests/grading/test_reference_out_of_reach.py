@@ -24,9 +24,9 @@ import pytest
 
 from helpers.checks import REGISTRY
 from helpers.grading import sandbox
-from helpers.grading.judging import CHECK_SOURCES
 from helpers.grading.kernel_code import kernel_sources
 from helpers.grading.kernel_view import block_notebook, fill
+from helpers.grading.sources import CHECK_SOURCES
 
 from .builders import ROOT, load, set_exercise, write
 

@@ -7,7 +7,7 @@ import csv
 import re
 from pathlib import Path
 
-from helpers.grading.book import read_rows
+from helpers.grading.gradebook import read_rows
 from helpers.grading.report import histogram_figure, summarize, write_report
 
 from . import classbook
@@ -79,7 +79,7 @@ def test_count_axes_are_whole_numbers(tmp_path):
 
 
 def test_feedback_path_is_the_one_readme_gives(tmp_path):
-    from helpers.grading.gradebook import feedback_path
+    from helpers.grading.feedback import feedback_path
 
     from .builders import ROOT
 

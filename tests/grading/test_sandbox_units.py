@@ -21,9 +21,11 @@ from helpers.blocks.attention import causal_mask
 from helpers.blocks.multihead import MultiHeadAttention as ReferenceMHA
 from helpers.checks import REGISTRY
 from helpers.checks.framework import CheckResult
-from helpers.grading import judging, sandbox, scratch
+from helpers.grading import judging, sandbox, scratch, sources
+from helpers.grading.gradebook import fields
 from helpers.grading.grader import KERNEL_SIDE_SOURCE, Row, UsageError, load_results
-from helpers.grading.records import Graded, recv_plain, send_plain
+from helpers.grading.pipe import recv_plain, send_plain
+from helpers.grading.records import Graded
 
 from ..speed import scaled
 from .builders import ROOT
@@ -65,7 +67,9 @@ def test_the_sandbox_binds_the_environment_not_the_repository(tmp_path):
     package = str(Path(helpers.__file__).resolve().parent)
     roots = sandbox.python_roots()
     assert package in roots and str(ROOT) not in roots and "/" not in roots
-    assert sandbox.private_path(ROOT / "solutions") and sandbox.private_path(tmp_path)
+    shown = [*roots, *sandbox.SYSTEM]  # what a sandbox binds; the solutions and tmp_path: not
+    for private in (os.path.realpath(ROOT / "solutions"), os.path.realpath(tmp_path)):
+        assert not any(private == r or private.startswith(r.rstrip("/") + "/") for r in shown)
     hidden = Path(sys.prefix).resolve() / f"hidden-{uuid.uuid4().hex[:6]}"
     hidden.mkdir()
     try:
@@ -200,16 +204,16 @@ def test_the_worker_channel_never_unpickles(tmp_path, monkeypatch):
 
 
 def test_a_changed_judge_file_is_reported(monkeypatch):
-    assert judging.changed_sources() == []
-    path = next(iter(judging.JUDGE_DIGESTS))
-    monkeypatch.setitem(judging.JUDGE_DIGESTS, path, "0" * 64)
-    assert judging.changed_sources() == [path]
+    assert sources.changed_sources() == []
+    path = next(iter(sources.JUDGE_DIGESTS))
+    monkeypatch.setitem(sources.JUDGE_DIGESTS, path, "0" * 64)
+    assert sources.changed_sources() == [path]
 
 
 def test_every_check_module_is_shipped_to_the_kernel():
-    names = {p.stem for p in judging.CHECKS.glob("*.py")} - {"__init__"}
+    names = {p.stem for p in sources.CHECKS.glob("*.py")} - {"__init__"}
     # and device.py: the runner's to_device, a private copy too
-    assert set(judging.CHECK_SOURCES) == names | {"device"}
+    assert set(sources.CHECK_SOURCES) == names | {"device"}
     assert {"framework", "runner", "nb02"} <= names
 
 
@@ -220,7 +224,7 @@ def test_the_mistake_code_reaches_the_row(monkeypatch):
     monkeypatch.setattr(judging, "evaluate", lambda ex, pairs, *how: result)
     assert judging.judge(ex, [], []) == ("failed", 0.0, "you returned |x|", "00.relu/abs")
     row = Row("a.ipynb", "00", ex.id, 0.0, 1.0, "failed", "you returned |x|", "00.relu/abs")
-    assert row.csv_fields()[6:] == ["00.relu/abs", "you returned |x|"]
+    assert fields(row)[6:] == ["00.relu/abs", "you returned |x|"]
 
 
 # --------------------------------------------------------------------------- the reference, wrapped
@@ -235,7 +239,7 @@ def watching_side():
     ns["setup"](
         CHECK_SOURCES,
         package=f"__grader_watch_{uuid.uuid4().hex[:6]}__",
-        references=str(judging.BLOCKS),
+        references=str(sources.BLOCKS),
     )
     return ns
 
@@ -317,3 +321,18 @@ def test_switching_the_hook_off_is_refused(watching_side, tmp_path):
         "not graded: `relu` replaced the grader's profile hook (sys.setprofile).",
         "",
     )
+
+
+def test_the_view_holds_every_grading_module_the_zygote_imports():
+    """A module the zygote imports but the kernel's view leaves out kills every zygote (each
+    sandbox then restarts, and kernels fall back to processes of their own)."""
+    from helpers.grading.kernel_view import SANDBOX_MODULES
+    from tests.test_import_rules import GRAPH
+
+    seen, todo = set(), ["helpers.grading.zygote"]
+    while todo:
+        module = todo.pop()
+        if module not in seen:
+            seen.add(module)
+            todo += [m for m in GRAPH[module] if m.startswith("helpers.grading.")]
+    assert {m.rsplit(".", 1)[1] + ".py" for m in seen} <= set(SANDBOX_MODULES)

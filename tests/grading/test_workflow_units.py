@@ -14,13 +14,12 @@ import pytest
 
 from helpers.__main__ import main
 from helpers.checks import REGISTRY
-from helpers.grading.book import GradebookError, read_rows
+from helpers.grading.archives import ArchiveError, expanded
+from helpers.grading.gradebook import GradebookError, read_rows
 from helpers.grading.lms import (
-    ArchiveError,
     Student,
     compile_pattern,
     compute_totals,
-    expanded,
     student_of,
     write_totals,
 )

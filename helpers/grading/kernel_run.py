@@ -1,0 +1,182 @@
+"""One submission's kernel: the slot it runs in, the learner's cells run under the notebook's
+limits, and the fresh kernel that re-runs the cells that completed when a limit, an interrupt
+or a death struck the first (a kernel so struck is never trusted again)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from .faults import Injector
+from .kernel import CellRun, Kernel
+from .records import Settings
+from .submissions import code_cells
+
+
+@dataclass
+class Slot:
+    """Where a submission runs: ``folder`` (the sandbox's only writable folder, emptied between
+    submissions), the slot's ``zygote`` (None: each kernel is a new process), ``sandbox``,
+    the ``bwrap ... --`` prefix for a kernel started as a new process (None: unconfined), and
+    ``view``, the folder of the package the kernels see (kernel_view.py), outside ``folder``."""
+
+    folder: Path
+    zygote: object | None = None
+    sandbox: list[str] | None = None
+    view: Path | None = None
+
+    @property
+    def confined(self) -> bool:
+        return self.sandbox is not None or bool(self.zygote and self.zygote.sandboxed)
+
+    @property
+    def package_root(self) -> str | None:
+        """Where an unconfined kernel imports ``helpers`` from (a sandbox binds it in place)."""
+        return str(self.view) if self.view and not self.confined else None
+
+
+class KernelRun:
+    """The state of one submission's kernel: which cells ran, where it stopped."""
+
+    def __init__(
+        self,
+        nb,
+        workdir: Path,
+        private: Path,
+        settings: Settings,
+        slot: Slot,
+        on_kernel: Callable[[int], None],
+    ):
+        self.settings, self.workdir, self.private, self.slot = settings, workdir, private, slot
+        self.on_kernel = on_kernel
+        self.fallback = ""  # why the kernel could not be forked from the zygote
+        self.cells = code_cells(nb)
+        self.errors: dict[int, CellRun] = {}  # position -> the error it raised
+        self.stop: tuple[int, CellRun, str] | None = None  # position, run, why
+        self.kernel: Kernel | None = None
+        self.starts = 0
+        self.notebook_seconds = 0.0
+        self.output_capped = False
+        self.sound = False  # no limit, interrupt or death struck the kernel since it started
+        self.replayed: list[str] = []  # why each fresh kernel was started (notes for the learner)
+        self.faults = Injector()  # none, except in the tests (faults.py)
+        self.private_fd = -1  # the grader's descriptor of ``private``: every access goes by it
+
+    def start(self) -> Kernel:
+        self.close()
+        self.starts += 1
+        s, slot = self.settings, self.slot
+        limits = {
+            "memory_bytes": s.memory_bytes,
+            "file_bytes": s.file_bytes,
+            "threads": s.threads,
+            "output_cap": s.output_cap,
+            "private": str(self.private),
+            "package_root": slot.package_root,
+            "private_fd": self.private_fd if self.private_fd >= 0 else None,
+        }
+        if slot.zygote is not None:
+            try:
+                self.kernel = Kernel(
+                    str(self.workdir), zygote=slot.zygote, ipc=slot.zygote.sandboxed, **limits
+                )
+            except Exception as exc:  # fall back to a kernel of its own (sandboxed alike)
+                self.fallback = f"{type(exc).__name__}: {exc}"
+        if self.kernel is None:
+            self.kernel = Kernel(str(self.workdir), sandbox=slot.sandbox, **limits)
+            if self.kernel.pid:  # a process of its own: the grader ends its group at the end
+                self.on_kernel(self.kernel.pid)
+        self.sound = True
+        return self.kernel
+
+    def run_code(self, point: str, code: str, timeout: float) -> CellRun:
+        """Run ``code`` in the kernel (``point`` names it for faults.py); a time limit or a death
+        makes the kernel unsound: what the interrupt left half done is never relied on."""
+        run = self.faults.run(self.kernel, point, code, timeout)
+        if run.status in ("timeout", "died"):
+            self.sound = False
+        return run
+
+    def close(self) -> None:
+        if self.kernel is not None:
+            self.output_capped |= self.kernel.output_capped
+            self.kernel.close()
+            self.kernel = None
+
+    def cell_label(self, pos: int) -> str:
+        return f"cell {self.cells[pos][0] + 1}"
+
+    def point(self, pos: int) -> str:
+        return f"cell:{self.cells[pos][0] + 1}"  # as faults.py names it
+
+    def execute(self) -> None:
+        """Run the learner's cells until the end, a timeout or a dead kernel."""
+        s = self.settings
+        self.start()
+        start = time.monotonic()
+        deadline = start + s.total_timeout
+        for pos, (_, cell) in enumerate(self.cells):
+            remaining = deadline - time.monotonic()
+            limit = min(s.cell_timeout, remaining)
+            run = (
+                self.run_code(self.point(pos), cell.source, limit)
+                if remaining > 0
+                else CellRun("timeout", alive=True)
+            )
+            if run.status == "error":
+                self.errors[pos] = run
+            elif run.status in ("timeout", "died"):
+                self.stop = (pos, run, self.why_stopped(pos, run, limit))
+                break
+        self.notebook_seconds = time.monotonic() - start
+
+    def why_stopped(self, pos: int, run: CellRun, limit: float) -> str:
+        s = self.settings
+        if run.status == "died":
+            where = self.cell_label(pos)
+            return f"the kernel died in {where} (os._exit, a crash, or out of memory)"
+        if limit < s.cell_timeout:
+            return f"the notebook ran over its time limit of {s.total_timeout:g} s"
+        return f"{self.cell_label(pos)} ran over the time limit of {s.cell_timeout:g} s per cell"
+
+    def replay(self) -> bool:
+        """A fresh kernel that re-runs the cells that completed (those before the stop), under
+        the notebook's limits. If one of them now stops too, that is the stop (a real timeout or
+        death, in the notebook's own cells) and the cells before it are re-run, in a new kernel
+        again: at most ``MAX_STARTS`` kernels in all."""
+        s = self.settings
+        while self.starts < MAX_STARTS:
+            end = self.stop[0] if self.stop else len(self.cells)
+            self.start()
+            deadline = time.monotonic() + s.total_timeout
+            for pos in range(end):
+                remaining = deadline - time.monotonic()
+                limit = min(s.cell_timeout, remaining)
+                source = self.cells[pos][1].source
+                run = (
+                    self.run_code(self.point(pos), source, limit)
+                    if remaining > 0
+                    else CellRun("timeout")
+                )
+                if run.status in ("timeout", "died"):
+                    why = self.why_stopped(pos, run, limit)
+                    self.stop = (pos, run, f"{why} when the grader re-ran it in a fresh kernel")
+                    break
+            else:
+                if end:
+                    self.replayed.append(f"the cells up to cell {self.cells[end - 1][0] + 1}")
+                return True
+        self.close()
+        return False
+
+    def usable(self) -> bool:
+        """Whether the kernel is sound (alive, and no limit or death has struck it since it
+        started), after a replay in a fresh kernel if need be."""
+        if self.sound and self.kernel is not None and self.kernel.alive():
+            return True
+        return self.replay()
+
+
+MAX_STARTS = 4  # kernels per submission: the first and at most three fresh ones

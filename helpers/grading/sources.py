@@ -1,0 +1,55 @@
+"""The judge's own source files: read once, when the grader starts, and checked at the end.
+
+The check sources read here are what each kernel gets (as text) and what the grader's process
+judges with. At the end of a batch :func:`changed_sources` reads every file that decides grades
+again: one changed during the run (a submission that reached the judge's files) is a loud
+error, not a silent change of grades.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from . import kernel_side
+
+GRADING = Path(kernel_side.__file__).resolve().parent
+CHECKS = GRADING.parent / "checks"
+# the runner's to_device, shipped with the checks so that the kernel runs its private copy
+DEVICE = GRADING.parent / "device.py"
+BLOCKS = GRADING.parent / "blocks"  # the course's reference versions (kernel_side spots calls)
+
+
+def _read_sources() -> dict[str, tuple[str, str]]:
+    """Every module of the check package but ``__init__`` (sent to kernels): {stem: (path, text)}.
+
+    All of them, not only ``framework``, ``runner`` and ``nb*``: check modules may share code
+    through modules of their own (references, module helpers).
+    """
+    paths = [p for p in sorted(CHECKS.glob("*.py")) if p.stem != "__init__"] + [DEVICE]
+    return {path.stem: (str(path), path.read_text(encoding="utf-8")) for path in paths}
+
+
+CHECK_SOURCES = _read_sources()
+KERNEL_SIDE_SOURCE = Path(kernel_side.__file__).read_text(encoding="utf-8")
+
+
+def _judge_files() -> list[Path]:
+    """The files whose code decides grades: the check package and the grader itself."""
+    return sorted([*CHECKS.glob("*.py"), *GRADING.glob("*.py"), DEVICE])
+
+
+def _digest(path: Path) -> str:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return "unreadable"
+
+
+JUDGE_DIGESTS = {str(p): _digest(p) for p in _judge_files()}
+
+
+def changed_sources() -> list[str]:
+    """The judge's files that are not byte-identical to what this process loaded at start."""
+    now = {str(p): _digest(p) for p in _judge_files()}
+    return sorted(p for p in set(now) | set(JUDGE_DIGESTS) if now.get(p) != JUDGE_DIGESTS.get(p))
