@@ -1,0 +1,36 @@
+META = {"exercise": "03.MultiHeadAttention", "cause": "the bias argument is ignored: the four projections always have biases, even for bias=False", "keywords": [r"bias ?= ?False", r"\bbias\b", r"bias argument", r"biases"]}
+
+from helpers.blocks.attention import scaled_dot_product_attention
+
+
+class MultiHeadAttention(nn.Module):
+    def __init__(self, d_model, num_heads, dropout=0.0, bias=True):
+        super().__init__()
+        if d_model % num_heads != 0:
+            raise ValueError(f"d_model={d_model} is not divisible by num_heads={num_heads}")
+        self.d_model, self.num_heads, self.d_head = d_model, num_heads, d_model // num_heads
+        self.q_proj = nn.Linear(d_model, d_model)
+        self.k_proj = nn.Linear(d_model, d_model)
+        self.v_proj = nn.Linear(d_model, d_model)
+        self.out_proj = nn.Linear(d_model, d_model)
+        self.dropout = nn.Dropout(dropout)
+
+    def split_heads(self, x):
+        B, T, _ = x.shape
+        return x.view(B, T, self.num_heads, self.d_head).transpose(1, 2)
+
+    def merge_heads(self, x):
+        B, H, T, d_head = x.shape
+        return x.transpose(1, 2).contiguous().view(B, T, H * d_head)
+
+    def forward(self, query, key=None, value=None, mask=None):
+        if key is None:
+            key = query
+        if value is None:
+            value = key
+        q = self.split_heads(self.q_proj(query))
+        k = self.split_heads(self.k_proj(key))
+        v = self.split_heads(self.v_proj(value))
+        _, weights = scaled_dot_product_attention(q, k, v, mask)
+        weights = self.dropout(weights)
+        return self.out_proj(self.merge_heads(weights @ v)), weights

@@ -1,0 +1,16 @@
+META = {"exercise": "07.greedy_decode", "cause": "a row that has already produced eos_id is not forced to keep emitting eos_id: it goes on appending whatever the argmax is until every row is done", "keywords": [r"eos", r"finished|ended|done", r"keeps? (emitting|getting|receiving)|keep emitting"]}
+
+
+@torch.no_grad()
+def greedy_decode(model, src, max_len, bos_id, eos_id):
+    B = src.size(0)
+    tgt = torch.full((B, 1), bos_id, dtype=torch.long, device=src.device)
+    done = torch.zeros(B, dtype=torch.bool, device=src.device)
+    while tgt.size(1) < max_len:
+        logits = model(src, tgt)                  # (B, T, vocab)
+        next_token = logits[:, -1].argmax(dim=-1)  # (B,)
+        tgt = torch.cat([tgt, next_token[:, None]], dim=1)
+        done |= next_token == eos_id
+        if done.all():
+            break
+    return tgt

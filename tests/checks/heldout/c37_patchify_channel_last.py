@@ -1,0 +1,9 @@
+META = {"exercise": "09.patchify", "cause": "flattens each patch in (p, p, C) order (channels last, as einops' '(p1 p2 c)') instead of (C, p, p)", "keywords": [r"\(C, ?p, ?p\)", r"\(p, ?p, ?C\)", r"channel", r"flatten(ed|ing)? order|order"]}
+
+
+def patchify(images, patch_size):
+    B, C, H, W = images.shape
+    p = patch_size
+    x = images.reshape(B, C, H // p, p, W // p, p)
+    x = x.permute(0, 2, 4, 3, 5, 1)                 # (B, H/p, W/p, p, p, C)
+    return x.reshape(B, (H // p) * (W // p), C * p * p)
