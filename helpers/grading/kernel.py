@@ -105,6 +105,19 @@ def kernel_env(home: str, threads: int, package_root: str | None = None) -> dict
     return env
 
 
+def output_size(msg: dict) -> int:
+    """Characters of output an iopub message carries (its fields are the kernel's to forge)."""
+    content = msg.get("content")
+    if not isinstance(content, dict):
+        return 0
+    if msg.get("msg_type") == "stream":
+        return len(str(content.get("text", "")))
+    if msg.get("msg_type") in ("display_data", "execute_result", "error"):
+        data = content.get("data", {})
+        return sum(len(str(v)) for v in data.values()) if isinstance(data, dict) else len(str(data))
+    return 0
+
+
 class Kernel:
     """One ipykernel in ``workdir`` under ``memory_bytes`` of memory (limits.py).
 
@@ -260,11 +273,10 @@ class Kernel:
             except Exception:  # a garbled message (a kernel out of memory): skip it
                 self.bad_messages += 1
                 continue
-            content = msg.get("content", {})
-            if msg["msg_type"] == "stream":
-                self.output_bytes += len(content.get("text", ""))
-            elif msg["msg_type"] in ("display_data", "execute_result", "error"):
-                self.output_bytes += sum(len(str(v)) for v in content.get("data", {}).values())
+            try:
+                self.output_bytes += output_size(msg)
+            except Exception:  # a message of a shape no kernel of ours sends: skip it
+                self.bad_messages += 1
 
     @property
     def output_capped(self) -> bool:

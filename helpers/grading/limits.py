@@ -31,8 +31,8 @@ def set_limits(memory_bytes: int, file_bytes: int) -> None:
 
 # keyctl(2) system call numbers (no libkeyutils needed); other machines: no keyring isolation
 KEYCTL = {"x86_64": 250, "aarch64": 219, "ppc64le": 250, "s390x": 250}
-JOIN_SESSION_KEYRING, CLEAR = 1, 7
-USER_KEYRING, USER_SESSION_KEYRING = -4, -5
+JOIN_SESSION_KEYRING, CLEAR, GET_PERSISTENT = 1, 7, 22
+THREAD_KEYRING, USER_KEYRING, USER_SESSION_KEYRING = -1, -4, -5
 
 
 def keyctl(*args: int) -> int:
@@ -57,6 +57,11 @@ def fresh_keyring() -> None:
 
 
 def clear_user_keyrings() -> None:
-    """Empty the keyrings every process of this user shares (in this user namespace)."""
+    """Empty the keyrings every process of this user shares (in this user namespace): the user
+    and user-session keyrings, and the persistent one (found through this thread's keyring,
+    which no forked kernel inherits)."""
     keyctl(CLEAR, USER_KEYRING)
     keyctl(CLEAR, USER_SESSION_KEYRING)
+    persistent = keyctl(GET_PERSISTENT, -1, THREAD_KEYRING)
+    if persistent > 0:
+        keyctl(CLEAR, persistent)

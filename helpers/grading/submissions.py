@@ -29,6 +29,12 @@ def target_name(ex: Exercise) -> str:
     return getattr(ex, "grade_target", None) or ex.id.split(".", 1)[1]
 
 
+def printable(name: str) -> str:
+    """A file name as text that every writer accepts: bytes that are not UTF-8 (which the file
+    system allows) written as ``\\xff``."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
 def find_submissions(paths: list[str | Path]) -> list[Submission]:
     """Files as given, and the ``*.ipynb`` under each folder (checkpoints skipped)."""
     found: list[tuple[Path, str]] = []
@@ -40,16 +46,16 @@ def find_submissions(paths: list[str | Path]) -> list[Submission]:
             )
             if not nbs:
                 raise UsageError(f"no .ipynb files under {arg}")
-            found += [(q, q.relative_to(p).as_posix()) for q in nbs]
+            found += [(q, printable(q.relative_to(p).as_posix())) for q in nbs]
         elif p.is_file():
-            found.append((p, p.as_posix()))
+            found.append((p, printable(p.as_posix())))
         else:
             raise UsageError(f"no such file or folder: {arg}")
     labels = [label for _, label in found]
     subs, seen = [], set()
     for path, label in found:
         if labels.count(label) > 1:  # the same relative name under two folders
-            label = path.as_posix()
+            label = printable(path.as_posix())
         if path.resolve() in seen:
             continue
         seen.add(path.resolve())
@@ -62,6 +68,9 @@ def read_notebook(sub: Submission):
     import nbformat
 
     sub.notebook = notebook_number(sub.path)
+    if sub.path.is_symlink():  # a link in a download points at somebody else's file
+        sub.problem = "the file is a link, not a notebook: links are not followed."
+        return None
     try:
         size = sub.path.stat().st_size
         if size > MAX_NOTEBOOK_BYTES:

@@ -8,7 +8,8 @@ One batch with the default options (sandbox, ``--jobs 2``), honest notebooks amo
   that inflates to 1.5 GiB in ``torch.load``, a list shared 100 times at 4 levels;
 - a notebook that, during its first exercise, renames the grader's private folder and puts a
   link to a host folder in its place (the grader writes the next exercise's inputs after);
-- keys added to the user and session keyrings and a POSIX message queue, looked for by a
+- a file name that is not UTF-8, a link to a solved notebook, an output message of a forged shape;
+- keys added to the user, session and persistent keyrings and a POSIX message queue, looked for by a
   later submission in the same slot (and, as a control, by the same kernel, which finds them).
 
 The batch ends with exit 0, every honest classmate gets full marks, every hostile file costs
@@ -56,6 +57,8 @@ def add_key(desc, ring):
 def search(desc, ring):  # KEYCTL_SEARCH
     return libc.syscall(NR[1], ctypes.c_long(10), ctypes.c_long(ring), b"user", desc,
                         ctypes.c_long(0))
+def persistent():  # KEYCTL_GET_PERSISTENT: this user's persistent keyring, linked to @s
+    return libc.syscall(NR[1], ctypes.c_long(22), ctypes.c_long(-1), ctypes.c_long(-3))
 libc.mq_open.restype = ctypes.c_int
 """
 ATTACKS = {
@@ -99,13 +102,15 @@ LEAK = []""",
     + r"""
 add_key(b"planted_$mark", -4)  # the user keyring
 add_key(b"planted_s_$mark", -3)  # the session keyring
+add_key(b"planted_p_$mark", persistent())  # the persistent keyring (outlives the session)
 libc.mq_open(b"/planted_$mark", os.O_CREAT | os.O_RDWR, 0o600, None)
 LEAK = []""",
     "zz_keys": KEYS
     + r"""
 LEAK = []
 for name in ("planted", "own"):  # what aa_keys, ab_keys and keys_same left
-    for desc, ring in ((f"{name}_$mark", -4), (f"{name}_s_$mark", -3)):
+    rings = ((f"{name}_$mark", -4), (f"{name}_s_$mark", -3), (f"{name}_p_$mark", persistent()))
+    for desc, ring in rings:
         if search(desc.encode(), ring) > 0:
             LEAK.append(desc)
     if libc.mq_open(f"/{name}_$mark".encode(), os.O_RDONLY) >= 0:
@@ -115,12 +120,19 @@ for name in ("planted", "own"):  # what aa_keys, ab_keys and keys_same left
     + r"""
 add_key(b"own_$mark", -4)
 add_key(b"own_s_$mark", -3)
+add_key(b"own_p_$mark", persistent())
 libc.mq_open(b"/own_$mark", os.O_CREAT | os.O_RDWR, 0o600, None)
-LEAK = [r for r in (search(b"own_$mark", -4), search(b"own_s_$mark", -3)) if r > 0]
+found = (search(b"own_$mark", -4), search(b"own_s_$mark", -3), search(b"own_p_$mark", persistent()))
+LEAK = [r for r in found if r > 0]
 if libc.mq_open(b"/own_$mark", os.O_RDONLY) >= 0:
     LEAK.append("mqueue")
-assert len(LEAK) == 3, LEAK""",
+assert len(LEAK) == 4, LEAK""",
 }
+# an output message whose text is a number (the kernel signs what it sends)
+FORGED_STREAM = r"""
+kernel = get_ipython().kernel
+kernel.session.send(kernel.iopub_socket, "stream", {"name": "stdout", "text": 5},
+                    parent=kernel.get_parent())"""
 # notebook 02: its first exercise swaps the grader's folder for a link to the host's folder,
 # then ends its kernel (the grader starts another one for the next exercise: a new connection
 # file, the next exercise's inputs)
@@ -218,6 +230,12 @@ def test_a_batch_of_hostile_inputs_grades_every_classmate(tmp_path):
     odd = load("00")
     odd.metadata["course"] = {"notebook": "²"}
     write(odd, subs / "00_superscript.ipynb")
+    # a name that is not UTF-8, a link to a solved notebook, an output message of a forged shape
+    write(load("00"), Path(os.fsdecode(os.fsencode(subs) + b"/00_\xff.ipynb")))
+    (subs / "00_link.ipynb").symlink_to(ROOT / "solutions" / "00_welcome.ipynb")
+    forged = set_exercise(load("00"), "00.relu", "def relu(x):\n    return x * (x > 0)")
+    insert(forged, exercise_index(forged, "00.relu"), FORGED_STREAM)
+    write(forged, subs / "00_forged_stream.ipynb")
     for name, cell in [*ATTACKS.items(), ("ab_keys", ATTACKS["aa_keys"])]:
         nb = set_exercise(load("00"), "00.relu", LEAK_RELU)
         insert(nb, exercise_index(nb, "00.relu"), string.Template(cell).substitute(mark=mark))
@@ -243,7 +261,10 @@ def test_a_batch_of_hostile_inputs_grades_every_classmate(tmp_path):
     by_label: dict[str, list[dict]] = {}
     for (label, _), r in rows.items():
         by_label.setdefault(label, []).append(r)
-    graded_fully = [*honest, "00_superscript.ipynb", "deep/00_deep.ipynb"]
+    graded_fully = [*honest, "00_superscript.ipynb", "deep/00_deep.ipynb", "00_\\xff.ipynb"]
+    graded_fully.append("00_forged_stream.ipynb")
+    (row,) = by_label["00_link.ipynb"]
+    assert (row["status"], row["points"]) == ("error", "0") and "a link" in row["message"], row
     for label in [*graded_fully, "zz_keys/00_zz_keys.ipynb"]:
         label = label if label in by_label else f"b/{label}"
         assert [r["status"] for r in by_label[label]] != [], label
