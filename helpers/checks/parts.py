@@ -222,8 +222,45 @@ def flow_fault(flow: dict, x, out, steps, hint: str = "") -> Fail | None:
     for key, value, words, code in steps:
         want = value(v)
         if key not in v or v[key].shape != want.shape or not close(v[key], want, 1e-4, 1e-3):
+            got, expected = (_as_sum(v, key, t) for t in (v.get(key), want))
+            if got is not None and expected is not None and got != expected:
+                words += f" Yours is {_sum_words(got)}, not {_sum_words(expected)}: " + "; ".join(
+                    _term_words(k, got.get(k, 0), n) for k, n in expected.items() | got.items()
+                    if got.get(k, 0) != expected.get(k, 0)
+                ) + "."  # fmt: skip
             return Fail(words, code)
     return None
+
+
+def _as_sum(v: dict, key: str, target) -> dict[str, int] | None:
+    """``target`` as a sum of the block's input and its children's outputs (recorded before
+    ``key``) with small whole coefficients, when it is one: {"x": 1, "ffn.out": 1}."""
+    names = [k for k in v if k == "x" or (k.endswith(".out") and k != key)]
+    names = [k for k in names if target is not None and v[k].shape == target.shape]
+    if not names:
+        return None
+    basis = torch.stack([v[k].flatten() for k in names], 1)
+    coef = torch.linalg.lstsq(basis, target.flatten()[:, None]).solution[:, 0]
+    whole = coef.round()
+    if (coef - whole).abs().max() > 1e-3 or not close(basis @ whole, target.flatten(), 1e-4, 1e-3):
+        return None
+    return {k: int(c) for k, c in zip(names, whole.tolist()) if c}
+
+
+def _term(key: str) -> str:
+    return "x" if key == "x" else f"{key.removesuffix('.out')}(...)"
+
+
+def _sum_words(terms: dict[str, int]) -> str:
+    text = " + ".join(f"{n if n != 1 else ''}{_term(k)}" for k, n in terms.items())
+    return text.replace("+ -", "- ").replace("-1", "-") or "0"
+
+
+def _term_words(key: str, got: int, want: int) -> str:
+    what = "the block's input x" if key == "x" else f"{_term(key)}'s output"
+    if not got:
+        return f"the residual sum leaves out {what}"
+    return f"{what} is added {got} times" if want else f"{what} is added where it should not be"
 
 
 def with_parts(runner):

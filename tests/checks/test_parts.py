@@ -134,3 +134,23 @@ def test_mha_on_a_right_attention_function_passes_and_its_own_fault_is_not_carri
     assert check(MHA, mha_on(right), quiet=True).messages == ["passed 10 cases"]
     both = check(MHA, mha_on(SDPA.format(scale=""), heads_swapped=True), quiet=True)
     assert not both.passed and "carried" not in str(both.messages)
+
+
+def test_a_wrong_residual_sum_is_written_out_term_by_term():
+    """flow_fault writes the learner's sum in the recorded tensors and names what differs."""
+    from helpers.checks.parts import flow_fault
+
+    gen = torch.Generator().manual_seed(0)
+    x, attn, ffn = (torch.randn(2, 3, 4, generator=gen, dtype=torch.float64) for _ in range(3))
+    flow = {"self_attn.out": attn, "norm2.in": x + attn, "ffn.out": ffn}
+    steps = [("out", lambda v: v["norm2.in"] + v["ffn.out"], "wrong output.", "wrong_output")]
+    fail = flow_fault(flow, x, x + ffn, steps)
+    assert str(fail) == (
+        "wrong output. Yours is x + ffn(...), not x + self_attn(...) + ffn(...): "
+        "the residual sum leaves out self_attn(...)'s output."
+    )
+    doubled = str(flow_fault(flow, x, x + 2 * attn + ffn, steps))
+    assert doubled.endswith("self_attn(...)'s output is added 2 times.")
+    assert flow_fault(flow, x, x + attn + ffn, steps) is None
+    # not a sum of the recorded tensors: the words alone
+    assert str(flow_fault(flow, x, (x + ffn).tanh(), steps)) == "wrong output."
