@@ -174,7 +174,8 @@ class VisionTransformerCheck(PartsMixin, Exercise):
 
 class TrainedViTCheck(TrainedModelCheck):
     """The ViT trained in the notebook (the variable ``vit``), judged on the test split of
-    ``helpers.data.digits()`` (360 images): accuracy >= 0.97, the notebook's own target.
+    ``helpers.data.digits()`` (360 images): accuracy >= 0.95 (the solution reached 0.967-0.992
+    over 20 seeds, median 0.981: the threshold sits below that run-to-run spread).
 
     The digits test split is public (the notebook prints its accuracy on it, and anyone can
     rebuild it), so this grade says the trained model does what the notebook shows; it is not a
@@ -182,10 +183,10 @@ class TrainedViTCheck(TrainedModelCheck):
     """
 
     id = "09.trained_vit"
-    title = "the trained ViT reaches test accuracy >= 0.97 on the digits"
+    title = "the trained ViT reaches test accuracy >= 0.95 on the digits"
     points = 2.0
     grade_target = "vit"
-    threshold = 0.97
+    threshold = 0.95
     contract = {"": "VisionTransformer", "patch_embed": "", "cls_token": "", "pos_embed": ""}
     contract.update({"blocks": "", "norm": "", "head": ""})
 
