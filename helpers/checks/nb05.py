@@ -70,6 +70,8 @@ class LayerNormCheck(Exercise):
         "torch.layer_norm",
         "torch.native_layer_norm",
         "torch.nn.LayerNorm.forward",
+        "torch.nn.functional.rms_norm",  # a LayerNorm of x - mean(x) (torch >= 2.4)
+        "torch.rms_norm",
         *NORM_OPS,
     )
 

@@ -47,6 +47,8 @@ NORM_OPS = (
     "aten.native_batch_norm",
     "aten._native_batch_norm_legit",
     "aten._native_batch_norm_legit_no_training",
+    "aten.rms_norm",
+    "aten._fused_rms_norm",
 )
 
 

@@ -4,8 +4,11 @@ and where it goes (``--feedback DIR``)."""
 from __future__ import annotations
 
 import hashlib
+import html
 import re
 from pathlib import Path
+
+from .gradebook import plain
 
 FEEDBACK_NAME_BYTES = 200  # a feedback file's name (a deep folder's path) is cut to this
 MARKS = {"passed": "✅", "failed": "❌", "error": "⚠️", "timeout": "⏱", "missing": "➖"}
@@ -18,7 +21,7 @@ def feedback_markdown(sub, graded) -> str:
     points = sum(r.points for r in rows)
     max_points = sum(r.max_points for r in rows)
     notebook = rows[0].notebook if rows else (sub.notebook or "")
-    lines = [f"# Feedback: {sub.label}", ""]
+    lines = [f"# Feedback: {html.escape(sub.label, quote=False)}", ""]
     head = f"Notebook {notebook}" if notebook else "Notebook: unknown"
     lines += [f"{head} · **{points:g} / {max_points:g} points**", ""]
     from .lms import student_of
@@ -44,14 +47,14 @@ def feedback_markdown(sub, graded) -> str:
         lines += ["```", message.strip() or "-", "```", ""]
     if graded.notes:
         lines += ["## Notes from running the notebook", ""]
-        lines += [f"- {note}" for note in graded.notes]
+        lines += [f"- {html.escape(note, quote=False)}" for note in graded.notes]
         lines.append("")
     lines.append(
         "Inputs for grading were made by the grader with a secret seed; your own check "
         "calls in the notebook do not count. Run your notebook top to bottom in a fresh "
         "kernel (Kernel → Restart & Run All) to reproduce errors."
     )
-    return "\n".join(lines) + "\n"
+    return plain("\n".join(lines) + "\n")
 
 
 def feedback_path(folder: Path, label: str) -> Path:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import IO
@@ -39,8 +40,20 @@ class GradebookError(UsageError):
     """Not a gradebook this command wrote; the message names the file."""
 
 
+# control characters (terminal escapes, NUL, BEL...) and the marks that reorder text on screen
+UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def plain(text: str) -> str:
+    """``text`` without what a terminal, an editor or a spreadsheet would act on instead of show
+    (ESC sequences, OSC clipboard writes, NUL, bidi overrides): each becomes U+FFFD."""
+    return UNPRINTABLE.sub("\ufffd", text)
+
+
 def guard(text: str) -> str:
-    """Text a spreadsheet would read as a formula gets a leading quote (CSV injection)."""
+    """Text a spreadsheet would read as a formula gets a leading quote (CSV injection); control
+    characters are replaced (:func:`plain`)."""
+    text = plain(text)
     return "'" + text if text[:1] in FORMULA_START else text
 
 

@@ -187,6 +187,7 @@ def zygote_main(requests, replies, sandboxed: bool) -> None:
         except Exception:
             pass
     spawned: list[int] = []
+    start = _own_state()
     while True:
         try:
             req = recv_plain(requests)
@@ -194,9 +195,36 @@ def zygote_main(requests, replies, sandboxed: bool) -> None:
             return
         try:
             reply = _serve(req, requests, replies, sandboxed, spawned)
+            if req.get("op") == "reset":  # what a kernel changed in its zygote, kernels inherit
+                changed = [k for k, v in _own_state().items() if start.get(k) != v]
+                if changed:  # not undone here (a lowered hard limit cannot be raised again):
+                    raise RuntimeError(f"a submission changed the zygote's {', '.join(changed)}")
         except Exception as exc:
             reply = {"error": f"{type(exc).__name__}: {exc}"}
         send_plain(replies, {"id": req.get("id"), **reply})
+
+
+def _own_state() -> dict:
+    """What another process of this user can change in this one (prlimit, setpriority,
+    sched_setaffinity, files in /proc/<pid>/): the forked kernels would inherit it, and a
+    submission could pass data or a handicap to the next one through it."""
+    import resource
+
+    state: dict = {
+        name: resource.getrlimit(getattr(resource, name))
+        for name in dir(resource)
+        if name.startswith("RLIMIT_")
+    }
+    state["nice"] = os.getpriority(os.PRIO_PROCESS, 0)
+    state["affinity"] = sorted(os.sched_getaffinity(0))
+    state["scheduler"] = os.sched_getscheduler(0)
+    for name in ("oom_score_adj", "coredump_filter", "comm", "timerslack_ns"):
+        try:
+            with open(f"/proc/self/{name}") as f:
+                state[name] = f.read()
+        except OSError:
+            pass
+    return state
 
 
 def _serve(req: dict, requests, replies, sandboxed: bool, spawned: list[int]) -> dict:

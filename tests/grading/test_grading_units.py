@@ -8,6 +8,7 @@ import io
 import os
 import pickle
 import uuid
+from pathlib import Path
 
 import pytest
 import torch
@@ -413,3 +414,21 @@ def test_feedback_path_of_a_deep_folder_is_a_name_the_file_system_takes(tmp_path
         assert len(path.name.encode()) <= 255
         path.write_text("ok", encoding="utf-8")
     assert feedback_path(tmp_path, "alice/02.ipynb").name == "alice__02.md"
+
+
+def test_text_from_a_submission_is_written_without_control_characters():
+    """ESC sequences (clearing a terminal, an OSC 52 clipboard write), NUL, BEL and bidi
+    overrides reach neither the gradebook nor the feedback; HTML in a note is shown as text."""
+    from helpers.grading.feedback import feedback_markdown
+    from helpers.grading.gradebook import fields, guard, unguard
+    from helpers.grading.records import Graded, Row, Submission
+
+    hostile = "=cmd\x1b[2J\x1b]52;c;aGk=\x07\x00\u202eevil\tok"
+    assert guard(hostile) == "'=cmd\ufffd[2J\ufffd]52;c;aGk=\ufffd\ufffd\ufffdevil\tok"
+    assert unguard(guard(hostile)).startswith("=cmd")
+    row = Row("a\x1b.ipynb", "00", "00.relu", 0.0, 1.0, "failed", hostile, "")
+    assert not any(c in cell for cell in fields(row) for c in "\x1b\x00\x07\u202e")
+    graded = Graded([row], notes=['<img src=x onerror="alert(1)"> \x1b[31mred'])
+    text = feedback_markdown(Submission(Path("a.ipynb"), "a\x1b<b>.ipynb"), graded)
+    assert not any(c in text for c in "\x1b\x00\x07\u202e")
+    assert "&lt;img src=x" in text and "<img" not in text and "a\ufffd&lt;b&gt;.ipynb" in text

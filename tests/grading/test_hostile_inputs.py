@@ -9,7 +9,8 @@ One batch with the default options (sandbox, ``--jobs 2``), honest notebooks amo
 - a notebook that, during its first exercise, renames the grader's private folder and puts a
   link to a host folder in its place (the grader writes the next exercise's inputs after);
 - a file name that is not UTF-8, a link to a solved notebook, an output message of a forged shape;
-- keys added to the user, session and persistent keyrings and a POSIX message queue, looked for by a
+- keys added to the user, session and persistent keyrings, a POSIX message queue, and the zygote's
+  limits and priority changed (a kernel's parent is its zygote), looked for by a
   later submission in the same slot (and, as a control, by the same kernel, which finds them).
 
 The batch ends with exit 0, every honest classmate gets full marks, every hostile file costs
@@ -104,6 +105,10 @@ add_key(b"planted_$mark", -4)  # the user keyring
 add_key(b"planted_s_$mark", -3)  # the session keyring
 add_key(b"planted_p_$mark", persistent())  # the persistent keyring (outlives the session)
 libc.mq_open(b"/planted_$mark", os.O_CREAT | os.O_RDWR, 0o600, None)
+# the zygote's limits and priority, which the next kernels forked from it would inherit
+import resource
+resource.prlimit(os.getppid(), resource.RLIMIT_NOFILE, (12, 12))
+os.setpriority(os.PRIO_PROCESS, os.getppid(), 19)
 LEAK = []""",
     "zz_keys": KEYS
     + r"""
@@ -256,6 +261,8 @@ def test_a_batch_of_hostile_inputs_grades_every_classmate(tmp_path):
     print(f"hostile batch: {seconds:.0f} s, grader peak PSS {peak.peak / 2**20:.0f} MiB")
     assert proc.returncode == 0, stdout
     assert "could not remove" not in stdout, stdout
+    # the slots whose zygote a planter changed were made anew, not used again
+    assert "changed the zygote's RLIMIT_NOFILE" in stdout and "nice" in stdout, stdout
     with open(out, newline="", encoding="utf-8") as f:
         rows = {(r["submission"], r["exercise"]): r for r in csv.DictReader(f)}
     by_label: dict[str, list[dict]] = {}
