@@ -152,17 +152,23 @@ def grade_exercise(
     ex, i: int, run: KernelRun, settings: Settings, token: str, ready: dict
 ) -> tuple[str, float, str, str]:
     """(status, points, message, mistake) of one exercise, from a call in the kernel (a sound
-    one: see ``KernelRun.usable``); once more in a fresh kernel if its results file was cut."""
+    one: see ``KernelRun.usable``). Once more in a fresh kernel when its results file was cut or
+    the kernel died during the call: a death the learner's code causes happens again, one from
+    outside (a busy machine's OOM killer, a kill) is not the learner's to pay for."""
     for attempt in range(2):
         problem = sound_and_set_up(run, token, ex.notebook, settings, ready)
+        if problem and attempt:  # no kernel left to try again in: the first answer stands
+            break
         if problem:
             return "error", 0.0, f"not graded: {problem}.", ""
         answer = call_in_kernel(ex, i, run, settings, token)
-        if answer[0] != "cut" or attempt:
+        if answer[0] not in ("cut", "died") or attempt:
             break
-        run.sound = False  # the results were not all written: never trust that kernel
+        run.sound = False  # the results were not all written, or it died: never trust it
     if answer[0] == "cut":
         return "error", 0.0, f"not graded: {answer[2]}.", ""
+    if answer[0] == "died":
+        return "error", *answer[1:]
     return answer
 
 
@@ -201,7 +207,7 @@ def call_in_kernel(ex, i: int, run: KernelRun, settings: Settings, token: str) -
     )
     result = run.run_code(f"probe:{ex.id}", call, settings.cell_timeout)
     if result.status == "died":
-        return "error", 0.0, f"the kernel died while running `{name}` on the grader's inputs.", ""
+        return "died", 0.0, f"the kernel died while running `{name}` on the grader's inputs.", ""
     if result.status == "timeout":
         return (
             "timeout",
