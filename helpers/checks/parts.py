@@ -252,14 +252,17 @@ def _term(key: str) -> str:
 
 
 def _sum_words(terms: dict[str, int]) -> str:
-    text = " + ".join(f"{n if n != 1 else ''}{_term(k)}" for k, n in terms.items())
-    return text.replace("+ -", "- ").replace("-1", "-") or "0"
+    factor = {1: "", -1: "-"}
+    text = " + ".join(f"{factor.get(n, n)}{_term(k)}" for k, n in terms.items())
+    return text.replace("+ -", "- ") or "0"
 
 
 def _term_words(key: str, got: int, want: int) -> str:
     what = "the block's input x" if key == "x" else f"{_term(key)}'s output"
     if not got:
         return f"the residual sum leaves out {what}"
+    if got < 0:
+        return f"{what} is subtracted"
     return f"{what} is added {got} times" if want else f"{what} is added where it should not be"
 
 

@@ -151,6 +151,9 @@ def test_a_wrong_residual_sum_is_written_out_term_by_term():
     )
     doubled = str(flow_fault(flow, x, x + 2 * attn + ffn, steps))
     assert doubled.endswith("self_attn(...)'s output is added 2 times.")
+    subtracted = str(flow_fault(flow, x, x - attn + ffn, steps))
+    assert "Yours is x - self_attn(...) + ffn(...)" in subtracted
+    assert subtracted.endswith("self_attn(...)'s output is subtracted.")
     assert flow_fault(flow, x, x + attn + ffn, steps) is None
     # not a sum of the recorded tensors: the words alone
     assert str(flow_fault(flow, x, (x + ffn).tanh(), steps)) == "wrong output."
