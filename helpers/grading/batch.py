@@ -79,6 +79,7 @@ class _Slots:
         self.settings, self.kind, self.preload = settings, kind, preload
         self.root = Path(tempfile.mkdtemp(prefix="grade-", dir=settings.workdir)).resolve()
         self.free: list[Slot] = []
+        self.starting: list[Slot] = []  # their zygote still imports: not handed out yet
         self.all: dict[Path, Slot] = {}  # folder -> its slot, free or not
         self.restarts: list[str] = []  # why a slot's sandbox had to be made again
         self.leftovers: list[str] = []  # what a submission left that could not be removed
@@ -86,7 +87,7 @@ class _Slots:
             for i in range(jobs):
                 folder = self.root / f"slot-{i}"
                 folder.mkdir()
-                self.free.append(self._make(folder))
+                self._make(folder)
         except BaseException:
             self.close()
             raise
@@ -115,10 +116,20 @@ class _Slots:
         if self.preload:
             env = dict(kernel_env(str(folder / ".zygote"), 1, unconfined), MPLBACKEND="agg")
             zygote = Zygote(env, sandbox=self._prefix(folder, True), cwd=str(folder))
-        self.all[folder] = Slot(
-            folder, zygote=zygote, sandbox=self._prefix(folder, False), view=view
-        )
-        return self.all[folder]
+        slot = Slot(folder, zygote=zygote, sandbox=self._prefix(folder, False), view=view)
+        self.all[folder] = slot
+        (self.starting if zygote else self.free).append(slot)
+
+    def take(self) -> Slot | None:
+        """A free slot whose zygote is ready (a worker fills its view at once), or None."""
+        for slot in [s for s in self.starting if s.zygote.ready()]:
+            self.starting.remove(slot)
+            self.free.append(slot)
+        return self.free.pop(0) if self.free else None
+
+    def waitables(self) -> list:
+        """What becomes readable when a starting slot may be ready."""
+        return [s.zygote.replies for s in self.starting]
 
     def recycle(self, slot: Slot, kernels: list[int]) -> None:
         """End all the last submission left running, empty the folder, free the slot."""
@@ -131,7 +142,8 @@ class _Slots:
                 self.restarts.append(str(exc))
                 slot.zygote.close()
                 scratch.empty(slot.folder)
-                slot = self._make(slot.folder)
+                self._make(slot.folder)  # free once its zygote is ready
+                return
         left = scratch.empty(slot.folder)
         if left:  # the next submission gets a new work folder all the same
             self.leftovers.append(f"{', '.join(left)} in {slot.folder}")
@@ -181,15 +193,18 @@ class _Batch:
         self.running: dict = {}  # connection -> worker state
 
     def start_next(self) -> None:
-        while self.pending and self.slots.free:
+        while self.pending:
+            slot = self.slots.take()
+            if slot is None:
+                return
             sub = self.pending.pop(0)
             read_limited(sub)
             if sub.problem:
+                self.slots.free.insert(0, slot)
                 self.finish(
                     sub, Graded(problem_rows(sub, "error", sub.problem), notes=list(sub.notes))
                 )
                 continue
-            slot = self.slots.free.pop(0)
             here, there = self.ctx.Pipe(duplex=False)
             proc = self.ctx.Process(  # the worker reads the notebook again, for itself
                 target=_worker, args=(there, sub, None, self.settings, slot), daemon=True
@@ -205,8 +220,10 @@ class _Batch:
             }
 
     def collect(self) -> None:
-        for conn in wait(list(self.running), timeout=1.0):
-            state = self.running[conn]
+        for conn in wait([*self.running, *self.slots.waitables()], timeout=1.0):
+            state = self.running.get(conn)
+            if state is None:  # a zygote is ready (start_next takes its slot)
+                continue
             try:
                 kind, payload = recv_plain(conn)
                 graded = Graded.from_plain(payload) if kind == "done" else None
@@ -259,9 +276,8 @@ class _Batch:
         try:
             while self.pending or self.running:
                 self.start_next()
-                if self.running:
-                    self.collect()
-                    self.enforce_deadlines()
+                self.collect()
+                self.enforce_deadlines()
         finally:
             for state in list(self.running.values()):
                 for pid in state["kernels"]:

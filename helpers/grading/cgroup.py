@@ -19,6 +19,7 @@ prefix to its command: ``/bin/sh`` writes its own pid to the group's ``cgroup.pr
 from __future__ import annotations
 
 import functools
+import itertools
 import os
 import shutil
 import subprocess
@@ -28,6 +29,7 @@ TASKS_MAX = 1024  # per sandbox: a kernel has ~10 threads; tests start 200 sleep
 ROOT = "/sys/fs/cgroup"
 JOIN = 'echo $$ > "$0/cgroup.procs" && exec "$@"'  # sh -c JOIN GROUP COMMAND...
 _groups: dict[str, str] = {}  # sandbox folder -> its cgroup folder (made by this process)
+_numbers = itertools.count()  # not len(_groups): a released group's number may still be taken
 
 
 def _own(controller: str) -> str | None:
@@ -119,7 +121,7 @@ def limit(prefix: list[str] | None, folder: str) -> list[str] | None:
         return prefix
     group = _groups.get(folder)
     if group is None:
-        group = os.path.join(parent, f"course-grader-{os.getpid()}-{len(_groups)}")
+        group = os.path.join(parent, f"course-grader-{os.getpid()}-{next(_numbers)}")
         try:
             os.mkdir(group)
             with open(os.path.join(group, "pids.max"), "w") as f:

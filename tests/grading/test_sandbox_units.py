@@ -336,3 +336,26 @@ def test_the_view_holds_every_grading_module_the_zygote_imports():
             seen.add(module)
             todo += [m for m in GRAPH[module] if m.startswith("helpers.grading.")]
     assert {m.rsplit(".", 1)[1] + ".py" for m in seen} <= set(SANDBOX_MODULES)
+
+
+@pytest.mark.skipif(not shutil.which("bwrap"), reason="needs bubblewrap")
+def test_a_slot_is_handed_out_once_its_zygote_has_imported_the_view():
+    """A worker rewrites its slot's view of the package at once (kernel_view.fill); a zygote
+    still importing that view dies (CI: its first kernel fell back to a process of its own).
+    So a slot is not handed out before its zygote says it is ready, and then survives it."""
+    from helpers.grading import batch, kernel_view
+    from helpers.grading.records import Settings
+
+    slots = batch._Slots(1, Settings(), "bwrap", True)
+    try:
+        assert slots.take() is None  # importing torch takes longer than this
+        deadline = time.monotonic() + scaled(300)
+        while (slot := slots.take()) is None:
+            assert time.monotonic() < deadline, "the zygote never became ready"
+            time.sleep(0.01)
+        for _ in range(20):
+            kernel_view.fill(slot.view, "01")
+        slot.zygote.reset()  # RuntimeError("the kernel zygote has exited") if it died
+        assert slot.zygote.proc.poll() is None
+    finally:
+        slots.close()
