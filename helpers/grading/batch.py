@@ -120,11 +120,15 @@ class _Slots:
         self.all[folder] = slot
         (self.starting if zygote else self.free).append(slot)
 
-    def take(self) -> Slot | None:
-        """A free slot whose zygote is ready (a worker fills its view at once), or None."""
+    def promote(self) -> None:
+        """Free the starting slots whose zygote is ready (this reads its message)."""
         for slot in [s for s in self.starting if s.zygote.ready()]:
             self.starting.remove(slot)
             self.free.append(slot)
+
+    def take(self) -> Slot | None:
+        """A free slot whose zygote is ready (a worker fills its view at once), or None."""
+        self.promote()
         return self.free.pop(0) if self.free else None
 
     def waitables(self) -> list:
@@ -222,7 +226,8 @@ class _Batch:
     def collect(self) -> None:
         for conn in wait([*self.running, *self.slots.waitables()], timeout=1.0):
             state = self.running.get(conn)
-            if state is None:  # a zygote is ready (start_next takes its slot)
+            if state is None:  # a zygote has answered: read now, or the wait would not wait
+                self.slots.promote()
                 continue
             try:
                 kind, payload = recv_plain(conn)

@@ -77,18 +77,13 @@ class KernelRun:
             "package_root": slot.package_root,
             "private_fd": self.private_fd if self.private_fd >= 0 else None,
         }
-        # a fork that fails once (a zygote slow to answer on a busy machine) is tried again
-        # before falling back to a kernel of its own (sandboxed alike, but slower to start)
-        for _ in range(2 if slot.zygote is not None else 0):
+        if slot.zygote is not None:
             try:
                 self.kernel = Kernel(
                     str(self.workdir), zygote=slot.zygote, ipc=slot.zygote.sandboxed, **limits
                 )
-                break
-            except Exception as exc:
+            except Exception as exc:  # fall back to a kernel of its own (sandboxed alike)
                 self.fallback = f"{type(exc).__name__}: {exc}"
-        if self.kernel is not None:
-            self.fallback = ""
         if self.kernel is None:
             self.kernel = Kernel(str(self.workdir), sandbox=slot.sandbox, **limits)
             if self.kernel.pid:  # a process of its own: the grader ends its group at the end

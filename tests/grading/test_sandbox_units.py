@@ -349,10 +349,15 @@ def test_a_slot_is_handed_out_once_its_zygote_has_imported_the_view():
     slots = batch._Slots(1, Settings(), "bwrap", True)
     try:
         assert slots.take() is None  # importing torch takes longer than this
+        loop = batch._Batch([], Settings(), slots, finish=None)
         deadline = time.monotonic() + scaled(300)
-        while (slot := slots.take()) is None:
+        while slots.starting:  # the batch loop's wait wakes when the zygote answers
             assert time.monotonic() < deadline, "the zygote never became ready"
-            time.sleep(0.01)
+            loop.collect()
+        started = time.monotonic()
+        loop.collect()  # its message was read: the next wait lasts its whole second
+        assert time.monotonic() - started >= 0.9
+        slot = slots.take()
         for _ in range(20):
             kernel_view.fill(slot.view, "01")
         slot.zygote.reset()  # RuntimeError("the kernel zygote has exited") if it died
