@@ -209,14 +209,28 @@ def tolerances(dtype: torch.dtype) -> tuple[float, float]:
     return (1e-10, 1e-8) if dtype == torch.float64 else (1e-5, 1e-4)
 
 
-def close(a: torch.Tensor, b: torch.Tensor, atol: float, rtol: float) -> bool:
+#: how many times the rounding bound (``rounding`` of :func:`expect_close`) a correct float32
+#: answer may differ by, on top of the fixed tolerances (measured: at most 0.8 times it, over
+#: 2,400 random attention cases with scores up to about 4,000, :func:`attention_rounding64`)
+ROUNDING_FACTOR = 4.0
+
+
+def close(
+    a: torch.Tensor, b: torch.Tensor, atol: float, rtol: float, rounding: torch.Tensor | None = None
+) -> bool:
+    """|a - b| <= atol + rtol |b| (+ ROUNDING_FACTOR x ``rounding``: per element, what float32
+    rounding may change in the answer, for an ill-conditioned case)."""
     if a.shape != b.shape:
         return False
     a, b = a.double(), b.double()
     # NaN where the reference has NaN counts as equal (fully masked rows, for instance)
     both_nan = torch.isnan(a) & torch.isnan(b)
-    ok = torch.isclose(a, b, atol=atol, rtol=rtol) | both_nan
-    return bool(ok.all())
+    if rounding is None:
+        ok = torch.isclose(a, b, atol=atol, rtol=rtol)
+    else:
+        allowed = atol + rtol * b.abs() + ROUNDING_FACTOR * rounding.double()
+        ok = (a == b) | ((a - b).abs() <= allowed)
+    return bool((ok | both_nan).all())
 
 
 def expect_close(
@@ -228,6 +242,7 @@ def expect_close(
     rtol: float | None = None,
     mistakes: Iterable[tuple] = (),
     explain: Callable[[torch.Tensor], Fail | None] | None = None,
+    rounding: torch.Tensor | None = None,
     **properties,
 ) -> None:
     """Pass if ``got`` matches ``ref``; else name the first known mistake it matches, else the
@@ -236,12 +251,14 @@ def expect_close(
 
     ``mistakes`` holds ``(variant, message)`` or ``(variant, message, slug)``: a wrong variant
     (a tensor, or a function that makes it), the message to show when the candidate matches
-    that variant, and optionally the mistake's short code (``Fail.code``).
+    that variant, and optionally the mistake's short code (``Fail.code``). ``rounding``: what
+    float32 rounding may change in each element (references.attention_rounding64, say), for cases
+    whose float32 answer is far from the float64 reference however it is computed.
     """
     d_atol, d_rtol = tolerances(got.dtype)
     atol = d_atol if atol is None else atol
     rtol = d_rtol if rtol is None else rtol
-    if close(got, ref.to(got.dtype) if got.is_floating_point() else ref, atol, rtol):
+    if close(got, ref.to(got.dtype) if got.is_floating_point() else ref, atol, rtol, rounding):
         return
     for variant, message, *slug in mistakes:
         try:
