@@ -14,6 +14,11 @@ SANDBOX ?= auto
 # that index first (the small CPU wheel, not the multi-GB CUDA build). Empty: torch from PyPI.
 TORCH_INDEX ?=
 TORCH_REQ := $(shell grep -m1 '^torch' requirements.txt)
+# prints the installed torch's version if it satisfies TORCH_REQ (argv[1]), else nothing
+export KEPT_TORCH := import re, sys; from importlib.metadata import version; \
+  v = version('torch'); low = re.search(r'>=\s*([0-9.]+)', sys.argv[1]).group(1); \
+  num = lambda s: tuple(int(x) for x in re.findall(r'[0-9]+', s.split('+')[0])[:3]); \
+  print(v if num(v) >= num(low) else '')
 # kernel start: nbval's 60 s default was once exceeded on CI's loaded 2-core machine (09, lowest env)
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg \
 	--nbval-cell-timeout 300 --nbval-kernel-startup-timeout 180
@@ -24,11 +29,14 @@ NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 
-# Reinstall only when requirements change; a torch that satisfies torch>=2.3 is kept.
+# Reinstall only when requirements change; a torch that satisfies torch>=2.3 is kept: it is
+# pinned for the install, so pip picks the versions of the rest that go with it (a plain install
+# would upgrade it: hypothesis-torch >= 2.0.3 asks for torch >= 2.4)
 $(STAMP): requirements.txt pyproject.toml | $(PY)
 	$(PY) -m pip install --upgrade --quiet pip
 	$(if $(TORCH_INDEX),$(PY) -m pip install --quiet --index-url $(TORCH_INDEX) "$(TORCH_REQ)")
-	$(PY) -m pip install --quiet -r requirements.txt
+	kept=$$($(PY) -c "$$KEPT_TORCH" "$(TORCH_REQ)" 2>/dev/null); \
+	  $(PY) -m pip install --quiet -r requirements.txt $${kept:+"torch==$$kept"}
 	touch $(STAMP)
 
 lab: $(STAMP)
