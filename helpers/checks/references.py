@@ -67,8 +67,9 @@ def attention64(
 
 def attention_rounding64(q, k, v, mask=None, dtype=torch.float32):
     """(out, weights): how much rounding q, k and v to ``dtype`` may change each element of
-    softmax attention's answer, to first order: the unit roundoff u times the sum, over every
-    input element x, of |d answer / d x| |x|.
+    softmax attention's answer, to first order: a closed-form bound of the unit roundoff u times
+    the sum, over every input element x, of |d answer / d x| |x| (never below that sum as
+    autograd computes it; above it where the derivative's own terms cancel).
 
     A stable float32 answer is the exact answer for inputs changed by a few roundoffs, so it
     differs from the float64 reference by a small multiple of this bound. The bound is tiny for
@@ -78,7 +79,7 @@ def attention_rounding64(q, k, v, mask=None, dtype=torch.float32):
     u = torch.finfo(dtype).eps / 2
     q, k, v = q.double(), k.double(), v.double()
     weights = attention64(q, k, v, mask)[1].nan_to_num(0.0)  # a fully masked row: no bound
-    # a score moves by u |q_i| |k_j| / sqrt(d_k) per element of q and of k
+    # q's rounding moves s_ij by at most u sum_m |q_im| |k_jm| / sqrt(d_k), and k's as much
     moved = 2 * u * (q.abs() @ k.abs().transpose(-2, -1)) / math.sqrt(q.size(-1))
     # d w_ij / d s_il = w_ij (delta_jl - w_il)
     bound_w = weights * (moved + (weights * moved).sum(-1, keepdim=True))
