@@ -28,6 +28,7 @@ from . import cgroup, kernel_view, sandbox, scratch
 from . import run as run_module
 from .feedback import feedback_path
 from .gradebook import Gradebook, in_order, read_rows
+from .judging import settle_draws
 from .kernel import kernel_env
 from .kernel_run import MAX_STARTS, Slot
 from .pipe import recv_plain, send_plain
@@ -357,6 +358,9 @@ def grade_batch(
     settings = replace(settings, hidden=[*settings.hidden, *hidden])
     import jupyter_client  # noqa: F401  (imported once here: forked workers inherit it)
     import nbformat  # noqa: F401
+
+    notebooks = sorted({s.notebook for s in subs if s.notebook and not s.problem})
+    settle_draws([ex for nb in notebooks for ex in exercises_of(nb)], settings.seed)
 
     book = Gradebook(out, kept)
     result = BatchResult(

@@ -15,7 +15,7 @@ import torch
 
 from helpers.__main__ import main
 from helpers.checks import REGISTRY, evaluate
-from helpers.checks.framework import Unsupported
+from helpers.checks.framework import Exercise, Fail, Probe, Unsupported
 from helpers.checks.runner import run_probe
 from helpers.grading import grader
 from helpers.grading import run as run_module
@@ -432,3 +432,37 @@ def test_text_from_a_submission_is_written_without_control_characters():
     text = feedback_markdown(Submission(Path("a.ipynb"), "a\x1b<b>.ipynb"), graded)
     assert not any(c in text for c in "\x1b\x00\x07\u202e")
     assert "&lt;img src=x" in text and "<img" not in text and "a\ufffd&lt;b&gt;.ipynb" in text
+
+
+class _Coin(Exercise):
+    """A check that fails its own reference for half the draws: tails."""
+
+    title = "a coin"
+
+    def probes(self, gen):
+        yield Probe("a coin", args=(torch.rand((), generator=gen),))
+
+    def judge(self, probe, out):
+        if float(probe.args[0]) < 0.5:
+            raise Fail("tails")
+
+
+def test_inputs_the_course_version_fails_are_drawn_again(monkeypatch, capfd):
+    """A check that misses a correct answer on some inputs would cost every correct answer of
+    the batch (one seed for all): the grader keeps the first draw the course's own version
+    passes, found in a child process before the workers fork, and says so on stderr."""
+    from helpers.grading import judging
+
+    coin = _Coin()
+    coin.id = "99.coin"
+    monkeypatch.setattr(judging, "course_version", lambda ex: lambda x: x)
+    monkeypatch.setattr(judging, "_DRAWS", {})
+    seed = next(s for s in range(100) if float(judging._draw(coin, s, 0)[0].args[0]) < 0.5)
+    judging.settle_draws([coin], seed)  # in a forked child
+    draw = judging._DRAWS[(coin.id, seed)]
+    assert draw > 0 and float(judging.make_probes(coin, seed)[0].args[0]) >= 0.5
+    assert f"graded on draw {draw} instead" in capfd.readouterr().err
+    monkeypatch.setattr(judging, "_DRAWS", {})  # found in this process as well, the same
+    assert judging.good_draw(coin, seed) == draw
+    heads = next(s for s in range(100) if float(judging._draw(coin, s, 0)[0].args[0]) >= 0.5)
+    assert judging.good_draw(coin, heads) == 0  # a draw it passes is kept as it is
