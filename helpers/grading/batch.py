@@ -360,7 +360,8 @@ def grade_batch(
     import nbformat  # noqa: F401
 
     notebooks = sorted({s.notebook for s in subs if s.notebook and not s.problem})
-    settle_draws([ex for nb in notebooks for ex in exercises_of(nb)], settings.seed)
+    if notebooks:  # nothing to grade (all resumed, all broken): no child to fork
+        settle_draws([ex for nb in notebooks for ex in exercises_of(nb)], settings.seed)
 
     book = Gradebook(out, kept)
     result = BatchResult(
