@@ -104,6 +104,12 @@ LARGE = {
         + STABLE["online_softmax"],
         "running_max_from_zero",
     ),
+    "rows_apart": (
+        "the result contains NaN or inf when one batch's scores are near +98 and another's near "
+        "-98: take the running max per query row, s.amax(-1, keepdim=True), not over the whole "
+        "block (s.max()): exp(-98 - 98) underflows to 0 and the row divides 0 by 0.",
+        "max_not_per_row",
+    ),
 }
 
 
@@ -154,6 +160,19 @@ class BlockwiseAttentionCheck(SizeLimitMixin, PropertyMixin, Exercise):
             args=(q + 7.0, k + 7.0 * sign, v),
             kwargs={"block_size": 4},
             info={"large": "far_apart"},
+        )
+        # scores near +98 in batch 0, near -98 in batch 1: one max over the whole block (s.max())
+        # leaves exp(-98 - 98) = 0 in every row of batch 1, 0 / 0 (found by a tester who had not
+        # read this check)
+        q, k, v = qkv(2, 4, 8, 4, spread=0.1)
+        sign = torch.tensor([1.0, -1.0])[:, None, None]  # (B, 1, 1)
+        yield Probe(
+            "(2, 4, 4), 8 keys, block_size = 4, float32, scores near +98 in batch 0 and near -98 "
+            "in batch 1",
+            runner="sized",
+            args=(q + 7.0, k + 7.0 * sign, v),
+            kwargs={"block_size": 4},
+            info={"large": "rows_apart"},
         )
         # every score near -128: exp(s - 0) underflows float32 unless the running max is real
         q, k, v = qkv(2, 3, 8, 4, spread=0.1)
