@@ -31,6 +31,7 @@ from typing import Any
 
 import torch
 
+from . import fake_gpu
 from .calling import INPUT_CHANGED
 from .framework import REGISTRY, CheckResult, Exercise, Fail, Probe
 from .runner import Outcome, error_fail, run_probe
@@ -135,11 +136,14 @@ def check(
     seed: int | None = None,
     quiet: bool = False,
     carry_forward: bool = True,
+    device: str | torch.device | None = None,
 ) -> CheckResult:
     """Check ``candidate`` against exercise ``exercise_id``; print the verdict and return it.
 
     Never raises for a learner's mistake. ``seed`` picks other random cases;
-    ``carry_forward=False`` fails a module whose only fault lies in a part graded on its own.
+    ``carry_forward=False`` fails a module whose only fault lies in a part graded on its own;
+    ``device`` runs the learner's code there (default ``get_device()``; ``"fakegpu"``: as if on
+    a GPU, on the CPU, see fake_gpu.py).
     """
     from ..device import get_device
 
@@ -152,7 +156,7 @@ def check(
             print(report(result))
         return result
     gen = torch.Generator().manual_seed(DEFAULT_SEED if seed is None else seed)
-    device = get_device()
+    device = get_device() if device is None else fake_gpu.named(device)
     outcomes = ((p, run_probe(ex, p, candidate, device)) for p in ex.probes(gen))
     result = evaluate(ex, outcomes, carry_forward)
     if not quiet:

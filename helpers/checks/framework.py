@@ -364,6 +364,8 @@ def plain(x: Any, depth: int = 0) -> Any:
     """
     if depth > 4:
         return Unsupported("a structure nested too deeply")
+    if isinstance(x, torch.Tensor) and type(x).__name__ == "FakeGpuTensor":
+        x = x.detach().to("cpu")  # fake_gpu.py's device: a CPU tensor that says it is not
     if type(x) is torch.Tensor or type(x) is torch.nn.Parameter:
         return x.detach().to("cpu").clone()
     if isinstance(x, torch.Tensor):

@@ -23,6 +23,7 @@ from .calling import (
     ops_off,
     tensors_on,
 )
+from .fake_gpu import on_device
 from .framework import Exercise, Fail, Probe, plain
 
 NOT_IMPLEMENTED = (
@@ -57,7 +58,7 @@ def run_probe(ex: Exercise, probe: Probe, candidate: Any, device: torch.device) 
             error=f"your code uses {bound}, which this exercise asks you to write yourself."
         )
     try:
-        with builtins_off(ex.forbid), ops_off(ex.forbid):
+        with on_device(device), builtins_off(ex.forbid), ops_off(ex.forbid):
             out = call_candidate(ex, probe, candidate, device)
     except NotImplementedError:
         return Outcome(missing=True, error=NOT_IMPLEMENTED)
@@ -65,7 +66,8 @@ def run_probe(ex: Exercise, probe: Probe, candidate: Any, device: torch.device) 
         return Outcome(error=str(exc))
     except Exception as exc:  # the learner's mistake, reported, never raised
         return Outcome(error=describe_exception(exc))
-    return Outcome(value=plain(out), off_device=not tensors_on(out, device))
+    with on_device(device):
+        return Outcome(value=plain(out), off_device=not tensors_on(out, device))
 
 
 def error_fail(error: str) -> Fail:

@@ -1,0 +1,143 @@
+"""``fakegpu``: a second device on a CPU-only machine, so that device mistakes show without a GPU.
+
+A tensor on ``fakegpu`` keeps its values in a CPU tensor (``.inner``) but reports
+``device='fakegpu:0'``, and, as a CUDA or Apple GPU does, refuses to meet a CPU tensor in one
+operation ("Expected all tensors to be on the same device..."), with the exceptions a GPU makes:
+a 0-dim CPU tensor (a scalar), CPU indices of ``x[idx]``, and copies between devices.
+A learner's ``torch.zeros(T, T)`` without ``device=`` is a CPU tensor here as on a GPU, and the
+check's "an output tensor is on another device" or the mixing error shows it.
+
+It is PyTorch's ``privateuseone`` device, renamed (``torch.utils.backend_registration``), with a
+``__torch_dispatch__`` wrapper subclass for its tensors and a dispatch mode (:func:`on_device`)
+that puts factory functions and ``.to("fakegpu")`` on it while a check runs the learner's code.
+The checks run there in tests (tests/checks/test_devices.py) and the grader takes
+``--device fakegpu``: what the first GPU run measured (``shared/gpu/measured``) shows here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_flatten, tree_map
+
+NAME = "fakegpu"
+aten = torch.ops.aten
+# operations that may take tensors of two devices on a GPU: copies, and x[idx] with CPU indices
+_CROSS_DEVICE = {aten.copy_.default, aten._to_copy.default}
+_INDEXING = {aten.index.Tensor, aten.index_put.default, aten.index_put_.default}
+
+
+def available() -> bool:
+    """Whether this torch can make the device (its Python backend: torch >= 2.5)."""
+    from torch.utils import backend_registration
+
+    return hasattr(backend_registration, "_setup_privateuseone_for_python_backend")
+
+
+def device() -> torch.device:
+    """``fakegpu:0``, registered on first use (the renaming holds for the process)."""
+    if torch._C._get_privateuse1_backend_name() != NAME:
+        from torch.utils import backend_registration
+
+        backend_registration._setup_privateuseone_for_python_backend(NAME)
+    return torch.device(NAME, 0)
+
+
+def named(name: str | torch.device) -> torch.device:
+    """``torch.device(name)``, where ``fakegpu`` is registered first."""
+    return device() if str(name).split(":")[0] == NAME else torch.device(name)
+
+
+class FakeGpuTensor(torch.Tensor):
+    """A CPU tensor (``inner``) that says it is on ``fakegpu``."""
+
+    inner: torch.Tensor
+
+    @staticmethod
+    def __new__(cls, inner: torch.Tensor):
+        t = torch.Tensor._make_wrapper_subclass(
+            cls,
+            inner.size(),
+            strides=inner.stride(),
+            storage_offset=inner.storage_offset(),
+            dtype=inner.dtype,
+            device=device(),
+            requires_grad=inner.requires_grad,
+        )
+        t.inner = inner
+        return t
+
+    def __repr__(self, *, tensor_contents=None) -> str:
+        return repr(self.inner).replace("tensor(", "fakegpu_tensor(", 1)
+
+    __torch_function__ = torch._C._disabled_torch_function_impl
+
+    @classmethod
+    def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+        return _dispatch(func, args, kwargs or {})
+
+
+def _mixed(func, args, kwargs) -> torch.Tensor | None:
+    """A CPU tensor this operation meets beside a fakegpu one, where a GPU would refuse it."""
+    if func in _CROSS_DEVICE:
+        return None
+    checked = (args[:1] + args[2:], kwargs) if func in _INDEXING else (args, kwargs)
+    leaves = tree_flatten(checked)[0]
+    if not any(isinstance(t, FakeGpuTensor) for t in leaves):
+        return None
+    return next(
+        (
+            t
+            for t in leaves
+            if isinstance(t, torch.Tensor) and not isinstance(t, FakeGpuTensor) and t.dim() > 0
+        ),
+        None,
+    )
+
+
+def _dispatch(func, args, kwargs):
+    cpu = _mixed(func, args, kwargs)
+    if cpu is not None:
+        raise RuntimeError(
+            "Expected all tensors to be on the same device, but found at least two devices, "
+            f"{NAME}:0 and {cpu.device}!"
+        )
+    leaves = tree_flatten((args, kwargs))[0]
+    on_fake = any(isinstance(t, FakeGpuTensor) for t in leaves)
+    if kwargs.get("device") is not None:  # a factory function, or .to(device)
+        on_fake = torch.device(kwargs["device"]).type == NAME
+        if on_fake:
+            kwargs = dict(kwargs, device=torch.device("cpu"))
+    owners = {}  # an in-place operation returns its input: the same wrapper, not a new one
+
+    def unwrap(t):
+        if isinstance(t, FakeGpuTensor):
+            owners[id(t.inner)] = t
+            return t.inner
+        return t
+
+    args, kwargs = tree_map(unwrap, (args, kwargs))
+    out = func(*args, **kwargs)
+
+    def wrap(t):
+        if not isinstance(t, torch.Tensor):
+            return t
+        if id(t) in owners:
+            return owners[id(t)]
+        return FakeGpuTensor(t) if on_fake else t
+
+    return tree_map(wrap, out)
+
+
+class _OnFakeGpu(TorchDispatchMode):
+    """Factory functions and ``.to()`` asked for ``fakegpu`` get a :class:`FakeGpuTensor`."""
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        return _dispatch(func, args, kwargs or {})
+
+
+def on_device(dev: torch.device):
+    """A context in which ``dev`` can be used: the mode for fakegpu, nothing for a real one."""
+    return _OnFakeGpu() if dev.type == NAME else contextlib.nullcontext()
