@@ -34,7 +34,7 @@ import torch
 from . import fake_gpu
 from .calling import INPUT_CHANGED
 from .framework import REGISTRY, CheckResult, Exercise, Fail, Probe
-from .runner import Outcome, error_fail, run_probe
+from .runner import Outcome, error_fail, off_device_fail, run_probe
 
 for _mod in sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name.startswith("nb")):
     importlib.import_module(f"{__name__}.{_mod}")
@@ -70,10 +70,7 @@ def judge_failure(ex: Exercise, probe: Probe, outcome: Outcome) -> Fail | None:
             "lazy_layers",
         )
     if outcome.off_device:
-        return Fail(
-            "an output tensor is on another device than the inputs: create new tensors "
-            "with device=x.device (or use torch.*_like)."
-        )
+        return off_device_fail(probe)
     try:
         ex.judge(probe, outcome.value)
     except Fail as fail:
@@ -99,24 +96,35 @@ def evaluate(
 
 
 def _evaluate(ex: Exercise, outcomes, carry_forward: bool) -> CheckResult:
-    count, carried = 0, None
+    count, carried, off_device = 0, None, None
     for probe, outcome in outcomes:
         count += 1
+        if outcome.on_cpu is not None:  # it failed for its device: what does the CPU run show?
+            if judge_failure(ex, probe, outcome.on_cpu) is None:
+                off_device = off_device or (probe, outcome)  # said last: a mistake comes first
+                continue
+            outcome = outcome.on_cpu
         fail = judge_failure(ex, probe, outcome)
         if fail is not None and carry_forward and getattr(fail, "parts", None):
             carried = carried or fail  # the first such message names the parts
             continue
         if fail is not None:
-            status = "missing" if outcome.missing else ("error" if outcome.error else "failed")
-            message = str(fail) if outcome.missing else f"case {probe.name}: {fail}"
-            mistake = f"{ex.id}/{fail.code}" if fail.code else ""
-            result = CheckResult(ex.id, False, 0.0, ex.points, [message], status, mistake)
-            result.figure = fail.figure
-            return result
+            return _failed(ex, probe, outcome, fail)
+    if off_device is not None:
+        return _failed(ex, *off_device, judge_failure(ex, *off_device))
     if carried is not None:
         message = f"carried forward from {', '.join(carried.parts)}: {carried}"
         return CheckResult(ex.id, True, ex.points, ex.points, [message], "passed")
     return CheckResult(ex.id, True, ex.points, ex.points, [f"passed {count} cases"], "passed")
+
+
+def _failed(ex: Exercise, probe: Probe, outcome: Outcome, fail: Fail) -> CheckResult:
+    status = "missing" if outcome.missing else ("error" if outcome.error else "failed")
+    message = str(fail) if outcome.missing else f"case {probe.name}: {fail}"
+    mistake = f"{ex.id}/{fail.code}" if fail.code else ""
+    result = CheckResult(ex.id, False, 0.0, ex.points, [message], status, mistake)
+    result.figure = fail.figure
+    return result
 
 
 def report(result: CheckResult, title: str = "") -> str:

@@ -19,6 +19,8 @@ from typing import Any
 
 import torch
 
+from .fake_gpu import FakeGpuTensor
+
 REGISTRY: dict[str, Exercise] = {}
 #: the diagnosis by property :func:`expect_close` asks before its generic message:
 #: properties.py adds its ``diagnose`` when imported, as exercise modules fill REGISTRY (the
@@ -364,8 +366,8 @@ def plain(x: Any, depth: int = 0) -> Any:
     """
     if depth > 4:
         return Unsupported("a structure nested too deeply")
-    if isinstance(x, torch.Tensor) and type(x).__name__ == "FakeGpuTensor":
-        x = x.detach().to("cpu")  # fake_gpu.py's device: a CPU tensor that says it is not
+    if isinstance(x, FakeGpuTensor):
+        x = x.detach().to("cpu")  # a plain tensor on fakegpu (fake_gpu.py), brought back
     if type(x) is torch.Tensor or type(x) is torch.nn.Parameter:
         return x.detach().to("cpu").clone()
     if isinstance(x, torch.Tensor):

@@ -41,8 +41,8 @@ import math
 
 import torch
 
-from .calling import call_candidate, describe_exception, load_state, to_device
-from .framework import DIAGNOSES, DROPOUT_IN_EVAL, Fail, agree, close, plain
+from .calling import call_candidate, clone_tensors, describe_exception, load_state, to_device
+from .framework import DIAGNOSES, DROPOUT_IN_EVAL, Fail, agree, close
 
 #: the stable formula to name when an output turns NaN/inf at large magnitudes (``hint``)
 STABLE = {
@@ -217,17 +217,15 @@ def _batch_slices(x, B: int, b: int):
 def _run_batch(ex, probe, candidate, device):
     B = probe.args[0].shape[0]
     return [
-        plain(
-            call_candidate(
-                ex,
-                dataclasses.replace(
-                    probe,
-                    args=_batch_slices(probe.args, B, b),
-                    kwargs=_batch_slices(probe.kwargs, B, b),
-                ),
-                candidate,
-                device,
-            )
+        call_candidate(
+            ex,
+            dataclasses.replace(
+                probe,
+                args=_batch_slices(probe.args, B, b),
+                kwargs=_batch_slices(probe.kwargs, B, b),
+            ),
+            candidate,
+            device,
         )
         for b in range(B)
     ]
@@ -238,9 +236,8 @@ def _run_masked(ex, probe, candidate, device):
     unused = (~probe.kwargs["mask"].any(-2))[..., None]  # keys no query may see
     k2 = torch.where(unused, k.flip(-1) * 7 + 3, k)
     v2 = torch.where(unused, v.flip(-1) * 7 - 3, v)
-    return plain(
-        call_candidate(ex, dataclasses.replace(probe, args=(q, k2, v2, *rest)), candidate, device)
-    )
+    probe = dataclasses.replace(probe, args=(q, k2, v2, *rest))
+    return call_candidate(ex, probe, candidate, device)
 
 
 def _run_repeat(ex, probe, candidate, device):
@@ -250,7 +247,8 @@ def _run_repeat(ex, probe, candidate, device):
     module.to(device).eval()
     args, kwargs = to_device(probe.args, device), to_device(probe.kwargs, device)
     with torch.no_grad():
-        return {"first": plain(module(*args, **kwargs)), "second": plain(module(*args, **kwargs))}
+        first = clone_tensors(module(*args, **kwargs))  # a module that returns its own buffer
+        return {"first": first, "second": module(*args, **kwargs)}
 
 
 def _run_meta(ex, probe, candidate, device):
