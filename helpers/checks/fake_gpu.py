@@ -40,7 +40,7 @@ def available() -> bool:
     return hasattr(backend_registration, "_setup_privateuseone_for_python_backend")
 
 
-def device() -> torch.device:
+def fakegpu() -> torch.device:
     """``fakegpu:0``, registered on first use (the renaming holds for the process)."""
     if torch._C._get_privateuse1_backend_name() != NAME:
         from torch.utils import backend_registration
@@ -74,13 +74,18 @@ def _register_kernels() -> None:
     lib.impl("_copy_from", copy_from, "PrivateUse1")
 
 
+def on_fakegpu(t) -> bool:
+    """A tensor on fakegpu (by its device: a second copy of this module makes another class)."""
+    return isinstance(t, torch.Tensor) and t.device.type == NAME
+
+
 def _inner(t):
-    return t.inner if isinstance(t, FakeGpuTensor) else t
+    return t.inner if on_fakegpu(t) else t
 
 
 def named(name: str | torch.device) -> torch.device:
     """``torch.device(name)``, where ``fakegpu`` is registered first."""
-    return device() if str(name).split(":")[0] == NAME else torch.device(name)
+    return fakegpu() if str(name).split(":")[0] == NAME else torch.device(name)
 
 
 class FakeGpuTensor(torch.Tensor):
@@ -96,7 +101,7 @@ class FakeGpuTensor(torch.Tensor):
             strides=inner.stride(),
             storage_offset=inner.storage_offset(),
             dtype=inner.dtype,
-            device=device(),
+            device=fakegpu(),
             requires_grad=inner.requires_grad,
         )
         t.inner = inner
@@ -124,14 +129,10 @@ def _mixed(func, args, kwargs) -> torch.Tensor | None:
         return None
     checked = (args[:1] + args[2:], kwargs) if func in _INDEXING else (args, kwargs)
     leaves = tree_flatten(checked)[0]
-    if not any(isinstance(t, FakeGpuTensor) for t in leaves):
+    if not any(on_fakegpu(t) for t in leaves):
         return None
     return next(
-        (
-            t
-            for t in leaves
-            if isinstance(t, torch.Tensor) and not isinstance(t, FakeGpuTensor) and t.dim() > 0
-        ),
+        (t for t in leaves if isinstance(t, torch.Tensor) and not on_fakegpu(t) and t.dim() > 0),
         None,
     )
 
@@ -144,7 +145,7 @@ def _dispatch(func, args, kwargs):
             f"{NAME}:0 and {cpu.device}!"
         )
     leaves = tree_flatten((args, kwargs))[0]
-    on_fake = any(isinstance(t, FakeGpuTensor) for t in leaves)
+    on_fake = any(on_fakegpu(t) for t in leaves)
     if kwargs.get("device") is not None:  # .to(device), new_zeros(..., device=)...
         on_fake = torch.device(kwargs["device"]).type == NAME
         if on_fake:
@@ -152,7 +153,7 @@ def _dispatch(func, args, kwargs):
     owners = {}  # an in-place operation returns its input: the same wrapper, not a new one
 
     def unwrap(t):
-        if isinstance(t, FakeGpuTensor):
+        if on_fakegpu(t):
             owners[id(t.inner)] = t
             return t.inner
         return t

@@ -19,7 +19,7 @@ from typing import Any
 
 import torch
 
-from .fake_gpu import FakeGpuTensor
+from .fake_gpu import on_fakegpu
 
 REGISTRY: dict[str, Exercise] = {}
 #: the diagnosis by property :func:`expect_close` asks before its generic message:
@@ -366,7 +366,7 @@ def plain(x: Any, depth: int = 0) -> Any:
     """
     if depth > 4:
         return Unsupported("a structure nested too deeply")
-    if isinstance(x, FakeGpuTensor):
+    if on_fakegpu(x):
         x = x.detach().to("cpu")  # a plain tensor on fakegpu (fake_gpu.py), brought back
     if type(x) is torch.Tensor or type(x) is torch.nn.Parameter:
         return x.detach().to("cpu").clone()

@@ -12,7 +12,6 @@ from typing import Any
 
 import torch
 
-from . import fake_gpu
 from .calling import (
     STATE_MISMATCH,
     ForbiddenBuiltin,
@@ -24,12 +23,13 @@ from .calling import (
     ops_off,
     tensors_on,
 )
+from .fake_gpu import available, fakegpu
 from .framework import Exercise, Fail, Probe, plain
 
 #: the start of torch's message when one operation meets tensors of two devices
 MIXED_DEVICES = "Expected all tensors to be on the same device"
 #: torch's errors for a tensor on a GPU where the code needs the CPU, or the other way round
-DEVICE_ERRORS = (MIXED_DEVICES, "device type tensor to numpy")
+DEVICE_ERRORS = (MIXED_DEVICES, "device type tensor to numpy", "is not on the expected device")
 #: a tensor made on the CPU met the inputs on the check's device (a GPU, or fakegpu standing in)
 OTHER_DEVICE = (
     "your code mixes tensors of two devices: the check runs it on a second device, as a GPU "
@@ -48,8 +48,8 @@ class Outcome:
     error: str | None = None  # the message, when the candidate raised
     missing: bool = False  # raised NotImplementedError
     off_device: bool = False  # a tensor output is not on the inputs' device
-    # the same probe on the CPU, when this one failed for its device: a deeper mistake that the
-    # CPU run shows is named first (judge_failure), on every machine alike
+    # the same probe on the CPU, when this one failed for its device or raised: a mistake that
+    # the CPU run shows is named first (checks._evaluate), on every machine alike
     on_cpu: Outcome | None = None
 
     @property
@@ -67,8 +67,8 @@ def probe_device(probe: Probe, device: torch.device) -> torch.device:
     """
     if probe.cpu_only or (device.type == "mps" and _has_float64(probe)):
         return torch.device("cpu")
-    if device.type == "cpu" and fake_gpu.available():
-        return fake_gpu.device()
+    if device.type == "cpu" and available():
+        return fakegpu()
     return device
 
 
@@ -79,10 +79,12 @@ def _has_float64(probe: Probe) -> bool:
 
 def run_probe(ex: Exercise, probe: Probe, candidate: Any, device: torch.device) -> Outcome:
     """The candidate on ``probe`` (on :func:`probe_device`), and on the CPU too where that
-    failed for its device (``Outcome.on_cpu``)."""
+    failed for its device or raised (``Outcome.on_cpu``)."""
     device = probe_device(probe, device)
     outcome = _run_on(ex, probe, candidate, device)
-    if device.type != "cpu" and outcome.device_failed:
+    if device.type != "cpu" and (outcome.device_failed or outcome.error and not outcome.missing):
+        # an error there may be the device's (a tensor made on the CPU, .numpy()): the CPU
+        # run tells a mistake of the learner's from a slip of devices
         outcome.on_cpu = _run_on(ex, probe, candidate, torch.device("cpu"))
     return outcome
 
@@ -109,7 +111,7 @@ def error_fail(error: str) -> Fail:
     """The :class:`Fail` for an error no exercise explained (the check's own steps coded)."""
     if "switched off during this check" in error or "asks you to write yourself" in error:
         return Fail(error, "forbidden_builtin")
-    if MIXED_DEVICES in error:
+    if any(words in error for words in DEVICE_ERRORS):
         return Fail(OTHER_DEVICE + "\n   " + error, "off_device")
     return Fail(error, "state_mismatch" if error.startswith(STATE_MISMATCH) else None)
 

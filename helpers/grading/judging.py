@@ -167,8 +167,9 @@ def _plain(x: Any, budget: list[int], depth: int = 0) -> Any:
     raise ResultError(f"the results hold a {type(x).__name__}")
 
 
-def _outcome(item: Any, budget: list[int]) -> Outcome:
-    if type(item) is not dict or set(item) != {"value", "error", "missing", "off_device"}:
+def _outcome(item: Any, budget: list[int], depth: int = 0) -> Outcome:
+    keys = {"value", "error", "missing", "off_device"}
+    if type(item) is not dict or set(item) - {"on_cpu"} != keys or (depth and "on_cpu" in item):
         raise ResultError("a result does not have the grader's layout")
     error = item["error"]
     if (
@@ -182,6 +183,7 @@ def _outcome(item: Any, budget: list[int]) -> Outcome:
         error=error,
         missing=item["missing"],
         off_device=item["off_device"],
+        on_cpu=_outcome(item["on_cpu"], budget, 1) if "on_cpu" in item else None,
     )
 
 

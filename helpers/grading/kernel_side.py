@@ -123,12 +123,7 @@ def _run_probes(ex, candidate, probes, dev, result):
             probe = framework.Probe(**fields)
             try:
                 outcome = runner.run_probe(ex, probe, candidate, dev)
-                item = {
-                    "value": _encode(outcome.value, framework.Unsupported),
-                    "error": outcome.error,
-                    "missing": bool(outcome.missing),
-                    "off_device": bool(outcome.off_device),
-                }
+                item = _item(outcome, framework.Unsupported)
             except KeyboardInterrupt:
                 result["status"] = "interrupted"
                 break
@@ -151,6 +146,18 @@ def _run_probes(ex, candidate, probes, dev, result):
             sys.setprofile(None)
             threading.setprofile(None)
     result["reference"] = hits[0] if hits else ""
+
+
+def _item(outcome, unsupported) -> dict:
+    item = {
+        "value": _encode(outcome.value, unsupported),
+        "error": outcome.error,
+        "missing": bool(outcome.missing),
+        "off_device": bool(outcome.off_device),
+    }
+    if outcome.on_cpu is not None:  # the probe failed for its device: its run on the CPU
+        item["on_cpu"] = _item(outcome.on_cpu, unsupported)
+    return item
 
 
 def _encode(value, unsupported):
