@@ -9,8 +9,8 @@ fills it for that submission's notebook (:func:`fill`). The copy has:
   module says which notebook it comes from in its first line), and an ``__init__`` that
   imports those alone;
 - ``helpers.checks``: ``framework`` (with ``fake_gpu``, which it imports) and an ``__init__``
-  whose ``check()`` only says that the grader checks the exercise (the grader judges in its own process; the runner code a kernel
-  needs is sent as text, kernel_code.py);
+  whose ``check()`` only says that the grader checks the exercise (the grader judges in its
+  own process; the runner code a kernel needs is sent as text, kernel_code.py);
 - ``helpers.grading``: the modules the sandbox runs (the zygote, the limits), not the judge;
 - everything else of the package (``device``, ``plotting``, ``data``...), not the notebook tools.
 
