@@ -103,13 +103,14 @@ test-notebooks: $(DEV)
 test-grading: $(DEV)
 	$(PY) -m pytest -n $(JOBS) --dist loadfile tests/grading
 
-## on the accelerator torch finds: the grading tests with --device on it, then nbval over
-## solutions/ against the stored CPU outputs; reports every notebook that differs, not the first
+## on the GPU torch finds: the grading tests with --device on it, then nbval over solutions/ with
+## the series on it (ATTN2VIT_DEVICE) against the stored CPU outputs; reports every notebook that
+## differs, not the first. PY=python3 uses a GPU node's own Python as it is (nothing installed)
 test-gpu: $(DEV)
-	@dev=$$($(PY) -c "import helpers; print(helpers.get_device().type)"); echo "device: $$dev"; \
-	test "$$dev" != cpu || { echo "test-gpu: torch finds no GPU"; exit 1; }; \
+	@dev=$$($(PY) -c "from helpers.device import accelerator as a; print(getattr(a(), 'type', 'cpu'))"); \
+	echo "device: $$dev"; test "$$dev" != cpu || { echo "test-gpu: torch finds no GPU"; exit 1; }; \
 	GRADE_DEVICE=$$dev $(MAKE) --no-print-directory test-grading; grading=$$?; \
-	$(MAKE) --no-print-directory test-notebooks; notebooks=$$?; \
+	ATTN2VIT_DEVICE=$$dev $(MAKE) --no-print-directory test-notebooks; notebooks=$$?; \
 	echo "test-gpu: grading tests exit $$grading, nbval exit $$notebooks"; \
 	test $$grading = 0 && test $$notebooks = 0
 

@@ -11,15 +11,26 @@ import torch
 
 
 def get_device() -> torch.device:
-    """cuda, then mps, then cpu. Set ``ATTN2VIT_DEVICE=cpu`` to force one."""
+    """Where the series runs its models: the CPU, unless ``ATTN2VIT_DEVICE`` names another
+    (``cuda``, ``mps``). ``check()`` runs the learner's code there, or on its stand-in for a
+    GPU where that is the CPU (checks/fake_gpu.py).
+
+    The CPU even where a GPU is present: the models here are tiny, and a GPU spends longer
+    starting and launching its kernels than computing them. The whole series took 165 s on an
+    NVIDIA H200 against 79 s on 2 laptop CPU cores (2026-11-26), every notebook slower. The
+    printed results are the same either way; ``accelerator()`` says what GPU there is.
+    """
     forced = os.environ.get("ATTN2VIT_DEVICE")
-    if forced:
-        return torch.device(forced)
+    return torch.device(forced) if forced else torch.device("cpu")
+
+
+def accelerator() -> torch.device | None:
+    """The GPU torch finds here (cuda, then Apple's mps), or None."""
     if torch.cuda.is_available():
         return torch.device("cuda")
     if getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
         return torch.device("mps")
-    return torch.device("cpu")
+    return None
 
 
 def disable_tf32() -> None:
@@ -68,12 +79,13 @@ def environment_report() -> dict[str, str]:
     """Versions and the device, for notebook 00 and bug reports."""
     import platform
 
-    device = get_device()
+    gpu = accelerator()
     return {
         "python": platform.python_version(),
         "torch": torch.__version__.split("+")[0],
         "numpy": np.__version__,
-        "device": device.type,
+        "device": get_device().type,
+        "gpu": gpu.type if gpu is not None else "none",
         "threads": str(torch.get_num_threads()),
     }
 

@@ -29,6 +29,7 @@ RANDOM = {
     "normal", "normal_", "uniform_", "bernoulli", "bernoulli_", "multinomial", "dropout",
     "manual_seed", "seed", "seed_everything", "shuffle", "random", "choice", "permutation",
 }  # fmt: skip
+GLOBAL_SEEDERS = {"torch", "torch.cuda", "random", "np.random", "numpy.random", "seed_everything"}
 
 
 def _code(cell_source: str) -> ast.Module | None:
@@ -61,6 +62,9 @@ def draws(body: list[ast.AST], shared: set[str]) -> list[str]:
             elif isinstance(node, ast.Call):
                 name = getattr(node.func, "attr", getattr(node.func, "id", ""))
                 own = any(k.arg == "generator" for k in node.keywords)
+                receiver = ast.unparse(getattr(node.func, "value", node.func))
+                if name in ("manual_seed", "seed") and receiver not in GLOBAL_SEEDERS:
+                    continue  # torch.Generator().manual_seed(0): a generator of its own
                 if name in RANDOM and not own:
                     found.append(f"line {node.lineno}: {name}() without a generator of its own")
     return found

@@ -8,18 +8,22 @@ import torch
 matplotlib.use("Agg")
 
 from helpers import get_device, plotting, seed_everything  # noqa: E402
+from helpers.device import accelerator, environment_report  # noqa: E402
 
 
-def test_get_device_prefers_accelerators_and_honours_override(monkeypatch):
+def test_the_series_runs_on_the_cpu_unless_told_and_reports_the_gpu(monkeypatch):
     monkeypatch.delenv("ATTN2VIT_DEVICE", raising=False)
+    assert get_device() == torch.device("cpu")  # tiny models: faster there (device.py)
+    monkeypatch.setenv("ATTN2VIT_DEVICE", "meta")
+    assert get_device() == torch.device("meta")
     expected = (
         "cuda"
         if torch.cuda.is_available()
-        else ("mps" if torch.backends.mps.is_available() else "cpu")
+        else ("mps" if torch.backends.mps.is_available() else "none")
     )
-    assert get_device().type == expected
-    monkeypatch.setenv("ATTN2VIT_DEVICE", "cpu")
-    assert get_device() == torch.device("cpu")
+    gpu = accelerator()
+    assert (gpu.type if gpu is not None else "none") == expected
+    assert environment_report()["gpu"] == expected
 
 
 def test_seed_everything_is_reproducible_and_turns_tf32_off():
