@@ -47,6 +47,9 @@ PRELOAD = (
     "helpers",
     "helpers.plotting",
     "helpers.widgets",
+    # what the first operation on a tensor subclass imports (0.5 s): the checks run the
+    # learner's code on fakegpu (helpers/checks/fake_gpu.py) on a CPU-only machine
+    "torch.distributed.tensor",
 )
 PRELOAD_SECONDS = 600.0  # the longest the first spawn waits for the zygote's imports
 READY = "ready"  # the id of the message a zygote sends once it has imported PRELOAD
