@@ -7,16 +7,19 @@ a 0-dim CPU tensor (a scalar), CPU indices of ``x[idx]``, and copies between dev
 A learner's ``torch.zeros(T, T)`` without ``device=`` is a CPU tensor here as on a GPU, and the
 check's "an output tensor is on another device" or the mixing error shows it.
 
-It is PyTorch's ``privateuseone`` device, renamed (``torch.utils.backend_registration``, torch
->= 2.5), with three kernels of its own (a new tensor, a copy into it: where every factory
-function and ``.to("fakegpu")`` starts) and a ``__torch_dispatch__`` wrapper subclass that runs
-every other operation on the CPU values. On a CPU-only machine the checks run the learner's code
-there (runner.probe_device); the grader takes ``--device fakegpu`` too. Run on the course's code
-of e79a8d0 it failed the five exercises the first GPU run failed (shared/gpu/measured), at the
-same cases with the same message (tests/checks/test_devices.py).
+It is PyTorch's ``privateuseone`` device, renamed (``torch.utils.backend_registration``'s
+Python backend, where this torch has it: :func:`available`), with three kernels of its own (a
+new tensor, a copy into it: where every factory function and ``.to("fakegpu")`` starts) and a
+``__torch_dispatch__`` wrapper subclass that runs every other operation on the CPU values. On a
+CPU-only machine the checks, inline and in the grader's kernels, run the learner's code there
+(runner.probe_device); ``check(..., device="fakegpu")`` asks for it by name. Run on the
+course's code of e79a8d0 it failed the five exercises the first GPU run failed
+(shared/gpu/measured), at the same cases with the same message, and no other.
 """
 
 from __future__ import annotations
+
+import functools
 
 import torch
 from torch.utils._pytree import tree_flatten, tree_map
@@ -33,11 +36,15 @@ _CROSS_DEVICE = {aten.copy_.default, aten._to_copy.default}
 _INDEXING = {aten.index.Tensor, aten.index_put.default, aten.index_put_.default}
 
 
+@functools.cache
 def available() -> bool:
-    """Whether this torch can make the device (its Python backend: torch >= 2.5)."""
-    from torch.utils import backend_registration
-
-    return hasattr(backend_registration, "_setup_privateuseone_for_python_backend")
+    """Whether this torch can make the device: it has the Python backend for privateuseone
+    (2.13 and 2.14 have it, 2.3 has not; there the checks run on the CPU alone)."""
+    try:
+        fakegpu()
+    except Exception:
+        return False
+    return True
 
 
 def fakegpu() -> torch.device:

@@ -8,9 +8,9 @@ fills it for that submission's notebook (:func:`fill`). The copy has:
 - ``helpers.blocks``: only the modules of earlier notebooks (the lessons import them; a block
   module says which notebook it comes from in its first line), and an ``__init__`` that
   imports those alone;
-- ``helpers.checks``: ``framework`` (with ``fake_gpu``, which it imports) and an ``__init__``
-  whose ``check()`` only says that the grader checks the exercise (the grader judges in its
-  own process; the runner code a kernel needs is sent as text, kernel_code.py);
+- ``helpers.checks``: ``framework`` and an ``__init__`` whose ``check()`` only says that the
+  grader checks the exercise (the grader judges in its own process; the runner code a kernel
+  needs is sent as text, kernel_code.py);
 - ``helpers.grading``: the modules the sandbox runs (the zygote, the limits), not the judge;
 - everything else of the package (``device``, ``plotting``, ``data``...), not the notebook tools.
 
@@ -30,9 +30,7 @@ from . import scratch
 PACKAGE = Path(helpers.__file__).resolve().parent
 # the modules of helpers.grading that run inside a sandbox
 SANDBOX_MODULES = ("__init__.py", "zygote.py", "pipe.py", "limits.py")
-LEFT_OUT = ("notebooks",)
-# the modules of helpers.checks a kernel imports: the framework and the device it imports
-CHECKS_MODULES = ("framework.py", "fake_gpu.py")  # the notebook tools: no kernel needs them
+LEFT_OUT = ("notebooks",)  # the notebook tools: no kernel needs them
 
 CHECKS_STUB = '''"""In a grading kernel the inline checks are not here: the grader judges
 every exercise in its own process, on inputs of its own, after the notebook has run."""
@@ -72,7 +70,7 @@ def _files(notebook: str | None) -> tuple[tuple[str, bytes], ...]:
         if not path.is_file() or "__pycache__" in rel.parts or rel.parts[0] in LEFT_OUT:
             continue
         top = rel.parts[0]
-        if top == "checks" and rel.name not in CHECKS_MODULES:
+        if top == "checks" and rel.as_posix() != "checks/framework.py":
             continue
         if top == "grading" and (len(rel.parts) > 2 or rel.name not in SANDBOX_MODULES):
             continue

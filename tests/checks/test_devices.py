@@ -18,7 +18,7 @@ from helpers.checks import check, fake_gpu
 from tests.checks.mutation import _sites, _strip_annotations, build, mutant_source, reference_source
 from tests.checks.mutation_probes import SOURCES
 
-pytestmark = pytest.mark.skipif(not fake_gpu.available(), reason="torch < 2.5: no python backend")
+pytestmark = pytest.mark.skipif(not fake_gpu.available(), reason="this torch has no Python backend")
 
 
 @pytest.fixture(scope="module")
@@ -157,6 +157,11 @@ def test_the_same_verdict_and_message_on_the_cpu_and_on_fakegpu():
     on_gpu = check("02.scaled_dot_product_attention", scaled, device="fakegpu", quiet=True)
     assert not on_cpu.passed and on_cpu.messages == on_gpu.messages
     assert on_cpu.mistake.partition("/")[2] in DEVICE_CODES
+
+
+def test_a_result_on_device_meta_is_a_failed_check_not_a_crash():
+    result = check("00.relu", lambda x: torch.zeros_like(x, device="meta"), quiet=True)
+    assert not result.passed and result.status == "failed", result.messages
 
 
 def test_a_function_with_no_tensor_input_builds_on_the_cpu(gpu):

@@ -221,7 +221,7 @@ def test_the_kernel_sees_earlier_blocks_only(tmp_path):
         view = fill(tmp_path / "view", notebook)
         shown = {p.stem for p in (view / "blocks").glob("*.py")} - {"__init__"}
         assert shown == {b for b, nb in blocks.items() if nb < notebook}
-        assert sorted(os.listdir(view / "checks")) == ["__init__.py", "fake_gpu.py", "framework.py"]
+        assert sorted(os.listdir(view / "checks")) == ["__init__.py", "framework.py"]
         assert not (view / "grading" / "judging.py").exists()
     done = subprocess.run(
         [sys.executable, "-c", "import helpers; r = helpers.check('02.x', None); print(r.points)"],
