@@ -84,7 +84,8 @@ def test_values_are_the_cpu_values(gpu):
     got = torch.nn.functional.scaled_dot_product_attention(
         q.to(gpu), k.to(gpu), v.to(gpu), is_causal=True
     )
-    assert got.device == gpu and torch.equal(got.cpu(), ref)
+    # the same numbers up to rounding (sdpa may pick another of its CPU kernels, as a GPU would)
+    assert got.device == gpu and torch.allclose(got.cpu(), ref, atol=1e-6, rtol=1e-5)
 
 
 @pytest.mark.parametrize("exercise", list(SOURCES))
