@@ -4,7 +4,6 @@ and where it goes (``--feedback DIR``)."""
 from __future__ import annotations
 
 import hashlib
-import html
 import re
 from pathlib import Path
 
@@ -21,7 +20,7 @@ def feedback_markdown(sub, graded) -> str:
     points = sum(r.points for r in rows)
     max_points = sum(r.max_points for r in rows)
     notebook = rows[0].notebook if rows else (sub.notebook or "")
-    lines = [f"# Feedback: {html.escape(sub.label, quote=False)}", ""]
+    lines = [f"# Feedback: {code_span(sub.label)}", ""]
     head = f"Notebook {notebook}" if notebook else "Notebook: unknown"
     lines += [f"{head} · **{points:g} / {max_points:g} points**", ""]
     from .lms import student_of
@@ -44,10 +43,10 @@ def feedback_markdown(sub, graded) -> str:
         lines.append(f"## {mark} {r.exercise or 'submission'}{title}: {r.status}")
         lines.append("")
         message = graded.messages.get(r.exercise, r.message) if r.exercise else r.message
-        lines += ["```", message.strip() or "-", "```", ""]
+        lines += [*code_block(message.strip() or "-"), ""]
     if graded.notes:
         lines += ["## Notes from running the notebook", ""]
-        lines += [f"- {html.escape(note, quote=False)}" for note in graded.notes]
+        lines += [f"- {code_span(note)}" for note in graded.notes]
         lines.append("")
     lines.append(
         "Inputs for grading were made by the grader with a secret seed; your own check "
@@ -57,13 +56,45 @@ def feedback_markdown(sub, graded) -> str:
     return plain("\n".join(lines) + "\n")
 
 
+# Text from a submission (its name, its messages, the notes on its cells) is put only where
+# Markdown shows it as it is, in code: no link, image or HTML of a learner's reaches a reader.
+
+
+def _fence(text: str) -> str:
+    """Backticks one longer than the longest run in ``text``: nothing in it closes them."""
+    runs = [len(r) for r in re.findall(r"`+", text)]
+    return "`" * (max(runs, default=0) + 1)
+
+
+def code_span(text: str) -> str:
+    """``text`` as inline code, whatever backticks it holds (CommonMark's code spans)."""
+    text = " ".join(text.split("\n"))
+    fence = _fence(text)
+    return f"{fence} {text} {fence}" if text else "` `"
+
+
+def code_block(text: str) -> list[str]:
+    """``text`` as a fenced code block that no line of it can close."""
+    fence = _fence(text)
+    fence = fence if len(fence) >= 3 else "```"
+    return [fence, text, fence]
+
+
 def feedback_path(folder: Path, label: str) -> Path:
-    """``DIR/alice__02.md`` for ``alice/02.ipynb``: the label's path, flattened."""
-    name = (
-        re.sub(r"[^\w.\-]+", "_", label.removesuffix(".ipynb").replace("/", "__")) or "submission"
+    """``DIR/alice__02.md`` for ``alice/02.ipynb``: the label's path, flattened, one file per
+    label. A label the flattening could confuse with another (``alice__02.ipynb`` beside
+    ``alice/02.ipynb``, characters replaced, a name too long) gets a digest of itself."""
+    stem = label.removesuffix(".ipynb")
+    parts = stem.split("/")
+    name = re.sub(r"[^\w.\-]+", "_", "__".join(parts)) or "submission"
+    clean = (
+        name == "__".join(parts)
+        and all(p and "__" not in p and p.strip("_") == p for p in parts)
+        and "--" not in name
+        and len(name.encode()) <= FEEDBACK_NAME_BYTES
     )
-    if len(name.encode()) > FEEDBACK_NAME_BYTES:  # file systems refuse names past 255 bytes
+    if not clean:  # "__" then says "/" only in a clean name: no two labels share a file
         digest = hashlib.sha256(label.encode()).hexdigest()[:12]
         tail = name.encode()[-(FEEDBACK_NAME_BYTES - 16) :].decode(errors="ignore")
-        name = f"{digest}--{tail}"
+        name = f"{tail}--{digest}"
     return folder / f"{name}.md"

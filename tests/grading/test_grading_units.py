@@ -431,7 +431,49 @@ def test_text_from_a_submission_is_written_without_control_characters():
     graded = Graded([row], notes=['<img src=x onerror="alert(1)"> \x1b[31mred'])
     text = feedback_markdown(Submission(Path("a.ipynb"), "a\x1b<b>.ipynb"), graded)
     assert not any(c in text for c in "\x1b\x00\x07\u202e")
-    assert "&lt;img src=x" in text and "<img" not in text and "a\ufffd&lt;b&gt;.ipynb" in text
+    shown = markdown_html(text)  # what a Markdown viewer makes of it: the HTML shown as text
+    assert "<img" not in shown and "&lt;img src=x" in shown and "a\ufffd&lt;b&gt;.ipynb" in shown
+
+
+def markdown_html(text: str) -> str:
+    """``text`` rendered by mistune (nbconvert's Markdown renderer), raw HTML kept as a viewer
+    that allows it would (the strictest case for us)."""
+    import mistune
+
+    return mistune.create_markdown(escape=False)(text)
+
+
+def test_learner_text_in_feedback_is_inert_markdown():
+    """A name, a message and a note that try a remote image, a link, HTML and a code fence of
+    their own: the rendered feedback holds none of them as live elements (issue 31, item 7)."""
+    from helpers.grading.feedback import feedback_markdown
+    from helpers.grading.records import Graded, Row, Submission
+
+    hostile = (
+        "![x](https://evil.example/p.png) [click](https://evil.example) <b>bold</b>\n"
+        "```\n# heading\n![y](https://evil.example/q.png)\n````"
+    )
+    row = Row("[a](https://evil.example).ipynb", "00", "00.relu", 0.0, 1.0, "failed", hostile, "")
+    graded = Graded([row], notes=[hostile, "`x` ``y``"])
+    sub = Submission(Path("a.ipynb"), "![n](https://evil.example/n.png)`.ipynb")
+    shown = markdown_html(feedback_markdown(sub, graded))
+    for live in ("<img", "<a ", "<b>", "<h1>heading"):
+        assert live not in shown, (live, shown)
+    assert "evil.example/p.png" in shown  # shown, as text
+
+
+def test_feedback_files_never_collide():
+    """alice/02_x.ipynb and a top-level alice__02_x.ipynb (and labels alike) get a file each."""
+    from helpers.grading.feedback import feedback_path
+
+    labels = [
+        "alice/02_x.ipynb", "alice__02_x.ipynb", "a/_b.ipynb", "a_/b.ipynb", "a___b.ipynb",
+        "x--y.ipynb", "x/y.ipynb", "x__y.ipynb", "eve/alice__02_x.ipynb", "eve__alice/02_x.ipynb",
+    ]  # fmt: skip
+    names = {feedback_path(Path("D"), label) for label in labels}
+    assert len(names) == len(labels)
+    digest = feedback_path(Path("D"), "alice/02_x.ipynb").name
+    assert digest == "alice__02_x.md"  # a clean label keeps the name the README gives
 
 
 class _Coin(Exercise):
