@@ -159,13 +159,22 @@ def exercise_cell(cells, ex: Exercise) -> int | None:
     return None
 
 
-def copy_siblings(notebook: Path, dest: Path, student_pattern: str | None = None) -> None:
-    """The plain files beside the notebook (data a notebook may read), within a size budget.
+#: the data files a notebook of the course reads from its own folder, which the grader copies
+#: beside it (none: the series' data is synthetic or ships with scikit-learn). Nothing else of
+#: the folder reaches a kernel: not a classmate's file where an LMS put everyone's side by side,
+#: not the instructor's gradebook or its resume file when --out lies in the graded folder.
+COURSE_FILES: tuple[str, ...] = ()
 
-    Where an LMS put every student's files side by side (the notebook's own name gives its
-    student: lms.owner_of_file), a file whose name gives another student is not copied: no
-    kernel sees a classmate's files.
-    """
+
+def copy_siblings(
+    notebook: Path,
+    dest: Path,
+    student_pattern: str | None = None,
+    declared: tuple[str, ...] = COURSE_FILES,
+) -> None:
+    """The ``declared`` files beside the notebook (data a notebook reads), within a size budget;
+    where the LMS prefixes each student's files (lms.owner_of_file), the notebook owner's copy
+    of a declared name (``alice_11_22_data.csv`` for ``data.csv``), never a classmate's."""
     from .lms import compile_pattern, owner_of_file
 
     pattern = compile_pattern(student_pattern) if student_pattern else None
@@ -180,11 +189,18 @@ def copy_siblings(notebook: Path, dest: Path, student_pattern: str | None = None
             continue
         if owner is not None and owner_of_file(entry.name, pattern) not in (None, owner):
             continue
+        prefixed = owner is not None  # an LMS's folder: its own copy may carry its prefix
+        name = next(
+            (d for d in declared if entry.name == d or prefixed and entry.name.endswith("_" + d)),
+            None,
+        )
+        if name is None or (dest / name).exists():
+            continue
         size = entry.stat().st_size
         if size > budget:
             continue
         budget -= size
-        shutil.copyfile(entry, dest / entry.name)
+        shutil.copyfile(entry, dest / name)
 
 
 # what reading one notebook may take in the batch's child (isolate.py)

@@ -145,17 +145,16 @@ def test_student_pattern_overrides():
 @pytest.mark.parametrize(
     ("notebook", "copied"),
     [  # Canvas and Moodle put every student's files in one folder: only the owner's are copied
-        ("alicejones_11_21_02_attention.ipynb", ["alicejones_11_22_data.csv", "shared.csv"]),
-        ("bobsmith_LATE_12_23_02_attention.ipynb", ["bobsmith_12_24_data.csv", "shared.csv"]),
-        (
-            "Ann Lee_345_assignsubmission_file_02_attention.ipynb",
-            ["Ann Lee_345_assignsubmission_file_notes.txt", "shared.csv"],
-        ),
-        # a notebook whose name gives no student: its folder is not an LMS's, all is copied
-        ("02_attention.ipynb", None),
+        ("alicejones_11_21_02_attention.ipynb", ["data.csv"]),  # alicejones_11_22_data.csv
+        ("bobsmith_LATE_12_23_02_attention.ipynb", ["data.csv"]),  # bobsmith_12_24_data.csv
+        # her notes are not declared; the shared data.csv is
+        ("Ann Lee_345_assignsubmission_file_02_attention.ipynb", ["data.csv"]),
+        ("02_attention.ipynb", ["data.csv"]),  # a notebook whose name gives no student
     ],
 )
-def test_siblings_of_a_classmate_are_not_copied(tmp_path, notebook, copied):
+def test_only_the_files_the_course_declares_are_copied(tmp_path, notebook, copied):
+    """Issue 31: the instructor's gradebook and resume file (--out inside the graded folder),
+    a classmate's files and anything undeclared never reach a kernel's work folder."""
     src, dest = tmp_path / "src", tmp_path / "dest"
     src.mkdir()
     dest.mkdir()
@@ -167,14 +166,21 @@ def test_siblings_of_a_classmate_are_not_copied(tmp_path, notebook, copied):
         "Ann Lee_345_assignsubmission_file_02_attention.ipynb",
         "Ann Lee_345_assignsubmission_file_notes.txt",
         "02_attention.ipynb",
-        "shared.csv",
+        "grades.csv",
+        "grades.csv.json",
         "weather_2024_01_data.csv",  # a Canvas-like name that is data, not a student's
+        "data.csv",
     ]
     for name in files:
-        (src / name).write_text("x")
-    copy_siblings(src / notebook, dest)
-    plain = sorted(f for f in files if not f.endswith(".ipynb"))
-    assert sorted(p.name for p in dest.iterdir()) == (copied if copied is not None else plain)
+        (src / name).write_text(name)
+    copy_siblings(src / notebook, dest, declared=("data.csv",))
+    assert sorted(p.name for p in dest.iterdir()) == copied
+    owner = notebook.split("_")[0]
+    own = owner if owner in ("alicejones", "bobsmith") else "data.csv"
+    for path in dest.iterdir():  # the owner's own copy, never a classmate's
+        assert path.read_text().startswith(own)
+    copy_siblings(src / notebook, tmp_path / "none")  # the course declares no file today
+    assert not (tmp_path / "none").exists() or not any((tmp_path / "none").iterdir())
 
 
 def test_totals_one_row_per_student(tmp_path):
