@@ -40,6 +40,7 @@ os.execv(cmd[0], cmd)
 # ten times the largest output of the series (a 400 kB figure in 09); the JSON of one message is
 # parsed in the grader's process, where 60 MB of tiny objects ([{}, {}, ...]) took 1.7 GB
 MAX_MESSAGE_BYTES = 4 * 2**20
+IOPUB_QUEUE = 16  # output messages the grader holds at once: 64 MiB at most
 
 # variables passed on to the kernel; everything else in the grader's environment is dropped
 KEEP_ENV = (
@@ -194,6 +195,11 @@ class Kernel:
         # one message larger than this (a single print of a huge string) is dropped by ZeroMQ
         # on arrival: it never fills the grader's memory (the kernel's own limit allows GBs)
         self.kc.context.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
+        # and at most IOPUB_QUEUE messages wait to be read: more are dropped by ZeroMQ (its
+        # PUB/SUB rule), so that a flood of messages under that size cannot fill the grader
+        # (600 of 4 MiB took a worker to 2.7 GB before); the cell's reply comes on another
+        # channel, and what is dropped is output, over the cap anyway
+        self.kc.context.setsockopt(zmq.RCVHWM, IOPUB_QUEUE)
         self.kc.start_channels()
         # ZeroMQ drops an oversized message by dropping the connection (output after it is lost
         # too): a disconnect while the kernel lives counts as output over the cap
@@ -266,9 +272,20 @@ class Kernel:
     # ------------------------------------------------------------------ running code
 
     def _drain_iopub(self) -> None:
+        import zmq
+
         while self.iopub_monitor.poll(0):
             self.iopub_monitor.recv_multipart()
             self.dropped = True
+        while self.output_bytes > self.output_cap:  # over the cap: dropped unread
+            try:
+                frames = self.kc.iopub_channel.socket.recv_multipart(zmq.NOBLOCK, copy=False)
+            except zmq.Again:
+                return
+            except Exception:
+                self.bad_messages += 1
+                return
+            self.output_bytes += sum(len(f.buffer) for f in frames)
         while self.kc.iopub_channel.msg_ready():
             try:
                 msg = self.kc.iopub_channel.get_msg(timeout=0)
@@ -279,6 +296,8 @@ class Kernel:
                 self.output_bytes += output_size(msg)
             except Exception:  # a message of a shape no kernel of ours sends: skip it
                 self.bad_messages += 1
+            if self.output_bytes > self.output_cap:
+                return self._drain_iopub()  # the rest unread
 
     @property
     def output_capped(self) -> bool:

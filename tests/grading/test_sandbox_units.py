@@ -190,6 +190,43 @@ def test_one_huge_message_is_dropped_before_the_grader_reads_it(tmp_path):
         kernel.close()
 
 
+def test_a_flood_of_large_messages_does_not_fill_the_grader(tmp_path):
+    """Issue 31: 600 display messages just under MAX_MESSAGE_BYTES took a grader worker to
+    2,678 MiB. Now at most IOPUB_QUEUE wait to be read, and past the cap none is parsed: the
+    grader's peak memory grows by far less than the output (here 150 x 3.5 MiB = 525 MiB)."""
+    import resource
+
+    from helpers.grading.kernel import Kernel
+
+    private = tmp_path / "private"
+    private.mkdir()
+    limits = {"memory_bytes": 2**32, "file_bytes": 2**20, "threads": 1, "output_cap": 2**21}
+    kernel = Kernel(str(tmp_path), private=str(private), **limits)
+    try:
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB
+        flood = (  # sent while the grader is not reading: ZeroMQ queues what it lets in
+            "import threading\n"
+            "from IPython.display import display\n"
+            "blob = {'text/plain': 'x' * (3_500_000)}\n"
+            "def send():\n"
+            "    for _ in range(150):\n"
+            "        display(blob, raw=True)\n"
+            "threading.Thread(target=send).start()\n"
+        )
+        assert kernel.run(flood, 120).status == "ok"
+        time.sleep(scaled(8))
+        end = time.monotonic() + scaled(5)
+        while time.monotonic() < end:
+            kernel._drain_iopub()
+            time.sleep(0.05)
+        grown = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024  # MiB
+        assert kernel.output_capped
+        assert grown < 200, f"the grader grew by {grown:.0f} MiB"
+        assert kernel.run("x = 1", 30).status == "ok"  # the kernel goes on
+    finally:
+        kernel.close()
+
+
 def test_the_worker_channel_never_unpickles(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     here, there = mp.Pipe(duplex=False)
