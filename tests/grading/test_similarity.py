@@ -57,3 +57,25 @@ def test_two_hundred_students_under_a_minute():
     start = time.perf_counter()
     S.find_similar(big)
     assert time.perf_counter() - start < 60
+
+
+def test_the_report_reads_a_hostile_notebook_as_grading_does(tmp_path):
+    """Issue 31: 200,000 nested lists in a notebook's metadata crashed the report
+    (RecursionError, no report.html), and a 57 MB notebook took its process to 1.5 GB. Each is
+    now read as grading reads it, in a limited child, or not at all: the rest is compared."""
+    import json
+    import resource
+
+    honest = load("02")
+    nested = load("02")
+    nested.metadata["deep"] = None  # replaced in the text by 200,000 nested lists
+    (tmp_path / "a_02.ipynb").write_text(json.dumps(honest), encoding="utf-8")
+    text = json.dumps(nested).replace('"deep": null', '"deep": ' + "[" * 200_000 + "]" * 200_000)
+    (tmp_path / "b_02.ipynb").write_text(text, encoding="utf-8")
+    (tmp_path / "c_02.ipynb").write_text('{"cells": [], "x": "' + "y" * 57_000_000 + '"}')
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    assert S.exercise_cells(tmp_path / "b_02.ipynb") == {}  # refused, not raised
+    assert S.exercise_cells(tmp_path / "c_02.ipynb") == {}  # over MAX_NOTEBOOK_BYTES: unread
+    assert S.exercise_cells(tmp_path / "a_02.ipynb")  # the honest one is read
+    grown = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    assert grown < 100, f"the report's process grew by {grown:.0f} MiB"
