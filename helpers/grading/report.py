@@ -253,7 +253,7 @@ def _problem_table(summary: Summary) -> list[str]:
 
 
 def _similar_section(findings: list) -> list[str]:
-    from .similarity import MIN_RARE, THRESHOLD, K
+    from .similarity import MIN_RARE, OPAQUE, THRESHOLD, K
 
     out = [
         "<h2>Similar code</h2>",
@@ -263,6 +263,17 @@ def _similar_section(findings: list) -> list[str]:
         f"the runs many students write left out; at least {MIN_RARE} runs few others write "
         "shared). A lead to read, not a verdict: short exercises have few ways to be written.</p>",
     ]
+    opaque = [f for f in findings if f.exercise == OPAQUE]
+    findings = [f for f in findings if f.exercise != OPAQUE]
+    if opaque:
+        out.append(
+            "<h3>Code the grader could not read</h3><p>These notebooks run code given as a "
+            "string built at run time (exec, eval or compile of decoded or joined text): no "
+            "comparison can see it. Read them.</p><table class='similar'><tr><th>submission</th>"
+            "<th>where</th></tr>"
+        )
+        out += [f"<tr><td>{_e(f.first)}</td><td>{_e(f.second)}</td></tr>" for f in opaque]
+        out.append("</table>")
     if not findings:
         return out + ["<p>No pair over the threshold.</p>"]
     by_ex: dict[str, list] = {}

@@ -1,15 +1,17 @@
 """Similar code in a class: ``--report`` with ``--similarity``, a section per exercise.
 
 For each exercise, the code of its cell (``metadata.course.exercise``) in every student's
-notebook, normalised: parsed, docstrings and comments gone (formatting never matters to an
-AST), every local name renamed by order of first use (``v0``, ``v1``...), attribute names
-(the torch API) and the modules torch, math, nn, F, np kept, numbers bucketed. Each
-normalised token stream gives a set of k-grams (k = 6 tokens), less those of the
-notebook's stub (the signature every student starts from). Two students are flagged when
-one's k-grams lie for at least ``THRESHOLD`` (90 %) within the other's, and a student's
-code when it lies that much within the course's reference (the solution cell). Code of
-fewer than ``MIN_KGRAMS`` k-grams beyond the stub (a one-line mask) is too short to tell
-copying from the one obvious answer, and is not judged.
+notebook, or, where the definition the grader runs stands in another cell (a stub left in its
+own), that definition; ``exec``, ``eval`` or ``compile`` of text built at run time is listed
+apart (:data:`OPAQUE`): code no comparison can read. Normalised: parsed, docstrings and comments
+gone (formatting never matters to an AST), every local name renamed by order of first use
+(``v0``, ``v1``...), attribute names (the torch API) and the modules torch, math, nn, F, np
+kept, numbers bucketed. Each normalised token stream gives a set of k-grams (k = 6 tokens), less
+those of the notebook's stub (the signature every student starts from). Two students are flagged
+when one's k-grams lie for at least ``THRESHOLD`` (90 %) within the other's, and a student's
+code when it lies that much within the course's reference (the solution cell). Code of fewer
+than ``MIN_KGRAMS`` k-grams beyond the stub (a one-line mask) is too short to tell copying from
+the one obvious answer, and is not judged.
 
 Why our own normalisation rather than copydetect's (MOSS-style winnowing on pygments
 tokens): on 20 planted classes of 30 (tests/grading/planted.py, ``python -m
@@ -146,14 +148,67 @@ def _exercise_cells(path: Path) -> dict[str, str]:
     except (OSError, ValueError, KeyError, TypeError, RecursionError):
         return {}
     out: dict[str, str] = {}
+    code: list[str] = []  # every code cell, in order
     for cell in cells if isinstance(cells, list) else []:
         meta = cell.get("metadata", {}) if isinstance(cell, dict) else {}
         ex = meta.get("course", {}).get("exercise") if isinstance(meta, dict) else None
-        src = cell.get("source", "")
+        src = cell.get("source", "") if isinstance(cell, dict) else ""
         src = "".join(src) if isinstance(src, list) else src
         if isinstance(ex, str) and isinstance(src, str):
             out[ex] = out.get(ex, "") + src + "\n"
+        if isinstance(cell, dict) and cell.get("cell_type") == "code" and isinstance(src, str):
+            code.append((ex, src))
+    trees = [(ex, t) for ex, t in ((ex, _parse(src)) for ex, src in code) if t is not None]
+    for ex, (cell, src) in _graded_definitions(trees).items():
+        if cell != ex:  # the code graded is elsewhere (a stub left in its cell): compare it
+            out[ex] = src + "\n"
+    opaque = _opaque_calls([t for _, t in trees])
+    if opaque:
+        out[OPAQUE] = "; ".join(opaque)
     return out
+
+
+#: the key, among the exercise ids, of the code a submission runs that no one can read
+OPAQUE = "(code the grader could not read)"
+RUNS_TEXT = ("exec", "eval", "compile")  # the built-ins that run code given as a string
+
+
+def _parse(source: str) -> ast.Module | None:
+    lines = [ln for ln in source.splitlines() if not ln.lstrip().startswith(("%", "!"))]
+    try:
+        return ast.parse("\n".join(lines))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _graded_definitions(trees: list[tuple]) -> dict[str, tuple]:
+    """{exercise id: (the exercise of the cell it is in, the source) of the last top-level
+    definition of the name the grader runs}: the code graded, wherever it was written."""
+    from ..checks import EXERCISES
+    from .grader import target_name
+
+    targets = {target_name(ex): ex_id for ex_id, ex in EXERCISES.items()}
+    found: dict[str, tuple] = {}
+    for cell, tree in trees:
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name in targets:
+                found[targets[node.name]] = (cell, ast.unparse(node))
+    return found
+
+
+def _opaque_calls(trees: list[ast.Module]) -> list[str]:
+    """``exec``, ``eval`` or ``compile`` of a string built at run time (decoded, joined...):
+    code nobody can compare, the report says so."""
+    found = []
+    for tree in trees:
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call) or not node.args:
+                continue
+            name = getattr(node.func, "id", getattr(node.func, "attr", ""))
+            literal = isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)
+            if name in RUNS_TEXT and not literal:
+                found.append(f"line {node.lineno}: {name}() of a string built at run time")
+    return found[:5]
 
 
 def course_cells(notebook: str) -> tuple[dict[str, str], dict[str, str]]:
@@ -216,6 +271,8 @@ def find_similar(codes: dict[str, dict[str, str]]) -> list[Finding]:
 
 
 def similar_in(subs) -> list[Finding]:
-    """:func:`find_similar` over submissions (anything with ``path``, ``label``)."""
+    """:func:`find_similar` over submissions (anything with ``path``, ``label``), and a Finding
+    under :data:`OPAQUE` for each that runs code built at run time (``second``: where)."""
     codes = {s.label: exercise_cells(Path(s.path)) for s in subs}
-    return find_similar(codes)
+    opaque = [Finding(OPAQUE, lb, c.pop(OPAQUE), 1.0) for lb, c in codes.items() if OPAQUE in c]
+    return find_similar(codes) + opaque

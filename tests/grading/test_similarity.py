@@ -79,3 +79,49 @@ def test_the_report_reads_a_hostile_notebook_as_grading_does(tmp_path):
     assert S.exercise_cells(tmp_path / "a_02.ipynb")  # the honest one is read
     grown = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
     assert grown < 100, f"the report's process grew by {grown:.0f} MiB"
+
+
+def test_code_moved_out_of_its_cell_or_run_from_a_string_is_seen(tmp_path):
+    """Issue 31: the copied code moved to an unmarked cell after the stub scored 5/5 and was
+    never mentioned, and so was code run with exec from base64. The definition the grader runs
+    is compared wherever it stands; exec/eval/compile of built text is listed."""
+    import base64
+    from types import SimpleNamespace
+
+    from nbformat.v4 import new_code_cell
+
+    from helpers.grading.report import render, summarize
+
+    source = (
+        "def scaled_dot_product_attention(q, k, v, mask=None):\n"
+        "    d_k = q.size(-1)\n"
+        "    scores = torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(d_k)\n"
+        "    if mask is not None:\n"
+        "        scores = scores.masked_fill(mask.logical_not(), float('-inf'))\n"
+        "    attn = torch.softmax(scores.float(), dim=-1).to(q.dtype)\n"
+        "    total = attn.sum(dim=-1, keepdim=True).clamp_min(1e-12)\n"
+        "    attn = attn / total\n"
+        "    return torch.matmul(attn, v), attn\n"
+    )
+    stub = "def scaled_dot_product_attention(q, k, v, mask=None):\n    raise NotImplementedError\n"
+    first = set_exercise(load("02"), "02.scaled_dot_product_attention", source)
+    moved = set_exercise(load("02"), "02.scaled_dot_product_attention", stub)
+    moved.cells.insert(40, new_code_cell(source.replace("attn", "w").replace("total", "z")))
+    hidden = set_exercise(load("02"), "02.scaled_dot_product_attention", stub)
+    packed = base64.b64encode(source.encode()).decode()
+    hidden.cells.insert(40, new_code_cell(f"import base64\nexec(base64.b64decode('{packed}'))\n"))
+    subs = [
+        SimpleNamespace(path=write(nb, tmp_path / f"{who}_02.ipynb"), label=f"{who}_02.ipynb")
+        for who, nb in (("ann", first), ("bob", moved), ("eve", hidden))
+    ]
+    found = S.similar_in(subs)
+    pairs = {(f.exercise, f.first, f.second) for f in found if f.exercise != S.OPAQUE}
+    assert ("02.scaled_dot_product_attention", "ann_02.ipynb", "bob_02.ipynb") in pairs
+    opaque = [f for f in found if f.exercise == S.OPAQUE]
+    assert [(f.first, "exec() of a string built at run time" in f.second) for f in opaque] == [
+        ("eve_02.ipynb", True)
+    ]
+    summary = summarize([])
+    summary.similar = found
+    page = render(summary)
+    assert "Code the grader could not read" in page and "eve_02.ipynb" in page
