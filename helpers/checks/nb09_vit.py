@@ -178,8 +178,10 @@ class TrainedViTCheck(TrainedModelCheck):
     over 20 seeds, median 0.981: the threshold sits below that run-to-run spread).
 
     The digits test split is public (the notebook prints its accuracy on it, and anyone can
-    rebuild it), so this grade says the trained model does what the notebook shows; it is not a
-    secret hold-out. The grader's seed only shuffles the order of the images.
+    rebuild it), so it is not a secret hold-out: what makes the grade the trained model's is
+    trained.py's rule that the class's own forward runs and that the accuracy falls to chance
+    with the weights shuffled (a lookup of the test images keeps it). The grader's seed only
+    shuffles the order of the images.
     """
 
     id = "09.trained_vit"

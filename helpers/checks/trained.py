@@ -23,11 +23,59 @@ def off_contract(candidate, contract: dict[str, str]) -> str | None:
     return None
 
 
+def replaced_code(model: nn.Module) -> str | None:
+    """Why the code that runs is not the model's own class's: an instance attribute standing
+    in for one of its methods (``model.forward = ...``), or a hook around a forward."""
+    from torch.nn.modules import module as torch_module
+
+    for kind in ("_global_forward_hooks", "_global_forward_pre_hooks"):
+        if getattr(torch_module, kind, None):
+            return "a global forward hook is registered (register_module_forward_hook)"
+    for path, sub in model.named_modules():
+        where = f"`{path}`" if path else "the model"
+        methods = {n for c in type(sub).__mro__ for n, v in vars(c).items() if callable(v)}
+        shadowed = sorted(
+            n for n, v in vars(sub).items() if n in methods and callable(v) and n[:2] != "__"
+        )
+        if shadowed:
+            return f"{where} has its method {shadowed[0]} replaced by an attribute of its own"
+        if any(getattr(sub, h, None) for h in ("_forward_hooks", "_forward_pre_hooks")):
+            return f"{where} has a forward hook"
+    return None
+
+
+def _logits(model: nn.Module, inputs: torch.Tensor):
+    device = next(model.parameters()).device
+    with torch.no_grad():
+        return model(inputs.to(device))
+
+
+def _with_shuffled_weights(model: nn.Module, inputs: torch.Tensor):
+    """The model's output with each parameter's entries shuffled (the same values, no learned
+    structure), then its own weights back: a model whose answers come from its training falls to
+    chance; one that ignores its weights does not."""
+    gen = torch.Generator().manual_seed(0)
+    params = [p for p in model.parameters() if p.numel() > 1]
+    kept = [p.detach().clone() for p in params]
+    try:
+        with torch.no_grad():
+            for p in params:
+                order = torch.randperm(p.numel(), generator=gen).to(p.device)
+                p.copy_(p.flatten()[order].view_as(p))
+        return _logits(model, inputs)
+    finally:
+        with torch.no_grad():
+            for p, k in zip(params, kept):
+                p.copy_(k)
+
+
 def predict_argmax(candidate, inputs: torch.Tensor, contract: dict | None = None):
     """The runner of a trained-model exercise (runs in the learner's kernel): the candidate in
     eval mode on ``inputs`` moved to the model's device, argmax of the last dimension, as a CPU
-    LongTensor. A candidate that is not an nn.Module or not the model of the ``contract``, or
-    an output that is not a tensor, comes back as a small dict the judge reports."""
+    LongTensor ``{"predictions"}``, and the same with its weights shuffled (``"shuffled"``). A
+    candidate that is not an nn.Module, not the model of the ``contract``, one whose code is not
+    its class's own (replaced_code), or an output that is not a tensor, comes back as a small
+    dict the judge reports."""
     if not isinstance(candidate, nn.Module):
         kind = "class" if isinstance(candidate, type) else "object"
         return {
@@ -36,18 +84,24 @@ def predict_argmax(candidate, inputs: torch.Tensor, contract: dict | None = None
     reason = off_contract(candidate, contract or {})
     if reason:
         return {"not_the_model": reason}
-    first = next(candidate.parameters(), None)
-    device = first.device if first is not None else torch.device("cpu")
+    if next(candidate.parameters(), None) is None:
+        return {"not_the_model": "it has no parameters"}
+    reason = replaced_code(candidate)
+    if reason:
+        return {"not_its_own_code": reason}
     was_training = candidate.training
     candidate.eval()
     try:
-        with torch.no_grad():
-            logits = candidate(inputs.to(device))
+        logits = _logits(candidate, inputs)
+        shuffled = _with_shuffled_weights(candidate, inputs)
     finally:
         candidate.train(was_training)
-    if not isinstance(logits, torch.Tensor):
+    if not isinstance(logits, torch.Tensor) or not isinstance(shuffled, torch.Tensor):
         return {"output_type": type(logits).__name__}
-    return logits.argmax(dim=-1).long().cpu()
+    return {
+        "predictions": logits.argmax(dim=-1).long().cpu(),
+        "shuffled": shuffled.argmax(dim=-1).long().cpu(),
+    }
 
 
 def judge_accuracy(
@@ -63,11 +117,15 @@ def judge_accuracy(
          f"instance; got the {{}}. Pass the model you trained, e.g. check(..., {name})."),
         ("output_type", "output_not_tensor", f"`{name}(inputs)` returned a {{}}: it should "
          "return the logits as one tensor."),
+        ("not_its_own_code", "not_its_own_code", f"the code that runs in `{name}` is not its "
+         "class's: {}. The grade is for the model the notebook trains, run by its own forward."),
     ]  # fmt: skip
     for key, code, message in returned if isinstance(out, dict) else ():
         if key in out:
             raise Fail(message.format(out[key]), code)
-    got = expect_tensor(out, "the predictions")
+    if not isinstance(out, dict) or "predictions" not in out:
+        raise Fail(f"`{name}` gave no predictions.", "output_not_tensor")
+    got = expect_tensor(out["predictions"], "the predictions")
     if tuple(got.shape) != tuple(targets.shape):
         raise Fail(
             f"the predictions (argmax of the logits' last dimension) have shape "
@@ -93,7 +151,23 @@ def judge_accuracy(
             "check the model and the training loop.",
             "below_threshold",
         )
+    shuffled = expect_tensor(out.get("shuffled"), "the predictions with shuffled weights")
+    if tuple(shuffled.shape) == tuple(targets.shape):
+        kept = (shuffled.long() == targets).double().mean().item()
+        if kept >= SHUFFLED_LIMIT:
+            raise Fail(
+                f"{what} is {accuracy:.4f}, and still {kept:.4f} with the model's weights "
+                "shuffled: the answers do not come from the trained weights. The grade is for "
+                "a model whose forward computes its answers from what it learned.",
+                "not_from_weights",
+            )
     return accuracy
+
+
+#: the most a trained model may keep of its accuracy with its weights shuffled: a correct one
+#: falls to chance (measured on the solutions' models over 5 held-out draws: the sorting model
+#: 1.000 -> 0.100-0.115, the ViT 0.983 -> 0.081), a model that ignores its weights keeps it
+SHUFFLED_LIMIT = 0.5
 
 
 class TrainedModelCheck(Exercise):

@@ -367,11 +367,43 @@ class TokenClassifier(nn.Module):
 SortingOracle = TokenClassifier
 
 
-def test_trained_oracle_passes_and_mode_is_restored(run_check):
+def test_an_oracle_is_not_a_trained_model_and_mode_is_restored(run_check):
+    """Issue 31: a model whose forward sorts with torch.sort got 2/2; its accuracy survives
+    shuffling its weights, so its answers are not from training."""
     model = SortingOracle().train()
     r = run_check("06.trained_encoder", model)
-    assert r.passed, r.messages
+    assert not r.passed and r.mistake == "06.trained_encoder/not_from_weights", r.messages
     assert model.training  # the check puts the model back in the mode it found it in
+
+
+class Trained(TokenClassifier):
+    """A stand-in for a model whose answers come from its weights: the one-hot sorted input
+    times a weight matrix that is the identity (shuffled, it is no longer)."""
+
+    def __init__(self):
+        nn.Module.__init__(self)
+        self.encoder, self.head = TransformerEncoder(), nn.Linear(10, 10, bias=False)
+        with torch.no_grad():
+            self.head.weight.copy_(torch.eye(10))
+
+    def forward(self, tokens):
+        return self.head(F.one_hot(tokens.sort(dim=-1).values, 10).float())
+
+
+def test_a_model_whose_answers_come_from_its_weights_passes(run_check):
+    assert run_check("06.trained_encoder", Trained()).passed
+
+
+def test_a_replaced_forward_or_a_hook_is_not_the_models_own_code(run_check):
+    """model.forward = ... (the class's code is not what runs), or a forward hook."""
+    model = Trained()
+    model.forward = lambda tokens: F.one_hot(tokens.sort(dim=-1).values, 10).float()
+    r = run_check("06.trained_encoder", model)
+    assert r.mistake == "06.trained_encoder/not_its_own_code" and "forward" in r.messages[0]
+    model = Trained()
+    model.head.register_forward_hook(lambda m, i, o: o)
+    r = run_check("06.trained_encoder", model)
+    assert r.mistake == "06.trained_encoder/not_its_own_code" and "hook" in r.messages[0]
 
 
 def test_trained_below_threshold_reports_accuracy(run_check):

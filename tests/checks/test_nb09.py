@@ -292,9 +292,11 @@ class VisionTransformer(nn.Module):
         return F.one_hot(labels, 10).float() + self.dummy
 
 
-def test_trained_vit_lookup_passes(run_check):
+def test_a_lookup_of_the_test_images_is_not_a_trained_vit(run_check):
+    """Issue 31: a ViT whose forward looks the answers up (the test split is public) got 2/2.
+    With its weights shuffled it keeps its accuracy: its answers are not from its weights."""
     r = run_check("09.trained_vit", DigitsLookup())
-    assert r.passed, r.messages
+    assert not r.passed and r.mistake == "09.trained_vit/not_from_weights", r.messages
 
 
 def test_trained_vit_below_threshold_reports_accuracy(run_check):
