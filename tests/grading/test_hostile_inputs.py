@@ -20,6 +20,7 @@ its own rows only, nothing is written in the host folder, and the batch's proces
 
 from __future__ import annotations
 
+import base64
 import csv
 import io
 import json
@@ -32,6 +33,7 @@ import time
 import zipfile
 from pathlib import Path
 
+import nbformat
 import pytest
 import torch
 from hypothesis import HealthCheck, given, settings
@@ -245,7 +247,14 @@ def test_a_batch_of_hostile_inputs_grades_every_classmate(tmp_path):
         nb = set_exercise(load("00"), "00.relu", LEAK_RELU)
         insert(nb, exercise_index(nb, "00.relu"), string.Template(cell).substitute(mark=mark))
         write(nb, subs / name / f"00_{name}.ipynb")
-    bomb(subs / "bomb" / "bomb.bin")
+    # the bomb travels in the notebook: no file beside it reaches its kernel (COURSE_FILES)
+    bomb(tmp_path / "bomb.bin")
+    packed = base64.b64encode((tmp_path / "bomb.bin").read_bytes()).decode()
+    unpack = f"import base64\nopen('bomb.bin', 'wb').write(base64.b64decode('{packed}'))"
+    planted = nbformat.read(str(subs / "bomb" / "00_bomb.ipynb"), as_version=4)
+    insert(planted, 1, unpack)
+    write(planted, subs / "bomb" / "00_bomb.ipynb")
+    bomb(subs / "bomb" / "bomb.bin")  # beside it too: not copied, so not what is used
     escape = string.Template(ESCAPE).substitute(target=repr(str(target)))
     escaping = set_exercise(load("02"), "02.scaled_dot_product_attention", escape)
     write(escaping, subs / "02_esc.ipynb")
