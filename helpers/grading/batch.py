@@ -30,7 +30,7 @@ from .feedback import feedback_path
 from .gradebook import Gradebook, in_order, read_rows
 from .judging import settle_draws
 from .kernel import kernel_env
-from .kernel_run import MAX_STARTS, Slot
+from .kernel_run import CELL_BUDGET, MAX_STARTS, Slot
 from .pipe import recv_plain, send_plain
 from .records import BatchResult, Graded, Settings, Submission, UsageError
 from .sources import changed_sources
@@ -42,7 +42,7 @@ def hard_limit(settings: Settings, sub: Submission) -> float:
     """Seconds after which the parent gives up on a worker (its own limits should act first)."""
     n = len(exercises_of(sub.notebook))
     starts = MAX_STARTS  # the first run of the cells, and re-runs in fresh kernels
-    cells = starts * settings.total_timeout
+    cells = CELL_BUDGET * settings.total_timeout  # over all of them (kernel_run.CELL_BUDGET)
     return cells + (n + 2 * starts) * (settings.cell_timeout + 15) + 120  # probes, setups
 
 

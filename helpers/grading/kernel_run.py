@@ -57,6 +57,7 @@ class KernelRun:
         self.stop: tuple[int, CellRun, str] | None = None  # position, run, why
         self.kernel: Kernel | None = None
         self.starts = 0
+        self.cell_seconds = 0.0  # the learner's cells, in every kernel: CELL_BUDGET bounds it
         self.notebook_seconds = 0.0
         self.output_capped = False
         self.sound = False  # no limit, interrupt or death struck the kernel since it started
@@ -111,12 +112,18 @@ class KernelRun:
     def point(self, pos: int) -> str:
         return f"cell:{self.cells[pos][0] + 1}"  # as faults.py names it
 
+    def budget(self) -> float:
+        """Seconds left for the learner's cells in this kernel: the notebook's limit, and no
+        more than what is left of CELL_BUDGET times it over all the kernels of the submission."""
+        total = self.settings.total_timeout
+        return max(0.0, min(total, CELL_BUDGET * total - self.cell_seconds))
+
     def execute(self) -> None:
         """Run the learner's cells until the end, a timeout or a dead kernel."""
         s = self.settings
         self.start()
         start = time.monotonic()
-        deadline = start + s.total_timeout
+        deadline = start + self.budget()
         for pos, (_, cell) in enumerate(self.cells):
             remaining = deadline - time.monotonic()
             limit = min(s.cell_timeout, remaining)
@@ -131,6 +138,7 @@ class KernelRun:
                 self.stop = (pos, run, self.why_stopped(pos, run, limit))
                 break
         self.notebook_seconds = time.monotonic() - start
+        self.cell_seconds += self.notebook_seconds
 
     def why_stopped(self, pos: int, run: CellRun, limit: float) -> str:
         s = self.settings
@@ -150,7 +158,9 @@ class KernelRun:
         while self.starts < MAX_STARTS:
             end = self.stop[0] if self.stop else len(self.cells)
             self.start()
-            deadline = time.monotonic() + s.total_timeout
+            began = time.monotonic()
+            budget = self.budget()
+            deadline = began + budget
             for pos in range(end):
                 remaining = deadline - time.monotonic()
                 limit = min(s.cell_timeout, remaining)
@@ -162,9 +172,18 @@ class KernelRun:
                 )
                 if run.status in ("timeout", "died"):
                     why = self.why_stopped(pos, run, limit)
+                    if budget < s.total_timeout and limit < s.cell_timeout:
+                        bound = CELL_BUDGET * s.total_timeout
+                        why = (
+                            f"{self.cell_label(pos)} reached the bound of {bound:g} s on one "
+                            f"submission's cells, re-runs included ({CELL_BUDGET:g} times the "
+                            "notebook's limit)"
+                        )
                     self.stop = (pos, run, f"{why} when the grader re-ran it in a fresh kernel")
+                    self.cell_seconds += time.monotonic() - began
                     break
             else:
+                self.cell_seconds += time.monotonic() - began
                 if end:
                     self.replayed.append(f"the cells up to cell {self.cells[end - 1][0] + 1}")
                 return True
@@ -180,3 +199,7 @@ class KernelRun:
 
 
 MAX_STARTS = 4  # kernels per submission: the first and at most three fresh ones
+# the learner's cells, summed over those kernels, run for at most this many times the
+# notebook's limit (--notebook-timeout): re-runs cannot make one submission hold its slot for
+# MAX_STARTS times the limit (a tester held one 3.3 times; the default bound was ~33 minutes)
+CELL_BUDGET = 2.0

@@ -204,3 +204,31 @@ def test_the_fault_plan_is_read_strictly(monkeypatch):
         faults.planned()
     monkeypatch.delenv(faults.VARIABLE)
     assert faults.planned() == {} and os.environ.get(faults.VARIABLE) is None
+
+
+def test_re_runs_share_one_bound_on_a_submissions_cells(tmp_path):
+    """Issue 31: re-runs in fresh kernels could hold a slot for up to four times the notebook's
+    limit. Here every exercise kills its kernel when called (os._exit), so each is graded
+    once more in a fresh kernel that re-runs the cells: with a limit of 3 s and cells of 2 s,
+    the bound of CELL_BUDGET x 3 s over all kernels stops the third re-run, and says so."""
+    import time
+
+    from helpers.grading.kernel_run import CELL_BUDGET
+
+    dies = "def {name}(*args, **kwargs):\n    import os\n    os._exit(1)"
+    nb = plain_notebook(
+        "import time\ntime.sleep(2)",
+        dies.format(name="softmax"),
+        dies.format(name="dot_product_attention"),
+        notebook="01",
+    )
+    path = write(nb, tmp_path / "01_dies.ipynb")
+    settings = Settings(cell_timeout=CELL_TIMEOUT, total_timeout=3, seed=SEED, sandbox="none")
+    start = time.monotonic()
+    graded = grade_submission(Submission(path, "01_dies.ipynb"), settings)
+    took = time.monotonic() - start
+    said = {r.exercise: (r.status, r.message) for r in graded.rows}
+    bound = f"bound of {CELL_BUDGET * 3:g} s on one submission's cells"
+    assert any(bound in message for _, message in said.values()), said
+    assert all(status != "passed" for status, _ in said.values()), said
+    assert took < 60, took  # kernels start in seconds; the cells' own time is bounded
