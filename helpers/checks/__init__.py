@@ -101,11 +101,13 @@ def _evaluate(ex: Exercise, outcomes, carry_forward: bool) -> CheckResult:
         count += 1
         if outcome.on_cpu is not None:  # it failed for its device: what does the CPU run show?
             cpu = outcome.on_cpu
-            if cpu.device_failed or judge_failure(ex, probe, cpu) is None:
+            fail = None if cpu.device_failed else judge_failure(ex, probe, cpu)
+            if fail is None:
                 off_device = off_device or (probe, outcome)  # said last: a mistake comes first
                 continue
             outcome = cpu
-        fail = judge_failure(ex, probe, outcome)
+        else:
+            fail = judge_failure(ex, probe, outcome)
         if fail is not None and carry_forward and getattr(fail, "parts", None):
             carried = carried or fail  # the first such message names the parts
             continue

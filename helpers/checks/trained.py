@@ -95,8 +95,9 @@ def predict_argmax(candidate, inputs: torch.Tensor, contract: dict | None = None
         shuffled = _with_shuffled_weights(candidate, inputs)
     finally:
         candidate.train(was_training)
-    if not isinstance(logits, torch.Tensor) or not isinstance(shuffled, torch.Tensor):
-        return {"output_type": type(logits).__name__}
+    for out in (logits, shuffled):
+        if not isinstance(out, torch.Tensor):
+            return {"output_type": type(out).__name__}
     return {
         "predictions": logits.argmax(dim=-1).long().cpu(),
         "shuffled": shuffled.argmax(dim=-1).long().cpu(),

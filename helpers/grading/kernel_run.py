@@ -161,6 +161,7 @@ class KernelRun:
             began = time.monotonic()
             budget = self.budget()
             deadline = began + budget
+            stopped = False
             for pos in range(end):
                 remaining = deadline - time.monotonic()
                 limit = min(s.cell_timeout, remaining)
@@ -180,10 +181,10 @@ class KernelRun:
                             "notebook's limit)"
                         )
                     self.stop = (pos, run, f"{why} when the grader re-ran it in a fresh kernel")
-                    self.cell_seconds += time.monotonic() - began
+                    stopped = True
                     break
-            else:
-                self.cell_seconds += time.monotonic() - began
+            self.cell_seconds += time.monotonic() - began
+            if not stopped:
                 if end:
                     self.replayed.append(f"the cells up to cell {self.cells[end - 1][0] + 1}")
                 return True

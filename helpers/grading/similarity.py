@@ -148,7 +148,7 @@ def _exercise_cells(path: Path) -> dict[str, str]:
     except (OSError, ValueError, KeyError, TypeError, RecursionError):
         return {}
     out: dict[str, str] = {}
-    code: list[str] = []  # every code cell, in order
+    code: list[tuple] = []  # (the cell's exercise or None, its source) of every code cell
     for cell in cells if isinstance(cells, list) else []:
         meta = cell.get("metadata", {}) if isinstance(cell, dict) else {}
         ex = meta.get("course", {}).get("exercise") if isinstance(meta, dict) else None
