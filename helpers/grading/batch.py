@@ -6,6 +6,11 @@ unpickled), writes the rows as they arrive, and recycles the slot: every process
 submission started is killed (zygote.py) and the slot's folder emptied, before the next
 submission gets it. At the end the gradebook is rewritten sorted (an atomic rename) and the
 judge's source files are compared with what was loaded at the start.
+
+Slots share the machine as groups (cgroup.py: equal CPU weight, a memory cap per slot, where
+the host allows). A submission that ran over a time limit while another ran beside it is graded
+again at the end, alone, before a timeout is recorded: a busy neighbour cannot cost it points,
+with or without cgroups.
 """
 
 from __future__ import annotations
@@ -103,7 +108,8 @@ class _Slots:
             as_pid_1=as_pid_1,
             package=str(self._view(folder) / "helpers"),
         )
-        return cgroup.limit(prefix, str(folder))  # the slot's tasks capped, where the host can
+        # the slot's tasks, CPU share and memory as a group, where the host can (cgroup.py)
+        return cgroup.limit(prefix, str(folder), self.settings.memory_bytes)
 
     def _view(self, folder: Path) -> Path:
         """The slot's view of the package (kernel_view.py): beside its folder, not inside."""
@@ -186,6 +192,9 @@ def _prepare(paths, out: Path, jobs: int, settings: Settings, resume: bool, log,
     kind, warning = sandbox.resolve(settings.sandbox)
     if warning:
         log(warning)
+    problem = scratch.check_workdir(settings.workdir) if kind == "bwrap" else ""
+    if problem:
+        raise UsageError(problem)
     return subs, kept, kind, warning
 
 
@@ -196,13 +205,20 @@ class _Batch:
         self.pending, self.settings, self.slots, self.finish = list(subs), settings, slots, finish
         self.ctx = mp.get_context("fork" if sys.platform.startswith("linux") else "spawn")
         self.running: dict = {}  # connection -> worker state
+        self.alone: list[Submission] = []  # timed out beside others: graded again, alone, last
+        self.again: set[str] = set()  # the labels of those (each is graded again once)
+
+    def _next(self) -> list[Submission]:
+        """Where the next submission comes from: the queue, then (with nothing else running)
+        the ones to grade again alone."""
+        return self.pending or (self.alone if not self.running else [])
 
     def start_next(self) -> None:
-        while self.pending:
+        while self._next():
             slot = self.slots.take()
             if slot is None:
                 return
-            sub = self.pending.pop(0)
+            sub = self._next().pop(0)
             read_limited(sub)
             if sub.problem:
                 self.slots.free.insert(0, slot)
@@ -216,13 +232,32 @@ class _Batch:
             )
             proc.start()
             there.close()
+            for state in self.running.values():
+                state["crowded"] = True
             self.running[here] = {
                 "proc": proc,
                 "sub": sub,
                 "slot": slot,
                 "kernels": [],
                 "deadline": time.monotonic() + hard_limit(self.settings, sub),
+                "crowded": bool(self.running),  # another submission ran beside it at some time
             }
+
+    def _done(self, state, graded: Graded) -> None:
+        """Record a result; a timeout beside other submissions is graded again alone first
+        (a neighbour may have taken its CPU), and the second result is the one recorded."""
+        sub = state["sub"]
+        timed_out = any(r.status == "timeout" for r in graded.rows)
+        if timed_out and state["crowded"] and sub.label not in self.again:
+            self.again.add(sub.label)
+            self.alone.append(sub)
+            return
+        if sub.label in self.again:
+            graded.notes.append(
+                "Graded a second time, with no other submission running: the first time it ran "
+                "over a time limit while other submissions were graded beside it."
+            )
+        self.finish(sub, graded)
 
     def collect(self) -> None:
         for conn in wait([*self.running, *self.slots.waitables()], timeout=1.0):
@@ -240,7 +275,7 @@ class _Batch:
                 continue
             self._end(conn, state)
             if kind == "done":
-                self.finish(state["sub"], graded)
+                self._done(state, graded)
             else:
                 text = str(payload).strip()
                 last = text.splitlines()[-1] if text else "?"
@@ -267,8 +302,8 @@ class _Batch:
             if now > state["deadline"]:
                 self._end(conn, state, kill=True)
                 limit = hard_limit(self.settings, state["sub"])
-                self.finish(
-                    state["sub"],
+                self._done(
+                    state,
                     Graded(
                         problem_rows(
                             state["sub"],
@@ -280,7 +315,7 @@ class _Batch:
 
     def loop(self) -> None:
         try:
-            while self.pending or self.running:
+            while self.pending or self.running or self.alone:
                 self.start_next()
                 self.collect()
                 self.enforce_deadlines()

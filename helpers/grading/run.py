@@ -35,7 +35,7 @@ from .judging import (
 from .kernel import CellRun
 from .kernel_code import kernel_sources
 from .kernel_run import KernelRun, Slot
-from .records import Graded, Row, Settings, Submission
+from .records import Graded, Row, Settings, Submission, UsageError
 from .sources import BLOCKS, CHECK_SOURCES, KERNEL_SIDE_SOURCE
 from .submissions import (
     check_gradable,
@@ -108,10 +108,13 @@ def grade_submission(
 def standalone_slot(settings: Settings) -> Slot:
     from . import sandbox
 
+    kind, _ = sandbox.resolve(settings.sandbox)
+    problem = scratch.check_workdir(settings.workdir) if kind == "bwrap" else ""
+    if problem:
+        raise UsageError(problem)
     root = Path(tempfile.mkdtemp(prefix="grade-", dir=settings.workdir)).resolve()
     folder, view = root / "slot", root / "view"
     folder.mkdir()
-    kind, _ = sandbox.resolve(settings.sandbox)
     prefix = (
         sandbox.bwrap_command(
             str(folder),
@@ -122,7 +125,7 @@ def standalone_slot(settings: Settings) -> Slot:
         if kind == "bwrap"
         else None
     )
-    return Slot(folder, sandbox=cgroup.limit(prefix, str(folder)), view=view)
+    return Slot(folder, sandbox=cgroup.limit(prefix, str(folder), settings.memory_bytes), view=view)
 
 
 def grade_in_kernel(sub: Submission, run: KernelRun, settings: Settings) -> Graded:

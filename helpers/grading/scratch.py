@@ -16,6 +16,25 @@ import shutil
 import tempfile
 from pathlib import Path
 
+# a kernel's sockets are files in its work folder (kernel.py): their path, the longest a
+# grader makes, must fit a unix socket's address (108 bytes on Linux, with its final NUL)
+SOCKET_PATH_MAX = 107
+LONGEST_SOCKET = "/grade-XXXXXXXX/slot-99/work-XXXXXXXX/.grader-XXXXXXXX/kXXXXXXXX-99999"
+
+
+def check_workdir(workdir: str | None) -> str:
+    """ "" when sandboxed kernels (which talk over unix sockets) can run in ``workdir`` (None:
+    the system's temporary folder), else why not, in words for the command line."""
+    where = os.path.realpath(workdir or tempfile.gettempdir())
+    room = SOCKET_PATH_MAX - len(LONGEST_SOCKET)
+    if len(where.encode()) > room:
+        return (
+            f"the grader's working folder {where!r} is {len(where.encode())} bytes long; the "
+            f"kernels' unix sockets inside it need it at most {room}: give a shorter --workdir "
+            "(TMPDIR, or Settings.workdir)"
+        )
+    return ""
+
 
 def new_work_folder(slot_folder: Path) -> Path:
     """A fresh folder in the slot for one submission (never a name a previous one used)."""

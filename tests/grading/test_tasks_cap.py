@@ -6,6 +6,9 @@ where); in CI's container the cgroup v1 pids hierarchy is writable.
 
 from __future__ import annotations
 
+import os
+from dataclasses import replace
+
 import pytest
 
 from helpers.grading import cgroup, sandbox
@@ -15,7 +18,8 @@ from .builders import plain_notebook, write
 
 pytestmark = pytest.mark.slow
 
-KIND, _, WHY = cgroup.method()
+KIND, PARENTS, WHY = cgroup.method()
+NO_CAP = KIND == "none" or (KIND in ("v1", "v2") and "pids" not in PARENTS)
 CAP = 48  # small: the loop below stays light where the cap fails
 FORKS = 300  # what the loop tries: far beyond CAP
 
@@ -40,7 +44,7 @@ assert refused is not None, f"{{len(children)}} forks, none refused"
 
 
 @pytest.mark.skipif(sandbox.resolve("auto")[0] != "bwrap", reason="bubblewrap cannot sandbox here")
-@pytest.mark.skipif(KIND == "none", reason=f"no cgroup for the tasks cap here: {WHY}")
+@pytest.mark.skipif(NO_CAP, reason=f"no pids cgroup for the tasks cap here: {KIND} {WHY}")
 def test_a_fork_loop_stops_at_the_sandboxs_cap(tmp_path, monkeypatch, grade_device):
     monkeypatch.setattr(cgroup, "TASKS_MAX", CAP)
     relu = "def relu(x):\n    return x * (x > 0)"
@@ -60,11 +64,49 @@ def test_a_fork_loop_stops_at_the_sandboxs_cap(tmp_path, monkeypatch, grade_devi
 
 
 def test_the_prefix_joins_a_cgroup_of_its_own(monkeypatch, tmp_path):
-    if KIND in ("v1", "v2"):
-        prefix = cgroup.limit(["bwrap", "--"], str(tmp_path))
-        assert prefix[:3] == ["/bin/sh", "-c", cgroup.JOIN] and prefix[4:] == ["bwrap", "--"]
-        with open(f"{prefix[3]}/pids.max") as f:
-            assert f.read().strip() == str(cgroup.TASKS_MAX)
+    """One group per controller found (v1) or one for all (v2): tasks capped, CPU weighed like
+    every other slot, the slot's memory capped at twice one kernel's limit."""
+    kind, parents, _ = cgroup.method()
+    if kind in ("v1", "v2"):
+        prefix = cgroup.limit(["bwrap", "--"], str(tmp_path), memory_bytes=3 * 2**30)
+        groups = prefix[4 : prefix.index("--")]
+        assert prefix[:4] == ["/bin/sh", "-c", cgroup.JOIN, "sh"]
+        assert prefix[prefix.index("--") :] == ["--", "bwrap", "--"]
+        assert len(groups) == len(set(parents.values()))
+        files = cgroup.V2 if kind == "v2" else cgroup.V1
+        expected = {"pids": str(cgroup.TASKS_MAX), "cpu": "100" if kind == "v2" else "1024"}
+        expected["memory"] = str(6 * 2**30)
+        for controller, parent in parents.items():
+            (group,) = [g for g in groups if os.path.dirname(g) == parent]
+            with open(os.path.join(group, files[controller])) as f:
+                assert f.read().strip() == expected[controller], controller
         cgroup.release(str(tmp_path))
-        assert not cgroup._groups
+        assert not cgroup._groups and not any(os.path.exists(g) for g in groups)
     assert cgroup.limit(None, str(tmp_path)) is None  # unconfined: left alone
+
+
+# five children of 400 MiB each, every one within the kernel's own limit of 1 GiB: 2 GiB
+# together, over the slot's 1.5 GiB (slot_memory). ``relu`` is right only where the slot's cap
+# ended some of them: the row says what happened inside.
+MEMORY_HOGS = """
+import subprocess, sys, time
+hog = "x = b'1' * (400 << 20); import time; time.sleep(60)"
+hogs = [subprocess.Popen([sys.executable, "-c", hog]) for _ in range(5)]
+time.sleep(8)
+ended = sum(p.poll() is not None for p in hogs)
+for p in hogs:
+    p.kill()
+"""
+
+
+@pytest.mark.skipif(sandbox.resolve("auto")[0] != "bwrap", reason="bubblewrap cannot sandbox here")
+@pytest.mark.skipif("memory" not in PARENTS, reason=f"no memory cgroup here: {KIND} {WHY}")
+def test_a_slots_processes_share_one_memory_cap(tmp_path, monkeypatch, grade_device):
+    monkeypatch.setattr(cgroup, "slot_memory", lambda memory_bytes: 3 * 2**29)  # 1.5 GiB
+    relu = "def relu(x):\n    return x * (x > 0) if ended else x"
+    path = write(
+        plain_notebook("import torch", MEMORY_HOGS, relu, notebook="00"), tmp_path / "00.ipynb"
+    )
+    settings = Settings(cell_timeout=60, memory_bytes=2**30, seed=3, sandbox="bwrap")
+    graded = grade_submission(Submission(path, "00.ipynb"), replace(settings, device=grade_device))
+    assert [(r.exercise, r.status) for r in graded.rows] == [("00.relu", "passed")], graded

@@ -1,0 +1,121 @@
+"""A busy neighbour costs an honest classmate nothing, on one CPU (helpers/grading/cgroup.py,
+batch.py).
+
+The attack: a submission starts 48 busy processes, each in a session of its own, and keeps its
+slot while they run. The batch runs in a cgroup of one CPU (as in a container or a Slurm job
+with one core). Without a share per slot the honest classmate's cell would get a 49th of the
+CPU and run over its limit. The classmate's rows must be the same as when graded alone:
+
+- with the slots' cgroups (equal CPU weight), at the first try: no second grading;
+- without them (a host with no cgroup), because a timeout beside a busy neighbour is graded
+  again alone before it is recorded.
+
+Skipped, with the reason, where the test cannot make a one-CPU cgroup v1 group (CI's container
+can: it is root with writable v1 hierarchies) or bubblewrap cannot sandbox.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from helpers.grading import cgroup, sandbox
+from helpers.grading.batch import grade_batch
+from helpers.grading.records import Settings
+
+from .builders import plain_notebook, write
+
+pytestmark = pytest.mark.slow
+
+LIMIT = 10  # seconds per cell
+RELU = "def relu(x):\n    return x * (x > 0)"
+# ~1 s of one core alone; ~2 s at half of one CPU; ~50 s at a 49th of it (over LIMIT)
+HONEST_WORK = "import time\ntime.sleep(2)\nsum(i * i for i in range(15_000_000))"
+HOG = """
+import subprocess, sys
+hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
+        for _ in range(48)]
+"""
+HOLD = f"import time\ntime.sleep({LIMIT - 1})"  # the slot stays busy while the hogs run
+SECOND = "Graded a second time"
+
+
+def _cpu_parent() -> Path | None:
+    own = cgroup._own("cpu")
+    root = Path(cgroup.ROOT, "cpu")
+    if own is None or not root.is_dir():
+        return None
+    return Path(os.path.normpath(str(root) + own))
+
+
+@pytest.fixture(scope="module")
+def one_cpu():
+    """This process (and what it forks) in a cgroup v1 group of one CPU while the test runs;
+    cgroup.method() found again inside it, so that the slots' groups are made under it."""
+    if sandbox.resolve("auto")[0] != "bwrap":
+        pytest.skip("bubblewrap cannot sandbox here")
+    parent = _cpu_parent()
+    group = parent / f"one-cpu-test-{os.getpid()}" if parent else None
+    try:
+        group.mkdir()
+        (group / "cpu.cfs_period_us").write_text("100000")
+        (group / "cpu.cfs_quota_us").write_text("100000")
+        (group / "cgroup.procs").write_text(str(os.getpid()))
+    except (AttributeError, OSError) as exc:
+        pytest.skip(f"no cgroup v1 cpu group of one CPU can be made here ({exc})")
+    cgroup.method.cache_clear()
+    try:
+        yield
+    finally:
+        cgroup.method.cache_clear()
+        for pid in [os.getpid(), *(group / "cgroup.procs").read_text().split()]:
+            try:  # this process, and any child still ending (a finished worker, a kernel)
+                (parent / "cgroup.procs").write_text(str(pid))
+            except OSError:  # gone meanwhile
+                pass
+        group.rmdir()
+
+
+def _grade(tmp: Path, notebooks: dict) -> tuple[list, dict[str, str]]:
+    """The rows of the batch, and each submission's feedback text."""
+    subs, fb = tmp / "subs", tmp / "feedback"
+    subs.mkdir(parents=True)
+    for name, nb in notebooks.items():
+        write(nb, subs / name)
+    settings = Settings(cell_timeout=LIMIT, total_timeout=4 * LIMIT, seed=5, sandbox="bwrap")
+    result = grade_batch(
+        [subs], tmp / "grades.csv", feedback=fb, jobs=2, settings=settings,
+        progress=False, log=lambda _: None,
+    )  # fmt: skip
+    return result.rows, {p.name: p.read_text() for p in fb.iterdir()}
+
+
+def _honest():
+    return plain_notebook("import torch", HONEST_WORK, RELU, notebook="00")
+
+
+@pytest.fixture(scope="module")
+def alone(one_cpu, tmp_path_factory) -> list:
+    """The honest classmate's rows, graded alone on the one CPU."""
+    rows, _ = _grade(tmp_path_factory.mktemp("alone"), {"honest.ipynb": _honest()})
+    return _rows(rows, "honest.ipynb")
+
+
+def _rows(rows, label):
+    return [(r.exercise, r.status, r.points, r.message) for r in rows if r.submission == label]
+
+
+@pytest.mark.parametrize("shares", ["cgroups", "none"])
+def test_an_honest_classmate_is_graded_alike_beside_a_hog(tmp_path, alone, monkeypatch, shares):
+    if shares == "cgroups" and "cpu" not in cgroup.method()[1]:
+        pytest.skip(f"no cpu cgroup for the slots here: {cgroup.method()}")
+    if shares == "none":
+        monkeypatch.setattr(cgroup, "method", lambda: ("none", {}, "switched off by the test"))
+    hog = plain_notebook("import torch", HOG, HOLD, RELU, notebook="00")
+    beside, feedback = _grade(tmp_path, {"honest.ipynb": _honest(), "hog.ipynb": hog})
+    assert alone[0][1] == "passed", alone
+    assert _rows(beside, "honest.ipynb") == alone
+    graded_again = SECOND in feedback["honest.md"]
+    assert graded_again == (shares == "none"), feedback["honest.md"]
