@@ -173,15 +173,16 @@ class VisionTransformerCheck(PartsMixin, Exercise):
 
 
 class TrainedViTCheck(TrainedModelCheck):
-    """The ViT trained in the notebook (the variable ``vit``), judged on the test split of
-    ``helpers.data.digits()`` (360 images): accuracy >= 0.95 (the solution reached 0.967-0.992
-    over 20 seeds, median 0.981: the threshold sits below that run-to-run spread).
+    """The ViT trained in the notebook (the variable ``vit``), judged on images the notebook
+    never shows: the 360 test images of ``helpers.data.digits()``, each with its own noise and
+    brightness drawn from the seed (``perturbed``; the grader's seed is secret). Accuracy >= 0.95:
+    the solution reached 0.964-0.992 on them, median 0.979, over 20 training seeds x 5 draws
+    (0.975-0.994 on the clean images): the threshold sits below that spread
+    (``python bench/heldout_vit.py``).
 
-    The digits test split is public (the notebook prints its accuracy on it, and anyone can
-    rebuild it), so it is not a secret hold-out: what makes the grade the trained model's is
-    trained.py's rule that the class's own forward runs and that the accuracy falls to chance
-    with the weights shuffled (a lookup of the test images keeps it). The grader's seed only
-    shuffles the order of the images.
+    The clean images they come from are public, so a lookup of the nearest test image would
+    still answer well: what makes the grade the trained model's is trained.py's rule that the
+    class's own forward runs and that the accuracy falls to chance with the weights shuffled.
     """
 
     id = "09.trained_vit"
@@ -197,8 +198,16 @@ class TrainedViTCheck(TrainedModelCheck):
 
         data = digits()
         order = torch.randperm(len(data["y_test"]), generator=gen)
-        x, y = data["x_test"][order], data["y_test"][order]
-        return f"the {len(y)} test images of helpers.data.digits()", x, y
+        x, y = perturbed(data["x_test"][order], gen), data["y_test"][order]
+        return f"the {len(y)} test images of helpers.data.digits(), each with noise", x, y
 
     def accuracy_label(self, targets):
-        return f"the accuracy on the {len(targets)} test images"
+        return f"the accuracy on the {len(targets)} test images with noise"
+
+
+def perturbed(images: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
+    """(B, 1, 8, 8) in [0, 1] -> copies whose labels stay clear but which no one has: each
+    image's brightness scaled by 0.9 to 1.1, Gaussian noise of 0.05 on every pixel, clamped."""
+    scale = 0.9 + 0.2 * torch.rand(len(images), 1, 1, 1, generator=gen)
+    noise = 0.05 * torch.randn(images.shape, generator=gen)
+    return (images * scale + noise).clamp(0, 1)

@@ -421,23 +421,22 @@ class VisionTransformer(nn.Module):
 
 
 class Memorizer(VisionTransformer):
-    """A test double, not a trained model: a lookup of the public test split's labels."""
+    """A test double, not a trained model: the label of the nearest image of the public test
+    split (the check's noisy copies find their own source)."""
 
     def __init__(self, shift=0, wrong_first=0, out="logits"):
         super().__init__()
         from helpers.data import digits
 
         d = digits()
-        self.labels = {x.numpy().tobytes(): int(y) for x, y in zip(d["x_test"], d["y_test"])}
-        for key in list(self.labels)[:wrong_first]:
-            self.labels[key] = (self.labels[key] + 1) % 10
+        self.x, self.y = d["x_test"].flatten(1), d["y_test"].clone()
+        self.y[:wrong_first] = (self.y[:wrong_first] + 1) % 10
         self.shift, self.out = shift, out
         self.dummy = nn.Parameter(torch.zeros(()))
 
     def forward(self, images):
-        y = torch.tensor(
-            [(self.labels[x.cpu().numpy().tobytes()] + self.shift) % 10 for x in images]
-        )
+        nearest = torch.cdist(images.cpu().flatten(1), self.x).argmin(dim=1)
+        y = (self.y[nearest] + self.shift) % 10
         return y if self.out == "ids" else F.one_hot(y, 10).float() + self.dummy
 
 
