@@ -18,8 +18,9 @@ from helpers.blocks.vit import VisionTransformer
 from helpers.checks.nb09_vit import perturbed
 from helpers.training import fit
 
+# notebook 09's
 CONFIG = {"img_size": 8, "patch_size": 4, "in_channels": 1, "num_classes": 10, "d_model": 64,
-          "num_heads": 4, "num_layers": 2, "d_ff": 128, "dropout": 0.0}  # notebook 09's  # fmt: skip
+          "num_heads": 4, "num_layers": 2, "d_ff": 128, "dropout": 0.0}  # fmt: skip
 
 
 def trained(seed: int) -> VisionTransformer:
