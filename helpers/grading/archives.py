@@ -11,7 +11,8 @@ import zipfile
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
-MAX_ZIP_BYTES = 8 * 2**30  # uncompressed, all members together
+from .limits import MAX_ZIP_BYTES
+
 MAX_ZIP_MEMBERS = 200_000
 
 

@@ -38,7 +38,8 @@ import shutil
 import subprocess
 import time
 
-TASKS_MAX = 1024  # per sandbox: a kernel has ~10 threads; tests start 200 sleeping children
+from .limits import SLOT_MEMORY_FACTOR, TASKS_MAX
+
 ROOT = "/sys/fs/cgroup"
 CONTROLLERS = ("pids", "cpu", "memory")
 # what a sandbox's group sets, per controller: the file, and its value from the slot's memory
@@ -53,7 +54,7 @@ _numbers = itertools.count()  # not len(_groups): a released group's number may 
 
 def slot_memory(memory_bytes: int) -> int:
     """Bytes all the processes of one sandbox may hold together (0: no cap)."""
-    return 2 * memory_bytes
+    return SLOT_MEMORY_FACTOR * memory_bytes
 
 
 def _value(controller: str, kind: str, memory_bytes: int) -> str:

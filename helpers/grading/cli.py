@@ -7,7 +7,7 @@ import os
 import sys
 from collections.abc import Callable
 
-from . import outputs
+from . import limits, outputs
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -72,25 +72,10 @@ def _add_limits(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--jobs", type=int, default=1, help="submissions graded in parallel (default: 1)"
     )
-    p.add_argument(
-        "--timeout",
-        type=float,
-        default=120.0,
-        help="seconds per cell, and per exercise when grading (default: 120)",
-    )
-    p.add_argument(
-        "--notebook-timeout",
-        type=float,
-        default=600.0,
-        help="seconds for all of a notebook's cells (default: 600)",
-    )
-    p.add_argument(
-        "--memory",
-        type=float,
-        default=4.0,
-        help="GiB of memory per kernel process (RLIMIT_DATA: heap and anonymous "
-        "mappings, not library code; 0 = no limit; default: 4)",
-    )
+    for flag, (_, value, unit, _, text) in limits.OPTIONS.items():  # declared in limits.py
+        p.add_argument(
+            flag, type=float, default=value, metavar=unit, help=f"{text} (default: {value:g})"
+        )
     p.add_argument(
         "--threads",
         type=int,
@@ -195,9 +180,7 @@ def settings_from(args: argparse.Namespace):
     if said:
         print(said, file=sys.stderr)
     return Settings(
-        cell_timeout=args.timeout,
-        total_timeout=args.notebook_timeout,
-        memory_bytes=int(args.memory * 2**30),
+        **limits.settings_values(lambda flag: getattr(args, flag[2:].replace("-", "_"))),
         threads=args.threads or max(1, (os.cpu_count() or 1) // args.jobs),
         seed=seed if seed is not None else secrets.randbelow(2**31),
         device=args.device,

@@ -19,7 +19,7 @@ import sys
 import time
 from collections.abc import Callable
 
-MAX_REPLY_BYTES = 8 * 2**20
+from .limits import MAX_REPLY_BYTES
 
 
 class IsolatedError(Exception):

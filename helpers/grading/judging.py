@@ -20,13 +20,12 @@ from ..checks import evaluate
 from ..checks.framework import Exercise, Probe, Unsupported
 from ..checks.runner import Outcome
 from .isolate import IsolatedError, call_limited
+from .limits import DRAWS_MEMORY, DRAWS_SECONDS, JUDGE_MEMORY, MAX_RESULT_BYTES, MAX_TENSOR_BYTES
 from .submissions import exercise_cell, target_name
 
-MAX_RESULT_BYTES = 256 * 2**20
 # what one exercise's results may hold once loaded: values (a list shared at every level counts
-# each time it is reached) and bytes of tensor data (a deflated record counts inflated)
+# each time it is reached; the bytes of tensor data: MAX_TENSOR_BYTES)
 MAX_RESULT_ITEMS = 200_000
-MAX_TENSOR_BYTES = 256 * 2**20
 SEED_DOMAIN = "attention-to-vit grading"
 
 
@@ -71,8 +70,8 @@ def settle_draws(exercises: list[Exercise], seed: int) -> None:
     try:
         found = call_limited(
             lambda: {ex.id: _first_passing_draw(ex, seed) for ex in todo},
-            memory_bytes=2**30,
-            seconds=600,
+            memory_bytes=DRAWS_MEMORY,
+            seconds=DRAWS_SECONDS,
         )
     except IsolatedError:
         return  # each worker finds them for itself
@@ -330,10 +329,6 @@ def undefined(run, ex: Exercise, name: str) -> tuple[str, float, str]:
             f"or the {what} renamed?)."
         ),
     )
-
-
-# what reading and judging one exercise's results may take (a process of its own, isolate.py)
-JUDGE_MEMORY = 768 * 2**20
 
 
 def judge_limited(ex: Exercise, probes: list[Probe], run, out_name: str, settings) -> tuple:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import helpers
 
 from . import limits
+from .limits import IOPUB_QUEUE, MAX_MESSAGE_BYTES
 
 # Sets the limits, then becomes the kernel. argv: limits.py memory_bytes file_bytes sandboxed -- cmd
 # In a sandbox the grader is outside the PID namespace (the parent pid reads 0 or 1), so
@@ -36,11 +37,6 @@ cmd = sys.argv[6:]
 os.execv(cmd[0], cmd)
 """
 
-# the largest message the grader accepts from a kernel (ZeroMQ drops a larger one on arrival):
-# ten times the largest output of the series (a 400 kB figure in 09); the JSON of one message is
-# parsed in the grader's process, where 60 MB of tiny objects ([{}, {}, ...]) took 1.7 GB
-MAX_MESSAGE_BYTES = 4 * 2**20
-IOPUB_QUEUE = 16  # output messages the grader holds at once: 64 MiB at most
 
 # variables passed on to the kernel; everything else in the grader's environment is dropped
 KEEP_ENV = (

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from .faults import Injector
 from .kernel import CellRun, Kernel
+from .limits import CELL_BUDGET, MAX_STARTS
 from .records import Settings
 from .submissions import code_cells
 
@@ -197,10 +198,3 @@ class KernelRun:
         if self.sound and self.kernel is not None and self.kernel.alive():
             return True
         return self.replay()
-
-
-MAX_STARTS = 4  # kernels per submission: the first and at most three fresh ones
-# the learner's cells, summed over those kernels, run for at most this many times the
-# notebook's limit (--notebook-timeout): re-runs cannot make one submission hold its slot for
-# MAX_STARTS times the limit (a tester held one 3.3 times; the default bound was ~33 minutes)
-CELL_BUDGET = 2.0

@@ -1,19 +1,83 @@
-"""Resource limits a kernel sets on itself before it runs any of the learner's code.
+"""Every limit of the grader, declared once, and the resource limits a kernel sets on itself
+before it runs any of the learner's code.
 
 Standard library only: the cold-start launcher loads this file by path, before anything else.
 
-The memory limit is ``RLIMIT_DATA``, not ``RLIMIT_AS``. Since Linux 4.7 ``RLIMIT_DATA`` counts
-the private writable mappings of a process (heap, anonymous ``mmap``, thread stacks, the
-writable data of libraries): the memory a cell can fill. ``RLIMIT_AS`` counts address space,
-which includes the text of every shared library mapped: importing a CUDA build of torch maps
-about 3.1 GB of it (0.6 GB for the CPU wheel) without using that memory, so an address-space
-limit failed honest notebooks on CUDA builds. Read-only library text and ``PROT_NONE``
-reservations (CUDA's unified address range) are not counted by ``RLIMIT_DATA``; an allocation
-beyond the limit fails in the cell that makes it (``MemoryError``, or torch's "can't allocate
-memory"). The limit is per process (a process the kernel starts gets its own). On kernels
-older than 4.7 ``RLIMIT_DATA`` counts only the heap (``brk``): large allocations, which glibc
-makes with ``mmap``, would not be stopped there.
+**The numbers.** ``OPTIONS`` holds what an instructor sets on the command line (flag, default,
+unit, help): ``Settings`` (records.py) and ``python -m helpers grade --help`` (cli.py) read
+it, the README's options table cites it (``tests/grading/test_limits.py`` compares them). The
+caps below it are fixed; each module that enforces one imports it from here.
+
+**The memory limit** of a kernel is ``RLIMIT_DATA``, not ``RLIMIT_AS``. Since Linux 4.7
+``RLIMIT_DATA`` counts the private writable mappings of a process (heap, anonymous ``mmap``,
+thread stacks, the writable data of libraries): the memory a cell can fill. ``RLIMIT_AS``
+counts address space, which includes the text of every shared library mapped: importing a CUDA
+build of torch maps about 3.1 GB of it (0.6 GB for the CPU wheel) without using that memory,
+so an address-space limit failed honest notebooks on CUDA builds. Read-only library text and
+``PROT_NONE`` reservations (CUDA's unified address range) are not counted by ``RLIMIT_DATA``;
+an allocation beyond the limit fails in the cell that makes it (``MemoryError``, or torch's
+"can't allocate memory"). The limit is per process (a process the kernel starts gets its own;
+all of a slot's processes share ``SLOT_MEMORY_FACTOR`` times it, cgroup.py). On kernels older
+than 4.7 ``RLIMIT_DATA`` counts only the heap (``brk``): large allocations, which glibc makes
+with ``mmap``, would not be stopped there.
 """
+
+MiB, GiB = 2**20, 2**30
+
+# the command line's limits: flag -> (Settings field, default in the flag's unit, the unit's
+# metavar, the field's units per flag unit, help)
+OPTIONS = {
+    "--timeout": ("cell_timeout", 120.0, "S", 1, "seconds per cell, and per exercise when grading"),
+    "--notebook-timeout": ("total_timeout", 600.0, "S", 1, "seconds for all of a notebook's cells"),
+    "--memory": ("memory_bytes", 4.0, "GiB", GiB, "GiB of memory per kernel process "
+                 "(RLIMIT_DATA: heap and anonymous mappings, not library code; 0 = no limit)"),
+}  # fmt: skip
+
+
+def settings_values(read) -> dict:
+    """{Settings field: value in its unit} from ``read(flag)``, a value in the flag's unit."""
+    values = {}
+    for flag, (field, _, _, scale, _) in OPTIONS.items():
+        value = read(flag)
+        values[field] = int(value * scale) if scale != 1 else value
+    return values
+
+
+def default(field: str):
+    """The default of the Settings ``field`` an option sets, in the field's unit."""
+    return settings_values(lambda flag: OPTIONS[flag][1])[field]
+
+
+# a kernel
+FILE_BYTES = GiB  # the largest file a kernel may write (RLIMIT_FSIZE); 0 = no limit
+OUTPUT_CHARS = 2 * MiB  # characters of output kept per submission
+# one output message over this is dropped on arrival: ten times the largest output of the series
+# (a 400 kB figure in 09); the JSON of one message is parsed in the grader's process, where
+# 60 MB of tiny objects ([{}, {}, ...]) took 1.7 GB
+MAX_MESSAGE_BYTES = 4 * MiB
+IOPUB_QUEUE = 16  # output messages the grader holds at once: 64 MiB at most
+MAX_STARTS = 4  # kernels per submission: the first and at most three fresh ones
+# the learner's cells, summed over every kernel of one submission, run for at most this times the
+# notebook's limit (--notebook-timeout): re-runs cannot make one submission hold its slot for
+# MAX_STARTS times the limit (a tester held one 3.3 times; the default bound was ~33 minutes)
+CELL_BUDGET = 2.0
+PRELOAD_SECONDS = 600.0  # the longest the first spawn waits for the zygote's imports
+
+# a sandbox (a job's slot)
+TASKS_MAX = 1024  # per sandbox: a kernel has ~10 threads; tests start 200 sleeping children
+SLOT_MEMORY_FACTOR = 2  # all of a slot's processes: this times one kernel's memory limit
+SHM_BYTES = 256 * MiB  # its /dev/shm
+
+# what the grader reads (each in a child process of its own, isolate.py)
+MAX_NOTEBOOK_BYTES = 20 * MiB  # a submitted notebook
+MAX_SIBLING_BYTES = 50 * MiB  # a file the course declares, beside a notebook
+MAX_ZIP_BYTES = 8 * GiB  # an LMS archive, uncompressed, all members together
+READ_MEMORY, READ_SECONDS = GiB, 60.0  # reading one notebook
+JUDGE_MEMORY = 768 * MiB  # reading and judging one exercise's results
+MAX_RESULT_BYTES = 256 * MiB  # one exercise's results file
+MAX_TENSOR_BYTES = 256 * MiB  # the tensor data in it (a deflated record counts inflated)
+MAX_REPLY_BYTES = 8 * MiB  # what a child process of the grader may answer
+DRAWS_MEMORY, DRAWS_SECONDS = GiB, 600.0  # finding the passing draws of a batch's exercises
 
 
 def set_limits(memory_bytes: int, file_bytes: int) -> None:

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from .limits import FILE_BYTES, OUTPUT_CHARS, default
+
 
 class UsageError(ValueError):
     """Bad arguments: the message is shown and the command exits with status 2."""
@@ -13,11 +15,12 @@ class UsageError(ValueError):
 
 @dataclass
 class Settings:
-    cell_timeout: float = 120.0
-    total_timeout: float = 600.0
-    memory_bytes: int = 4 * 2**30  # per kernel process (RLIMIT_DATA, limits.py); 0 = no limit
-    file_bytes: int = 2**30  # largest file a kernel may write (RLIMIT_FSIZE); 0 = no limit
-    output_cap: int = 2 * 2**20  # characters of output captured per submission
+    # the limits: their numbers, units and meaning are in limits.py
+    cell_timeout: float = default("cell_timeout")
+    total_timeout: float = default("total_timeout")
+    memory_bytes: int = default("memory_bytes")  # per kernel process; 0 = no limit
+    file_bytes: int = FILE_BYTES  # largest file a kernel may write; 0 = no limit
+    output_cap: int = OUTPUT_CHARS  # characters of output captured per submission
     threads: int = 1
     seed: int = 0
     device: str = "cpu"

@@ -30,6 +30,7 @@ import site
 import subprocess
 import sys
 
+from .limits import SHM_BYTES
 from .records import UsageError
 
 INSTALL = (
@@ -61,7 +62,6 @@ ETC = (
     "matplotlibrc",
     "os-release",
 )
-SHM_BYTES = 256 * 2**20
 
 
 @functools.cache

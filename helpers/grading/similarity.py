@@ -128,7 +128,7 @@ def exercise_cells(path: Path) -> dict[str, str]:
     child process under READ_MEMORY and READ_SECONDS (a notebook nested 200,000 deep, or of
     57 MB, once crashed the report or took it to 1.5 GB)."""
     from .isolate import IsolatedError, call_limited
-    from .submissions import MAX_NOTEBOOK_BYTES, READ_MEMORY, READ_SECONDS
+    from .limits import MAX_NOTEBOOK_BYTES, READ_MEMORY, READ_SECONDS
 
     try:
         if path.is_symlink() or path.stat().st_size > MAX_NOTEBOOK_BYTES:

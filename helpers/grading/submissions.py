@@ -14,10 +14,8 @@ from ..checks import REGISTRY
 from ..checks.framework import Exercise
 from ..notebook_files import notebook_number
 from .isolate import IsolatedError, call_limited
+from .limits import MAX_NOTEBOOK_BYTES, MAX_SIBLING_BYTES, READ_MEMORY, READ_SECONDS
 from .records import Row, Submission, UsageError
-
-MAX_NOTEBOOK_BYTES = 20 * 2**20
-MAX_SIBLING_BYTES = 50 * 2**20
 
 
 def exercises_of(notebook: str | None) -> list[Exercise]:
@@ -201,11 +199,6 @@ def copy_siblings(
             continue
         budget -= size
         shutil.copyfile(entry, dest / name)
-
-
-# what reading one notebook may take in the batch's child (isolate.py)
-READ_MEMORY = 1024 * 2**20
-READ_SECONDS = 60.0
 
 
 def read_limited(sub: Submission) -> None:

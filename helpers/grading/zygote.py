@@ -33,6 +33,7 @@ import sys
 import tempfile
 import time
 
+from .limits import PRELOAD_SECONDS
 from .pipe import recv_plain, send_plain
 
 PRELOAD = (
@@ -51,7 +52,7 @@ PRELOAD = (
     # learner's code on fakegpu (helpers/checks/fake_gpu.py) on a CPU-only machine
     "torch.distributed.tensor",
 )
-PRELOAD_SECONDS = 600.0  # the longest the first spawn waits for the zygote's imports
+
 READY = "ready"  # the id of the message a zygote sends once it has imported PRELOAD
 
 

@@ -17,6 +17,7 @@ can: it is root with writable v1 hierarchies) or bubblewrap cannot sandbox.
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -70,12 +71,29 @@ def one_cpu():
         yield
     finally:
         cgroup.method.cache_clear()
-        for pid in [os.getpid(), *(group / "cgroup.procs").read_text().split()]:
-            try:  # this process, and any child still ending (a finished worker, a kernel)
-                (parent / "cgroup.procs").write_text(str(pid))
-            except OSError:  # gone meanwhile
-                pass
-        group.rmdir()
+        (parent / "cgroup.procs").write_text(str(os.getpid()))
+        _remove(group, parent)
+
+
+def _remove(group: Path, parent: Path) -> None:
+    """Remove the test's group once what ran in it has ended (a finished worker exits a moment
+    after its result arrives): a process still there after 20 s is reported."""
+    deadline = time.monotonic() + 20
+    while True:
+        left = [(group / "cgroup.procs").read_text().split()]
+        left += [(g / "cgroup.procs").read_text().split() for g in group.iterdir() if g.is_dir()]
+        pids = [p for ps in left for p in ps]
+        if not pids:
+            for child in (g for g in group.iterdir() if g.is_dir()):
+                child.rmdir()
+            group.rmdir()
+            return
+        if time.monotonic() > deadline:
+            names = [Path(f"/proc/{p}/cmdline").read_bytes()[:80] for p in pids[:5]]
+            for p in pids:
+                (parent / "cgroup.procs").write_text(p)
+            raise AssertionError(f"processes outlived the batch in its cgroup: {pids} {names}")
+        time.sleep(0.2)
 
 
 def _grade(tmp: Path, notebooks: dict) -> tuple[list, dict[str, str]]:

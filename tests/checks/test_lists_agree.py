@@ -1,0 +1,52 @@
+"""The lists that name exercises agree (issue 28): a notebook's ``check("...")`` ids, the
+registry, and the tests' per-exercise tables. Forgetting one list used to make a test skip a
+new exercise without a word; here it fails, naming the list."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from helpers.checks import EXERCISES
+from tests.checks.mutation_probes import PROBES, SOURCES
+
+ROOT = Path(__file__).resolve().parents[2]
+CHECK_CALL = re.compile(r"""\bcheck\(\s*["'](\d\d\.\w+)["']""")
+
+
+def _checked(folder: str) -> dict[str, list[str]]:
+    """{exercise id: the notebooks of ``folder`` whose code cells call check() with it}."""
+    found: dict[str, list[str]] = {}
+    for path in sorted((ROOT / folder).glob("[0-9][0-9]_*.ipynb")):
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        code = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+        for exercise in CHECK_CALL.findall(code):
+            found.setdefault(exercise, []).append(path.name)
+    return found
+
+
+@pytest.mark.parametrize("folder", ["solutions", "notebooks"])
+def test_every_check_call_names_a_registered_exercise_of_its_notebook(folder):
+    checked = _checked(folder)
+    unknown = sorted(set(checked) - set(EXERCISES))
+    assert not unknown, f"{folder}: check() ids the registry does not know: {unknown}"
+    unchecked = sorted(set(EXERCISES) - set(checked))
+    assert not unchecked, f"{folder}: registered exercises no notebook checks: {unchecked}"
+    elsewhere = {e: nbs for e, nbs in checked.items() if any(not n.startswith(e[:2]) for n in nbs)}
+    assert not elsewhere, f"{folder}: exercises checked outside their own notebook: {elsewhere}"
+
+
+def test_every_exercise_with_a_reference_has_its_mutation_source_and_probe():
+    """A trained-model exercise has no reference to mutate; every other one has both."""
+    with_reference = {i for i, ex in EXERCISES.items() if getattr(ex, "kind", "") != "trained"}
+    assert set(SOURCES) == with_reference, (
+        f"mutation_probes.SOURCES misses {sorted(with_reference - set(SOURCES))}, "
+        f"names unknown {sorted(set(SOURCES) - with_reference)}"
+    )
+    assert set(PROBES) == set(SOURCES), sorted(set(PROBES) ^ set(SOURCES))
+    assert all(callable(probe) for probe in PROBES.values()), [
+        i for i, p in PROBES.items() if not callable(p)
+    ]
