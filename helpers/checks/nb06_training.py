@@ -293,6 +293,38 @@ class TrainedEncoderCheck(TrainedModelCheck):
     def accuracy_label(self, targets):
         return f"the token accuracy on {self.count} fresh sequences"
 
+    def weight_runs(self, state, tokens):
+        """The float64 encoder (encoder64) with the learner's weights and its linear head, for
+        every number of heads that divides d_model and both norm_first (the weights show
+        neither), then the encoder's known mistakes."""
+        from .nb06_reference import encoder64, encoder_mistakes
+        from .nb09_vit import divisors
+        from .references import sinusoidal64, substate
+
+        enc, (w, b) = substate(state, "encoder."), (state["head.weight"], state["head.bias"])
+        vocab, d = enc["embedding.weight"].shape
+        table = enc.get("pos_encoding.pe")  # the learner's own table, as the model used it
+        T = tokens.shape[-1]
+        if table is None or table.numel() < T * d or table.numel() % d:
+            table = sinusoidal64(T, d).float()
+        enc["pos_encoding.pe"] = table.reshape(-1, d)
+        layers = len({k.split(".")[1] for k in enc if k.startswith("layers.")})
+        d_ff = enc["layers.0.ffn.linear1.weight"].shape[0]
+        settings = [
+            ({"vocab_size": vocab, "d_model": d, "num_heads": H, "num_layers": layers,
+              "d_ff": d_ff}, norm_first)
+            for norm_first in (True, False) for H in divisors(d)
+        ]  # fmt: skip
+
+        def head(encode):
+            return lambda: F.linear(encode(), w.double(), b.double())
+
+        for init, norm_first in settings:
+            yield head(lambda init=init, nf=norm_first: encoder64(init, enc, tokens, norm_first=nf))
+        for init, norm_first in settings:
+            for variant, _, _ in encoder_mistakes(init, enc, tokens, None, norm_first):
+                yield head(variant)
+
     def other_targets(self, inputs):
         return [
             (inputs, "the model copies its input: it was trained with the inputs as targets, "

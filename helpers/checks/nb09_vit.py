@@ -4,6 +4,8 @@ assembled from PyTorch modules, with switches for the known mistakes) and the tr
 
 from __future__ import annotations
 
+import math
+
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -204,6 +206,25 @@ class TrainedViTCheck(TrainedModelCheck):
     def accuracy_label(self, targets):
         return f"the accuracy on the {len(targets)} test images with noise"
 
+    def weight_runs(self, state, images):
+        """The float64 ViT (vit64) with the learner's weights, for every number of heads that
+        divides d_model (the weights do not show it), then its known mistakes."""
+        d = state["cls_token"].shape[-1]
+        _, C, p, _ = state["patch_embed.proj.weight"].shape
+        side = math.isqrt(state["pos_embed"].shape[1] - 1)
+        layers = len({k.split(".")[1] for k in state if k.startswith("blocks.")})
+        d_ff, classes = state["blocks.0.ffn.linear1.weight"].shape[0], state["head.weight"].shape[0]
+        inits = [vit_init(side * p, p, C, classes, d, H, layers, d_ff) for H in divisors(d)]
+
+        def v(init):
+            return lambda **kw: lambda: vit64(init, state, images, **kw)
+
+        for init in inits:
+            yield v(init)()
+        for init in inits:
+            for variant, _, _ in vit_mistakes(v(init)):
+                yield variant
+
 
 def perturbed(images: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
     """(B, 1, 8, 8) in [0, 1] -> copies whose labels stay clear but which no one has: each
@@ -211,3 +232,8 @@ def perturbed(images: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
     scale = 0.9 + 0.2 * torch.rand(len(images), 1, 1, 1, generator=gen)
     noise = 0.05 * torch.randn(images.shape, generator=gen)
     return (images * scale + noise).clamp(0, 1)
+
+
+def divisors(n: int) -> list[int]:
+    """The numbers of heads a model of width ``n`` can have."""
+    return [h for h in range(1, int(n) + 1) if n % h == 0]

@@ -101,7 +101,15 @@ def predict_argmax(candidate, inputs: torch.Tensor, contract: dict | None = None
     return {
         "predictions": logits.argmax(dim=-1).long().cpu(),
         "shuffled": shuffled.argmax(dim=-1).long().cpu(),
+        "state": weights_of(candidate),
     }
+
+
+def weights_of(model: nn.Module) -> dict[str, torch.Tensor]:
+    """The model's parameters and buffers by name, as nn.Module itself lists them (a class's
+    own ``state_dict`` is not asked), on the CPU."""
+    named = [*nn.Module.named_parameters(model), *nn.Module.named_buffers(model)]
+    return {name: t.detach().cpu() for name, t in named}
 
 
 def judge_accuracy(
@@ -204,8 +212,68 @@ class TrainedModelCheck(Exercise):
     def run_predict(self, probe, candidate, device):
         return predict_argmax(candidate, probe.args[0], self.contract)
 
+    def weight_runs(self, state: dict, inputs: torch.Tensor):
+        """Functions giving the logits of the exercise's architecture on ``inputs`` with the
+        learner's ``state`` (judging side): the float64 reference for each setting the weights
+        do not show (e.g. the number of heads), then its known mistakes. Not overridden: the
+        answers are not compared with the weights'."""
+        return iter(())
+
     def judge(self, probe, out):
         targets, label = probe.info["targets"], self.accuracy_label(probe.info["targets"])
         others = self.other_targets(probe.args[0])
         model = self.contract.get("", "") or "model"
         judge_accuracy(out, targets, self.threshold, label, self.grade_target, others, model)
+        state = out.get("state")
+        if isinstance(state, dict) and type(self).weight_runs is not TrainedModelCheck.weight_runs:
+            judge_from_weights(
+                out["predictions"],
+                lambda: self.weight_runs(state, probe.args[0]),
+                self.grade_target,
+                model,
+            )
+
+
+#: the share of the held-out inputs on which the exercise's architecture, run with the learner's
+#: weights, must give the learner's own answers (the solutions' models: 1.000; float64 against
+#: float32 may flip a near tie)
+AGREEMENT = 0.9
+
+
+def judge_from_weights(predictions: torch.Tensor, make_runs, name: str, model: str) -> None:
+    """Fail unless one of ``make_runs()`` (functions giving logits of the exercise's
+    architecture with the learner's weights) agrees with the learner's ``predictions`` on
+    AGREEMENT of the inputs: the answers must be what the trained weights compute in the model
+    the notebook builds (a forward that answers otherwise, e.g. from a fingerprint of its
+    weights or from hand-set weights in another computation, does not)."""
+    best, fitted, why = 0.0, False, ""
+    try:
+        runs = list(make_runs())
+    except Exception as exc:  # the weights lack what the architecture reads (a name, a shape)
+        runs, why = [], f"{type(exc).__name__}: {exc}"[:160]
+    for run in runs:
+        try:
+            logits = run()
+        except Exception as exc:  # the weights do not fit this variant (shapes, names)
+            why = why or f"{type(exc).__name__}: {exc}"[:160]
+            continue
+        fitted = True
+        if tuple(logits.shape[:-1]) != tuple(predictions.shape):
+            continue
+        agree = (logits.argmax(dim=-1) == predictions).double().mean().item()
+        if agree >= AGREEMENT:
+            return
+        best = max(best, agree)
+    if not fitted:
+        raise Fail(
+            f"`{name}`'s weights do not fit the {model} this exercise builds ({why}): grade the "
+            f"{model} the notebook builds and trains, with its parameters' names and shapes.",
+            "not_the_model",
+        )
+    raise Fail(
+        f"`{name}`'s answers are not what its weights compute in the {model} this exercise "
+        f"builds: run with the same weights, that model gives the same answer on only "
+        f"{best:.0%} of the inputs. The grade is for the {model} the notebook builds, trained, "
+        "and run by the computation the notebook writes.",
+        "not_from_weights",
+    )

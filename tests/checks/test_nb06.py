@@ -1,5 +1,6 @@
 """Checks of notebook 06: the solution passes, the stub is 'not implemented', mistakes are named."""
 
+import copy
 import math
 import re
 
@@ -377,8 +378,9 @@ def test_an_oracle_is_not_a_trained_model_and_mode_is_restored(run_check):
 
 
 class Trained(TokenClassifier):
-    """A stand-in for a model whose answers come from its weights: the one-hot sorted input
-    times a weight matrix that is the identity (shuffled, it is no longer)."""
+    """A model whose answers come from its weights, but not from the notebook's computation:
+    the one-hot sorted input times a head set by hand to the identity (shuffled, it is no
+    longer). Its weights do not fit the notebook's (encoder, head)."""
 
     def __init__(self):
         nn.Module.__init__(self)
@@ -390,17 +392,90 @@ class Trained(TokenClassifier):
         return self.head(F.one_hot(tokens.sort(dim=-1).values, 10).float())
 
 
-def test_a_model_whose_answers_come_from_its_weights_passes(run_check):
-    assert run_check("06.trained_encoder", Trained()).passed
+def _sorting_model(seed=0):
+    """The notebook's model (the reference encoder and a linear head), untrained."""
+    from helpers.blocks.encoder import TransformerEncoder as Encoder
+
+    class TokenClassifier(nn.Module):
+        def __init__(self):
+            super().__init__()
+            torch.manual_seed(seed)
+            self.encoder = Encoder(10, 32, 4, 2, 64, max_len=16)
+            self.head = nn.Linear(32, 10)
+
+        def forward(self, tokens):
+            return self.head(self.encoder(tokens))
+
+    return TokenClassifier()
 
 
-def test_a_replaced_forward_or_a_hook_is_not_the_models_own_code(run_check):
+@pytest.fixture(scope="module")
+def trained_model():
+    """The notebook's model trained as the notebook trains it (500 steps: ~5 s)."""
+    from helpers.data import sort_digits_batch
+    from helpers.training import fit, token_cross_entropy
+
+    model, gen = _sorting_model(), torch.Generator().manual_seed(1)
+    optimizer = torch.optim.Adam(model.parameters(), lr=5e-3)
+    scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=5e-3, total_steps=500)
+    fit(model, lambda: [sort_digits_batch(64, 8, gen) for _ in range(25)], optimizer,
+        token_cross_entropy, steps=500, scheduler=scheduler, progress=False)  # fmt: skip
+    return model.eval()
+
+
+def test_the_notebooks_model_trained_passes(run_check, trained_model):
+    assert run_check("06.trained_encoder", trained_model).passed
+
+
+def test_answers_from_a_fingerprint_of_the_weights_are_not_the_trained_models(run_check):
+    """Issue 31 (a tester's breach): the model's own forward answers with torch.sort while its
+    untrained weights are untouched, and honestly otherwise, so shuffling its weights makes it
+    fall to chance. Run with the same weights, the notebook's model answers otherwise."""
+
+    class Fingerprinted(type(_sorting_model())):
+        def __init__(self):
+            super().__init__()
+            self.mark = self.head.weight.detach().clone()
+
+        def forward(self, tokens):
+            if torch.equal(self.head.weight, self.mark):
+                return F.one_hot(tokens.sort(dim=-1).values, 10).float()
+            return super().forward(tokens)
+
+    r = run_check("06.trained_encoder", Fingerprinted())
+    assert not r.passed and r.mistake == "06.trained_encoder/not_from_weights", r.messages
+    assert "same answer on only" in r.messages[0]
+
+
+def test_hand_set_weights_in_another_computation_are_not_a_trained_model(run_check):
+    """Issue 31 (a tester's breach): the notebook's model, never trained, whose forward feeds
+    the one-hot sorted input to a head set by hand. Its answers come from a weight (shuffling
+    it breaks them), not from the notebook's computation; a head without the encoder's weights
+    does not fit the model at all."""
+
+    class HandSet(type(_sorting_model())):
+        def __init__(self):
+            super().__init__()
+            with torch.no_grad():
+                self.head.weight.zero_()
+                self.head.weight[:, :10] = 10 * torch.eye(10)
+
+        def forward(self, tokens):
+            return self.head(F.one_hot(tokens.sort(dim=-1).values, 32).float())
+
+    r = run_check("06.trained_encoder", HandSet())
+    assert not r.passed and r.mistake == "06.trained_encoder/not_from_weights", r.messages
+    r = run_check("06.trained_encoder", Trained())
+    assert not r.passed and r.mistake == "06.trained_encoder/not_the_model", r.messages
+
+
+def test_a_replaced_forward_or_a_hook_is_not_the_models_own_code(run_check, trained_model):
     """model.forward = ... (the class's code is not what runs), or a forward hook."""
-    model = Trained()
+    model = copy.deepcopy(trained_model)
     model.forward = lambda tokens: F.one_hot(tokens.sort(dim=-1).values, 10).float()
     r = run_check("06.trained_encoder", model)
     assert r.mistake == "06.trained_encoder/not_its_own_code" and "forward" in r.messages[0]
-    model = Trained()
+    model = copy.deepcopy(trained_model)
     model.head.register_forward_hook(lambda m, i, o: o)
     r = run_check("06.trained_encoder", model)
     assert r.mistake == "06.trained_encoder/not_its_own_code" and "hook" in r.messages[0]

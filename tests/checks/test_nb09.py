@@ -386,3 +386,58 @@ def test_the_held_out_images_are_new_each_seed_and_keep_their_labels():
         assert x.shape == (360, 1, 8, 8) and 0 <= float(x.min()) and float(x.max()) <= 1
         assert torch.cdist(x.flatten(1), clean).min(dim=1).values.min() > 0.1  # none shipped
     assert not torch.equal(draws[0][1], draws[1][1])
+
+
+def _vit(seed=0):
+    from helpers.blocks.vit import VisionTransformer as ViT
+
+    torch.manual_seed(seed)
+    return ViT(8, 4, 1, 10, 64, 4, 2, 128)
+
+
+@pytest.fixture(scope="module")
+def trained_vit():
+    """Notebook 09's ViT trained as the notebook trains it, briefly (8 epochs: ~2 s)."""
+    from helpers.data import digits
+    from helpers.training import fit
+
+    data, vit, gen = digits(), _vit(), torch.Generator().manual_seed(0)
+    x, y = data["x_train"], data["y_train"]
+    optimizer = torch.optim.AdamW(vit.parameters(), lr=3e-3, weight_decay=0.05)
+    scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=3e-3, total_steps=8 * 23)
+
+    def batches():
+        return [(x[i], y[i]) for i in torch.randperm(len(y), generator=gen).split(64)]
+
+    fit(vit, batches, optimizer, F.cross_entropy, epochs=8, scheduler=scheduler, progress=False)
+    return vit.eval()
+
+
+def test_the_notebooks_vit_trained_passes(run_check, trained_vit):
+    r = run_check("09.trained_vit", trained_vit)
+    assert r.passed, r.messages
+
+
+def test_answers_from_a_fingerprint_of_the_weights_are_not_the_trained_vits(run_check):
+    """Issue 31 (a tester's breach): the notebook's ViT, never trained, whose own forward looks
+    up the nearest public test image while its weights are untouched and runs honestly
+    otherwise: shuffled, it falls to chance. Run with the same weights, the ViT answers
+    otherwise."""
+    from helpers.data import digits
+
+    class Fingerprinted(type(_vit())):
+        def __init__(self):
+            super().__init__(8, 4, 1, 10, 64, 4, 2, 128)
+            self.mark = self.head.weight.detach().clone()
+            data = digits()
+            self.x, self.y = data["x_test"].flatten(1), data["y_test"]
+
+        def forward(self, images):
+            if torch.equal(self.head.weight, self.mark):
+                nearest = torch.cdist(images.flatten(1), self.x).argmin(dim=1)
+                return F.one_hot(self.y[nearest], 10).float()
+            return super().forward(images)
+
+    r = run_check("09.trained_vit", Fingerprinted())
+    assert not r.passed and r.mistake == "09.trained_vit/not_from_weights", r.messages
+    assert "same answer on only" in r.messages[0]
