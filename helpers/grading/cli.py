@@ -210,7 +210,7 @@ def run(args: argparse.Namespace) -> int:
                 log=lambda m: print(m, file=sys.stderr),
                 select=pick,
             )
-            similar = outputs.code_similarity(paths) if args.report else None
+            similar = outputs.code_similarity(paths, args.out) if args.report else None
     except KeyboardInterrupt:
         print(
             f"interrupted: the submissions graded so far are in {args.out} "

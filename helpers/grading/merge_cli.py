@@ -42,6 +42,6 @@ def run(args: argparse.Namespace) -> int:
         from .archives import expanded
 
         with expanded(args.similarity_from) as paths:
-            similar = outputs.code_similarity(paths)
+            similar = outputs.code_similarity(paths, args.out)
     outputs.write_outputs(args.out, args, similar)
     return 0

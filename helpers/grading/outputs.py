@@ -69,12 +69,15 @@ def check_arguments(args: argparse.Namespace) -> None:
         raise ValueError("--late-penalty is a percentage between 0 and 100")
 
 
-def code_similarity(paths: list[str]) -> list:
-    """The report's similar-code findings over the notebooks under ``paths`` (similarity.py)."""
+def code_similarity(paths: list[str], gradebook: str) -> list:
+    """The report's similar-code findings over the notebooks under ``paths`` (similarity.py),
+    with the gradebook's points (an exercise scored without its code in the notebook)."""
+    from .gradebook import read_rows
     from .similarity import similar_in
     from .submissions import find_submissions
 
-    return similar_in(find_submissions(paths))
+    scored = {(r.submission, r.exercise) for r in read_rows(gradebook) if r.points > 0}
+    return similar_in(find_submissions(paths), scored)
 
 
 def write_outputs(gradebook: str, options: argparse.Namespace, similar=None) -> None:

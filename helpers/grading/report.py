@@ -268,9 +268,10 @@ def _similar_section(findings: list) -> list[str]:
     if opaque:
         out.append(
             "<h3>Code the grader could not read</h3><p>These notebooks run code given as a "
-            "string built at run time (exec, eval or compile of decoded or joined text): no "
-            "comparison can see it. Read them.</p><table class='similar'><tr><th>submission</th>"
-            "<th>where</th></tr>"
+            "string built at run time (exec, eval or compile of decoded or joined text), or "
+            "scored on an exercise whose code is not in the notebook (its name bound by an "
+            "import or an assignment, or nothing there but the stub): no comparison can see "
+            "it. Read them.</p><table class='similar'><tr><th>submission</th><th>where</th></tr>"
         )
         out += [f"<tr><td>{_e(f.first)}</td><td>{_e(f.second)}</td></tr>" for f in opaque]
         out.append("</table>")

@@ -27,6 +27,7 @@ library only; 200 students in about 1.5 s.
 from __future__ import annotations
 
 import ast
+import functools
 import itertools
 import json
 import math
@@ -56,6 +57,24 @@ def _strip_docstrings(tree: ast.AST) -> None:
             body.pop(0)
 
 
+class _NoHints(ast.NodeTransformer):
+    """Type hints out: code with and without them is the same code (a tester removed them to
+    hide a copy); ``x: T = v`` becomes ``x = v``, a bare ``x: T`` goes."""
+
+    def visit_arg(self, node: ast.arg) -> ast.arg:
+        node.annotation = None
+        return node
+
+    def visit_FunctionDef(self, node):
+        node.returns = None
+        return self.generic_visit(node)
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_AnnAssign(self, node: ast.AnnAssign):
+        return None if node.value is None else ast.Assign(targets=[node.target], value=node.value)
+
+
 def _bucket(value) -> str:
     if isinstance(value, bool) or value is None:
         return repr(value)
@@ -65,13 +84,15 @@ def _bucket(value) -> str:
 
 
 def normalize(source: str) -> list[str] | None:
-    """The code as a token stream that ignores names, comments, docstrings and layout."""
+    """The code as a token stream that ignores names, comments, docstrings, type hints and
+    layout."""
     lines = [ln for ln in source.splitlines() if not ln.lstrip().startswith(("%", "!", "#|"))]
     try:
         tree = ast.parse("\n".join(lines))
     except (SyntaxError, ValueError, RecursionError):
         return None
     _strip_docstrings(tree)
+    tree = _NoHints().visit(tree)
     names: dict[str, str] = {}
 
     def name(n: str) -> str:
@@ -159,9 +180,14 @@ def _exercise_cells(path: Path) -> dict[str, str]:
         if isinstance(cell, dict) and cell.get("cell_type") == "code" and isinstance(src, str):
             code.append((ex, src))
     trees = [(ex, t) for ex, t in ((ex, _parse(src)) for ex, src in code) if t is not None]
-    for ex, (cell, src) in _graded_definitions(trees).items():
-        if cell != ex:  # the code graded is elsewhere (a stub left in its cell): compare it
-            out[ex] = src + "\n"
+    bound = []
+    for ex, (cell, kind, text) in _graded_bindings(trees).items():
+        if kind == "bound":  # an import or an assignment: the code is elsewhere
+            bound.append(f"{ex}\t{text}")
+        elif cell != ex:  # the code graded is elsewhere (a stub left in its cell): compare it
+            out[ex] = text + "\n"
+    if bound:
+        out[BOUND] = "\n".join(bound)
     opaque = _opaque_calls([t for _, t in trees])
     if opaque:
         out[OPAQUE] = "; ".join(opaque)
@@ -170,6 +196,7 @@ def _exercise_cells(path: Path) -> dict[str, str]:
 
 #: the key, among the exercise ids, of the code a submission runs that no one can read
 OPAQUE = "(code the grader could not read)"
+BOUND = "(graded names bound otherwise)"  # exercise id TAB how, per line
 RUNS_TEXT = ("exec", "eval", "compile")  # the built-ins that run code given as a string
 
 
@@ -181,9 +208,11 @@ def _parse(source: str) -> ast.Module | None:
         return None
 
 
-def _graded_definitions(trees: list[tuple]) -> dict[str, tuple]:
-    """{exercise id: (the exercise of the cell it is in, the source) of the last top-level
-    definition of the name the grader runs}: the code graded, wherever it was written."""
+def _graded_bindings(trees: list[tuple]) -> dict[str, tuple]:
+    """{exercise id: (the exercise of the cell it is in, kind, text)} of the last top-level
+    statement binding the name the grader runs: ("def", its source) for a def or a class, the
+    code graded wherever it was written; ("bound", how) for an import or an assignment, whose
+    code is not in the notebook."""
     from ..checks import EXERCISES
     from .grader import target_name
 
@@ -192,8 +221,25 @@ def _graded_definitions(trees: list[tuple]) -> dict[str, tuple]:
     for cell, tree in trees:
         for node in tree.body:
             if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name in targets:
-                found[targets[node.name]] = (cell, ast.unparse(node))
+                found[targets[node.name]] = (cell, "def", ast.unparse(node))
+            for name, how in _other_bindings(node):
+                if name in targets:
+                    found[targets[name]] = (cell, "bound", f"`{name}` is bound by {how}")
     return found
+
+
+def _other_bindings(node: ast.stmt) -> list[tuple[str, str]]:
+    """(name, how) for the names a top-level import or assignment binds."""
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        where = f" from {node.module}" if isinstance(node, ast.ImportFrom) else ""
+        return [
+            ((a.asname or a.name).split(".")[0], f"an import{where} (line {node.lineno})")
+            for a in node.names
+        ]
+    targets = node.targets if isinstance(node, ast.Assign) else []
+    targets += [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else []
+    names = [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+    return [(n, f"an assignment (line {node.lineno})") for n in names]
 
 
 def _opaque_calls(trees: list[ast.Module]) -> list[str]:
@@ -211,6 +257,7 @@ def _opaque_calls(trees: list[ast.Module]) -> list[str]:
     return found[:5]
 
 
+@functools.cache
 def course_cells(notebook: str) -> tuple[dict[str, str], dict[str, str]]:
     """The reference (solution) and the stub (student) code per exercise of ``notebook``."""
     root = Path(__file__).resolve().parents[2]
@@ -270,9 +317,31 @@ def find_similar(codes: dict[str, dict[str, str]]) -> list[Finding]:
     return found
 
 
-def similar_in(subs) -> list[Finding]:
+def similar_in(subs, scored: set[tuple[str, str]] = frozenset()) -> list[Finding]:
     """:func:`find_similar` over submissions (anything with ``path``, ``label``), and a Finding
-    under :data:`OPAQUE` for each that runs code built at run time (``second``: where)."""
+    under :data:`OPAQUE` (``second``: where) for each that runs code built at run time, and for
+    each exercise it scored on (``scored``: (label, exercise id) with points) whose code is not
+    in the notebook: the name bound by an import or an assignment, or no code but the stub's
+    (the code that ran came from a decoded string, a file, a code object...)."""
     codes = {s.label: exercise_cells(Path(s.path)) for s in subs}
     opaque = [Finding(OPAQUE, lb, c.pop(OPAQUE), 1.0) for lb, c in codes.items() if OPAQUE in c]
+    bound = {
+        lb: dict(ln.split("\t", 1) for ln in c.pop(BOUND, "").splitlines())
+        for lb, c in codes.items()
+    }
+    for label, ex in sorted(scored):
+        if label not in codes:
+            continue
+        how = bound[label].get(ex) or _only_the_stub(ex, codes[label].get(ex, ""))
+        if how:
+            opaque.append(Finding(OPAQUE, label, f"{ex} scored, but {how}", 1.0))
     return find_similar(codes) + opaque
+
+
+def _only_the_stub(exercise: str, code: str) -> str:
+    """Why the notebook holds no code of ``exercise`` beyond its stub ("" when it does)."""
+    _, stub = course_cells(exercise.split(".", 1)[0])
+    base = fingerprint(stub.get(exercise, "")) or set()
+    if fingerprint(code, base):
+        return ""
+    return "the notebook holds no code for it beyond the stub: the code that ran is not in it"

@@ -11,7 +11,7 @@ from helpers.__main__ import main
 from helpers.grading import similarity as S
 
 from . import classbook, planted
-from .builders import load, set_exercise, write
+from .builders import NOTEBOOKS, exercise_index, load, set_exercise, write
 
 
 def test_planted_class_flags_the_copies_only():
@@ -26,7 +26,10 @@ def test_normalisation_ignores_names_comments_and_layout():
     a = "def f(x, y):\n    # add\n    z = x + y\n    return z.sum(-1)\n"
     b = 'def g(p,q):\n    """doc"""\n\n    r=p+q   # other\n    return r.sum(-1)\n'
     c = "def f(x, y):\n    z = x * y\n    return z.mean(-1)\n"  # other operations
-    assert S.normalize(a) == S.normalize(b) != S.normalize(c)
+    hinted = "def f(x: torch.Tensor, y: 'T' = None) -> float:\n    z: int = x + y\n    w: int\n"
+    hinted += "    return z.sum(-1)\n"  # type hints: a tester removed them to hide a copy
+    assert S.normalize(a) == S.normalize(b) == S.normalize(hinted.replace("= None", ""))
+    assert S.normalize(a) != S.normalize(c)
     assert S.normalize("def f(:\n") is None  # not Python: not compared
 
 
@@ -125,3 +128,46 @@ def test_code_moved_out_of_its_cell_or_run_from_a_string_is_seen(tmp_path):
     summary.similar = found
     page = render(summary)
     assert "Code the grader could not read" in page and "eve_02.ipynb" in page
+
+
+def test_an_exercise_scored_without_its_code_in_the_notebook_is_listed(tmp_path):
+    """Issue 31 (a tester's breaches): the solution run from a rot13 string through
+    getattr(builtins, "ex" + "ec"), rebuilt from a marshalled code object, or imported from a
+    file the notebook wrote, got full marks and no mention. Whatever the means, the notebook
+    then scores on an exercise whose name is bound by an import or an assignment, or whose only
+    code is the stub: listed, for the exercises that scored only."""
+    from types import SimpleNamespace
+
+    from nbformat.v4 import new_code_cell
+
+    ex = "02.scaled_dot_product_attention"
+    solved = load("02")
+    stub = load("02", NOTEBOOKS)
+
+    def hidden(cell: str):
+        nb = load("02", NOTEBOOKS)
+        nb.cells.insert(exercise_index(nb, ex) + 1, new_code_cell(cell))
+        return nb
+
+    notebooks = {
+        "ann": solved,  # honest, scored
+        "zed": stub,  # the stub left, nothing scored
+        "rot": hidden(
+            "import builtins, codecs\ngetattr(builtins, 'ex' + 'ec')(codecs.decode(s, 'rot13'))"
+        ),
+        "mar": hidden(
+            "scaled_dot_product_attention = types.FunctionType(marshal.loads(b), globals())"
+        ),
+        "imp": hidden("from mine_sdpa import scaled_dot_product_attention"),
+    }
+    subs = [
+        SimpleNamespace(path=write(nb, tmp_path / f"{who}_02.ipynb"), label=f"{who}_02.ipynb")
+        for who, nb in notebooks.items()
+    ]
+    scored = {(f"{who}_02.ipynb", ex) for who in ("ann", "rot", "mar", "imp")}
+    listed = {f.first: f.second for f in S.similar_in(subs, scored) if f.exercise == S.OPAQUE}
+    assert set(listed) == {"rot_02.ipynb", "mar_02.ipynb", "imp_02.ipynb"}, listed
+    assert "beyond the stub" in listed["rot_02.ipynb"]
+    assert "bound by an assignment" in listed["mar_02.ipynb"]
+    assert "bound by an import from mine_sdpa" in listed["imp_02.ipynb"]
+    assert not [f for f in S.similar_in(subs) if f.exercise == S.OPAQUE]  # nothing scored
