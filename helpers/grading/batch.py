@@ -47,7 +47,7 @@ def hard_limit(settings: Settings, sub: Submission) -> float:
     """Seconds after which the parent gives up on a worker (its own limits should act first)."""
     n = len(exercises_of(sub.notebook))
     starts = MAX_STARTS  # the first run of the cells, and re-runs in fresh kernels
-    cells = CELL_BUDGET * settings.total_timeout  # over all of them (kernel_run.CELL_BUDGET)
+    cells = CELL_BUDGET * settings.total_timeout  # over all of them (limits.CELL_BUDGET)
     return cells + (n + 2 * starts) * (settings.cell_timeout + 15) + 120  # probes, setups
 
 
