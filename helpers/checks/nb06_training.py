@@ -20,7 +20,7 @@ from .framework import (
     randint,
     randn,
 )
-from .trained import TrainedModelCheck
+from .trained import TrainedModelCheck, divisors
 
 # --------------------------------------------------------------------------- the training loop
 
@@ -298,7 +298,6 @@ class TrainedEncoderCheck(TrainedModelCheck):
         every number of heads that divides d_model and both norm_first (the weights show
         neither), then the encoder's known mistakes."""
         from .nb06_reference import encoder64, encoder_mistakes
-        from .nb09_vit import divisors
         from .references import sinusoidal64, substate
 
         enc, (w, b) = substate(state, "encoder."), (state["head.weight"], state["head.bias"])

@@ -40,7 +40,7 @@ from .nb09_reference import (
 from .parts import PartsMixin, with_parts
 from .probes import DROPOUT_SEED, P_TRAIN, fixed_drops, rng_untouched, train_forward
 from .references import STACK_MISPLACEMENTS, stack64
-from .trained import TrainedModelCheck
+from .trained import TrainedModelCheck, divisors
 
 # --------------------------------------------------------------------------- the ViT
 
@@ -232,8 +232,3 @@ def perturbed(images: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
     scale = 0.9 + 0.2 * torch.rand(len(images), 1, 1, 1, generator=gen)
     noise = 0.05 * torch.randn(images.shape, generator=gen)
     return (images * scale + noise).clamp(0, 1)
-
-
-def divisors(n: int) -> list[int]:
-    """The numbers of heads a model of width ``n`` can have."""
-    return [h for h in range(1, int(n) + 1) if n % h == 0]

@@ -234,6 +234,11 @@ class TrainedModelCheck(Exercise):
             )
 
 
+def divisors(n: int) -> list[int]:
+    """The numbers of heads a model of width ``n`` can have (the weights do not show it)."""
+    return [h for h in range(1, int(n) + 1) if n % h == 0]
+
+
 #: the share of the held-out inputs on which the exercise's architecture, run with the learner's
 #: weights, must give the learner's own answers (the solutions' models: 1.000; float64 against
 #: float32 may flip a near tie)
