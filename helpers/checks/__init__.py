@@ -18,7 +18,9 @@ importing only the floors below (tests/test_import_rules.py holds them):
    (``nbNN_reference.py``);
 3. the exercise modules and this package; an exercise module never imports another.
 
-The grader ships every module here (and ``helpers/device.py``) to the kernel.
+A grading kernel gets only the part of these modules that calls the learner's objects (the
+runners and what they use, cut out by ``helpers/grading/kernel_code.py``), never a judge or a
+float64 reference.
 """
 
 from __future__ import annotations
