@@ -216,7 +216,7 @@ def _graded_bindings(trees: list[tuple]) -> dict[str, tuple]:
     from ..checks import EXERCISES
     from .grader import target_name
 
-    targets = {target_name(ex): ex_id for ex_id, ex in EXERCISES.items()}
+    targets = {target_name(ex): ex_id for ex_id, ex in EXERCISES.items() if _written(ex)}
     found: dict[str, tuple] = {}
     for cell, tree in trees:
         for node in tree.body:
@@ -226,6 +226,12 @@ def _graded_bindings(trees: list[tuple]) -> dict[str, tuple]:
                 if name in targets:
                     found[targets[name]] = (cell, "bound", f"`{name}` is bound by {how}")
     return found
+
+
+def _written(ex) -> bool:
+    """An exercise whose graded object is code the learner writes (a function or a class), not
+    a variable the notebook assigns (a trained model: ``vit = VisionTransformer(...)``)."""
+    return getattr(ex, "kind", "") != "trained"
 
 
 def _other_bindings(node: ast.stmt) -> list[tuple[str, str]]:
@@ -329,8 +335,10 @@ def similar_in(subs, scored: set[tuple[str, str]] = frozenset()) -> list[Finding
         lb: dict(ln.split("\t", 1) for ln in c.pop(BOUND, "").splitlines())
         for lb, c in codes.items()
     }
+    from ..checks import EXERCISES
+
     for label, ex in sorted(scored):
-        if label not in codes:
+        if label not in codes or not _written(EXERCISES.get(ex)):
             continue
         how = bound[label].get(ex) or _only_the_stub(ex, codes[label].get(ex, ""))
         if how:

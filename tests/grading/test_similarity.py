@@ -171,3 +171,16 @@ def test_an_exercise_scored_without_its_code_in_the_notebook_is_listed(tmp_path)
     assert "bound by an assignment" in listed["mar_02.ipynb"]
     assert "bound by an import from mine_sdpa" in listed["imp_02.ipynb"]
     assert not [f for f in S.similar_in(subs) if f.exercise == S.OPAQUE]  # nothing scored
+
+
+def test_a_trained_model_assigned_as_the_notebook_does_is_not_listed(tmp_path):
+    """A trained model is a variable the notebook assigns (`vit = VisionTransformer(...)`): the
+    solved notebooks, scored, are not listed (a tester saw the solved 09 listed)."""
+    from types import SimpleNamespace
+
+    subs = [
+        SimpleNamespace(path=write(load(n), tmp_path / f"{n}.ipynb"), label=f"{n}.ipynb")
+        for n in ("06", "09")
+    ]
+    scored = {("06.ipynb", "06.trained_encoder"), ("09.ipynb", "09.trained_vit")}
+    assert not [f for f in S.similar_in(subs, scored) if f.exercise == S.OPAQUE]
