@@ -1,5 +1,7 @@
 """The threshold of 09.trained_vit, measured: the notebook's ViT trained as in its cells, over
-training seeds, scored on the clean test images and on the check's perturbed copies.
+training seeds, scored on the clean test images and on the check's held-out draws (test and
+training images with noise, TrainedViTCheck.held_out), with its own answers and with its
+weights run in the course's float64 ViT (what the check counts).
 
     python bench/heldout_vit.py [SEEDS] [DRAWS]      (default 20 seeds x 5 draws: ~2 min on a CPU)
 """
@@ -15,7 +17,8 @@ import torch.nn.functional as F
 
 from helpers import data, seed_everything
 from helpers.blocks.vit import VisionTransformer
-from helpers.checks.nb09_vit import perturbed
+from helpers.checks import REGISTRY
+from helpers.checks.trained import predict_argmax
 from helpers.training import fit
 
 # notebook 09's
@@ -49,15 +52,21 @@ def trained(seed: int) -> VisionTransformer:
 def main(seeds: int = 20, draws: int = 5) -> None:
     digits = data.digits()
     x, y = digits["x_test"], digits["y_test"]
-    clean, noisy = [], []
+    check = REGISTRY["09.trained_vit"]
+    clean, noisy, weights = [], [], []
     for seed in range(seeds):
         vit = trained(seed)
         with torch.no_grad():
             clean.append((vit(x).argmax(-1) == y).float().mean().item())
-            for draw in range(draws):
-                gen = torch.Generator().manual_seed(1000 + draw)
-                noisy.append((vit(perturbed(x, gen)).argmax(-1) == y).float().mean().item())
-    for name, accs in (("clean test images", clean), ("perturbed copies", noisy)):
+        for draw in range(draws):
+            _, inputs, targets = check.held_out(torch.Generator().manual_seed(1000 + draw))
+            out = predict_argmax(vit, inputs, check.contract)
+            noisy.append((out["predictions"] == targets).float().mean().item())
+            runs = next(iter(check.weight_runs(out["state"], inputs)))
+            best = max(runs, key=lambda r: (r().argmax(-1) == out["predictions"]).sum().item())
+            weights.append((best().argmax(-1) == targets).float().mean().item())
+    rows = (("clean test images", clean), ("held-out draws", noisy), ("their weights", weights))
+    for name, accs in rows:
         print(
             f"{name:18s} n={len(accs):3d}  min {min(accs):.3f}  median "
             f"{statistics.median(accs):.3f}  max {max(accs):.3f}"

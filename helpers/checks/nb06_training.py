@@ -318,11 +318,15 @@ class TrainedEncoderCheck(TrainedModelCheck):
         def head(encode):
             return lambda: F.linear(encode(), w.double(), b.double())
 
-        for init, norm_first in settings:
-            yield head(lambda init=init, nf=norm_first: encoder64(init, enc, tokens, norm_first=nf))
-        for init, norm_first in settings:
-            for variant, _, _ in encoder_mistakes(init, enc, tokens, None, norm_first):
-                yield head(variant)
+        yield [
+            head(lambda init=init, nf=norm_first: encoder64(init, enc, tokens, norm_first=nf))
+            for init, norm_first in settings
+        ]
+        yield [
+            head(variant)
+            for init, norm_first in settings
+            for variant, _, _ in encoder_mistakes(init, enc, tokens, None, norm_first)
+        ]
 
     def other_targets(self, inputs):
         return [

@@ -602,3 +602,30 @@ def test_parameter_of_another_shape_is_named_not_blamed_as_a_raise(run_check):
 def test_post_ln_maps_taken_as_pre_ln_named(run_check):
     r = run_check("06.TransformerEncoder", _encoder(maps_always_normed=True))
     assert r.mistake == "06.TransformerEncoder/maps_pre_ln_on_post_ln", r.messages
+
+
+def test_answers_added_to_under_trained_weights_do_not_count(run_check):
+    """Issue 31 (a second tester's breach): the notebook's model, trained too briefly (its
+    weights reach about 0.90), whose own forward adds the sorted input wherever the right digit
+    is already in its top two: 0.99 from the forward, and 90 % agreement with its weights. The
+    grade counts the answers of its weights in the notebook's model: below the threshold."""
+    from helpers.data import sort_digits_batch
+    from helpers.training import fit, token_cross_entropy
+
+    model, gen = _sorting_model(), torch.Generator().manual_seed(1)
+    optimizer = torch.optim.Adam(model.parameters(), lr=5e-3)
+    fit(model, lambda: [sort_digits_batch(64, 8, gen) for _ in range(25)], optimizer,
+        token_cross_entropy, steps=60, progress=False)  # fmt: skip
+
+    class Slack(type(model)):
+        def forward(self, tokens):
+            out = super().forward(tokens)
+            key = tokens.sort(dim=-1).values
+            near = (out.topk(2, dim=-1).indices == key[..., None]).any(-1)
+            return out + 100 * F.one_hot(key, 10).float() * near[..., None]
+
+    slack = Slack()
+    slack.load_state_dict(model.state_dict())
+    r = run_check("06.trained_encoder", slack)
+    assert not r.passed and r.mistake == "06.trained_encoder/not_from_weights", r.messages
+    assert "what its forward adds to them does not count" in r.messages[0]
