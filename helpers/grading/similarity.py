@@ -180,14 +180,13 @@ def _exercise_cells(path: Path) -> dict[str, str]:
         if isinstance(cell, dict) and cell.get("cell_type") == "code" and isinstance(src, str):
             code.append((ex, src))
     trees = [(ex, t) for ex, t in ((ex, _parse(src)) for ex, src in code) if t is not None]
-    bound = []
+    bound = {}
     for ex, (cell, kind, text) in _graded_bindings(trees).items():
-        if kind == "bound":  # an import or an assignment: the code is elsewhere
-            bound.append(f"{ex}\t{text}")
-        elif cell != ex:  # the code graded is elsewhere (a stub left in its cell): compare it
-            out[ex] = text + "\n"
-    if bound:
-        out[BOUND] = "\n".join(bound)
+        # "" for a definition that can have scored; else how the code graded is not in it
+        bound[ex] = "" if kind == "def" else text
+        if kind == "def" and cell != ex:  # the code graded is elsewhere (a stub left in its
+            out[ex] = text + "\n"  # cell): compare it
+    out[BOUND] = json.dumps(bound)
     opaque = _opaque_calls([t for _, t in trees])
     if opaque:
         out[OPAQUE] = "; ".join(opaque)
@@ -196,7 +195,8 @@ def _exercise_cells(path: Path) -> dict[str, str]:
 
 #: the key, among the exercise ids, of the code a submission runs that no one can read
 OPAQUE = "(code the grader could not read)"
-BOUND = "(graded names bound otherwise)"  # exercise id TAB how, per line
+# JSON: {exercise id: "" when the notebook defines it, else how its code is not in the notebook}
+BOUND = "(graded names bound)"
 RUNS_TEXT = ("exec", "eval", "compile")  # the built-ins that run code given as a string
 
 
@@ -211,8 +211,8 @@ def _parse(source: str) -> ast.Module | None:
 def _graded_bindings(trees: list[tuple]) -> dict[str, tuple]:
     """{exercise id: (the exercise of the cell it is in, kind, text)} of the last top-level
     statement binding the name the grader runs: ("def", its source) for a def or a class, the
-    code graded wherever it was written; ("bound", how) for an import or an assignment, whose
-    code is not in the notebook."""
+    code graded wherever it was written; ("stub", why) for a definition that cannot have
+    scored; ("bound", how) for an import or an assignment, whose code is not in the notebook."""
     from ..checks import EXERCISES
     from .grader import target_name
 
@@ -221,11 +221,33 @@ def _graded_bindings(trees: list[tuple]) -> dict[str, tuple]:
     for cell, tree in trees:
         for node in tree.body:
             if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name in targets:
-                found[targets[node.name]] = (cell, "def", ast.unparse(node))
+                if _cannot_work(node):  # the stub, or as good as it
+                    how = f"its definition in the notebook (line {node.lineno}) always raises "
+                    how += "or computes nothing: the code that ran is not in it"
+                    found[targets[node.name]] = (cell, "stub", how)
+                else:
+                    found[targets[node.name]] = (cell, "def", ast.unparse(node))
             for name, how in _other_bindings(node):
                 if name in targets:
                     found[targets[name]] = (cell, "bound", f"`{name}` is bound by {how}")
     return found
+
+
+def _cannot_work(node: ast.stmt) -> bool:
+    """A definition that always raises (a ``raise`` among its body's own statements, as the
+    stubs do) or computes nothing (only ``pass``, constants, ``return`` of a constant); a
+    class with such a method. Code that scored did not come from it."""
+    if isinstance(node, ast.ClassDef):
+        return any(_cannot_work(s) for s in node.body if isinstance(s, ast.FunctionDef))
+    body = node.body
+    if any(isinstance(s, ast.Raise) for s in body):
+        return True
+    inert = (ast.Pass, ast.Expr, ast.Return)
+    return all(
+        isinstance(s, inert)
+        and (getattr(s, "value", None) is None or isinstance(s.value, ast.Constant))
+        for s in body
+    )
 
 
 def _written(ex) -> bool:
@@ -331,25 +353,13 @@ def similar_in(subs, scored: set[tuple[str, str]] = frozenset()) -> list[Finding
     (the code that ran came from a decoded string, a file, a code object...)."""
     codes = {s.label: exercise_cells(Path(s.path)) for s in subs}
     opaque = [Finding(OPAQUE, lb, c.pop(OPAQUE), 1.0) for lb, c in codes.items() if OPAQUE in c]
-    bound = {
-        lb: dict(ln.split("\t", 1) for ln in c.pop(BOUND, "").splitlines())
-        for lb, c in codes.items()
-    }
+    bound = {lb: json.loads(c.pop(BOUND, "{}")) for lb, c in codes.items()}
     from ..checks import EXERCISES
 
     for label, ex in sorted(scored):
         if label not in codes or not _written(EXERCISES.get(ex)):
             continue
-        how = bound[label].get(ex) or _only_the_stub(ex, codes[label].get(ex, ""))
+        how = bound[label].get(ex, "no definition of it is in the notebook")
         if how:
             opaque.append(Finding(OPAQUE, label, f"{ex} scored, but {how}", 1.0))
     return find_similar(codes) + opaque
-
-
-def _only_the_stub(exercise: str, code: str) -> str:
-    """Why the notebook holds no code of ``exercise`` beyond its stub ("" when it does)."""
-    _, stub = course_cells(exercise.split(".", 1)[0])
-    base = fingerprint(stub.get(exercise, "")) or set()
-    if fingerprint(code, base):
-        return ""
-    return "the notebook holds no code for it beyond the stub: the code that ran is not in it"

@@ -130,6 +130,17 @@ def test_code_moved_out_of_its_cell_or_run_from_a_string_is_seen(tmp_path):
     assert "Code the grader could not read" in page and "eve_02.ipynb" in page
 
 
+STUB = "def scaled_dot_product_attention(q, k, v, mask=None):\n    raise NotImplementedError\n"
+SOLVED = (
+    "def scaled_dot_product_attention(q, k, v, mask=None):\n"
+    "    scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))\n"
+    "    if mask is not None:\n"
+    "        scores = scores.masked_fill(~mask, float('-inf'))\n"
+    "    weights = torch.softmax(scores, dim=-1)\n"
+    "    return weights @ v, weights\n"
+)
+
+
 def test_an_exercise_scored_without_its_code_in_the_notebook_is_listed(tmp_path):
     """Issue 31 (a tester's breaches): the solution run from a rot13 string through
     getattr(builtins, "ex" + "ec"), rebuilt from a marshalled code object, or imported from a
@@ -159,15 +170,19 @@ def test_an_exercise_scored_without_its_code_in_the_notebook_is_listed(tmp_path)
             "scaled_dot_product_attention = types.FunctionType(marshal.loads(b), globals())"
         ),
         "imp": hidden("from mine_sdpa import scaled_dot_product_attention"),
+        "dec": hidden("@lambda stub: hidden\n" + STUB),  # the stub, handed out as other code
+        "nog": hidden("@torch.no_grad()\n" + SOLVED),  # a decorator over real code: not listed
+        "pas": hidden(STUB.replace("raise NotImplementedError", "pass") + "globals().update(x)"),
     }
     subs = [
         SimpleNamespace(path=write(nb, tmp_path / f"{who}_02.ipynb"), label=f"{who}_02.ipynb")
         for who, nb in notebooks.items()
     ]
-    scored = {(f"{who}_02.ipynb", ex) for who in ("ann", "rot", "mar", "imp")}
+    scored = {(f"{who}_02.ipynb", ex) for who in ("ann", "rot", "mar", "imp", "dec", "nog", "pas")}
     listed = {f.first: f.second for f in S.similar_in(subs, scored) if f.exercise == S.OPAQUE}
-    assert set(listed) == {"rot_02.ipynb", "mar_02.ipynb", "imp_02.ipynb"}, listed
-    assert "beyond the stub" in listed["rot_02.ipynb"]
+    assert set(listed) == {f"{w}_02.ipynb" for w in ("rot", "mar", "imp", "dec", "pas")}, listed
+    assert "always raises or computes nothing" in listed["dec_02.ipynb"]
+    assert "always raises or computes nothing" in listed["rot_02.ipynb"]
     assert "bound by an assignment" in listed["mar_02.ipynb"]
     assert "bound by an import from mine_sdpa" in listed["imp_02.ipynb"]
     assert not [f for f in S.similar_in(subs) if f.exercise == S.OPAQUE]  # nothing scored
@@ -183,4 +198,21 @@ def test_a_trained_model_assigned_as_the_notebook_does_is_not_listed(tmp_path):
         for n in ("06", "09")
     ]
     scored = {("06.ipynb", "06.trained_encoder"), ("09.ipynb", "09.trained_vit")}
+    assert not [f for f in S.similar_in(subs, scored) if f.exercise == S.OPAQUE]
+
+
+def test_the_solved_notebooks_every_exercise_scored_list_nothing():
+    """No honest notebook is listed as code the grader could not read: the course's solutions,
+    every exercise scored (a definition that always raises, computes nothing, or is missing
+    is listed only when it scored)."""
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    from helpers.checks import EXERCISES
+
+    from .builders import SOLUTIONS
+
+    subs = [SimpleNamespace(path=p, label=p.name) for p in sorted(Path(SOLUTIONS).glob("*.ipynb"))]
+    scored = {(s.label, ex) for s in subs for ex in EXERCISES if s.label.startswith(ex[:2])}
+    assert len(scored) == len(EXERCISES)
     assert not [f for f in S.similar_in(subs, scored) if f.exercise == S.OPAQUE]
