@@ -269,9 +269,10 @@ def _similar_section(findings: list) -> list[str]:
         out.append(
             "<h3>Code the grader could not read</h3><p>These notebooks run code given as a "
             "string built at run time (exec, eval or compile of decoded or joined text), or "
-            "scored on an exercise whose code is not in the notebook (its name bound by an "
-            "import or an assignment, or nothing there but the stub): no comparison can see "
-            "it. Read them.</p><table class='similar'><tr><th>submission</th><th>where</th></tr>"
+            "scored on an exercise whose code may not be the one compared (its name bound by an "
+            "import, an assignment, a loop, a write by name or a decorator, or nothing there "
+            "but the stub): no comparison can see it. Read them.</p><table class='similar'>"
+            "<tr><th>submission</th><th>where</th></tr>"
         )
         out += [f"<tr><td>{_e(f.first)}</td><td>{_e(f.second)}</td></tr>" for f in opaque]
         out.append("</table>")

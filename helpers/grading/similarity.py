@@ -230,7 +230,107 @@ def _graded_bindings(trees: list[tuple]) -> dict[str, tuple]:
             for name, how in _other_bindings(node):
                 if name in targets:
                     found[targets[name]] = (cell, "bound", f"`{name}` is bound by {how}")
+    for cell, tree in trees:  # bound otherwise anywhere: what the grader compares may not run
+        for name, how in _module_bindings(tree, set(targets)):
+            found[targets[name]] = (cell, "bound", f"`{name}` is also bound by {how}")
     return found
+
+
+SAFE_DECORATORS = ("torch", "functools")  # a graded def under these is the def itself
+
+
+def _module_bindings(tree: ast.Module, names: set[str]) -> list[tuple[str, str]]:
+    """(name, how) for each binding of one of ``names`` in the module's namespace other than a
+    top-level def, class, import or assignment: one inside a loop, ``with``, ``if``, ``try`` or
+    ``match`` at module level, a ``global`` statement in a function, a write by the name as a
+    string (``globals()["f"] = ...``, ``setattr(module, "f", ...)``), a decorator over the def
+    (other than torch's or functools')."""
+    found: list[tuple[str, str]] = []
+
+    def note(name, what, node):
+        if name in names:
+            found.append((name, f"{what} (line {getattr(node, 'lineno', '?')})"))
+
+    def module_level(stmts, top):
+        for s in stmts:
+            if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                if not top:
+                    note(s.name, "a definition inside other code", s)
+                elif s.decorator_list and not all(_safe(d) for d in s.decorator_list):
+                    note(s.name, "a decorator over its definition", s)
+                continue
+            if not top or not isinstance(s, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                for n in _stores(s):
+                    name = n.id if isinstance(n, ast.Name) else n.name
+                    note(name, f"a binding in a module-level `{type(s).__name__.lower()}`", n)
+            for child in ("body", "orelse", "finalbody"):
+                module_level(getattr(s, child, []), False)
+            for h in getattr(s, "handlers", []):
+                module_level(h.body, False)
+            for case in getattr(s, "cases", []):
+                module_level(case.body, False)
+
+    def _stores(s):
+        """Names a statement binds itself (its own targets, not those of its inner blocks)."""
+        heads = [
+            getattr(s, f)
+            for f in ("target", "targets", "items", "subject", "test")
+            if hasattr(s, f)
+        ]
+        heads += [c.pattern for c in getattr(s, "cases", [])]
+        out = []
+        for head in heads:
+            for n in (
+                ast.walk(head)
+                if isinstance(head, ast.AST)
+                else (x for h in head for x in ast.walk(h))
+            ):
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                    out.append(n)
+                elif isinstance(n, (ast.MatchAs, ast.MatchStar)) and n.name:
+                    out.append(n)
+        return out
+
+    module_level(tree.body, True)
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Global):
+            for name in n.names:
+                note(name, "a `global` statement", n)
+        elif isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store):
+            if _namespace(n.value) and isinstance(n.slice, ast.Constant):
+                note(n.slice.value, "a write into a namespace by its name", n)
+        elif isinstance(n, ast.Call) and _writes(n):
+            for a in [*n.args, *n.keywords]:
+                key = a.arg if isinstance(a, ast.keyword) else getattr(a, "value", None)
+                if isinstance(key, str):
+                    note(key, "a write into a namespace by its name", n)
+    return found
+
+
+def _namespace(expr: ast.expr) -> bool:
+    """``globals()``, ``vars(...)``, ``locals()``, or a ``__dict__``: a namespace as a dict."""
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name):
+        return expr.func.id in ("globals", "vars", "locals")
+    return isinstance(expr, ast.Attribute) and expr.attr == "__dict__"
+
+
+def _writes(call: ast.Call) -> bool:
+    """``setattr(...)``, or ``update``/``__setitem__``/``setdefault`` of a namespace."""
+    f = call.func
+    if isinstance(f, ast.Name):
+        return f.id == "setattr"
+    return (
+        isinstance(f, ast.Attribute)
+        and f.attr in ("update", "__setitem__", "setdefault")
+        and (_namespace(f.value))
+    )
+
+
+def _safe(decorator: ast.expr) -> bool:
+    root = decorator.func if isinstance(decorator, ast.Call) else decorator
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    return isinstance(root, ast.Name) and root.id in SAFE_DECORATORS
 
 
 def _cannot_work(node: ast.stmt) -> bool:

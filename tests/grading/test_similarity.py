@@ -173,15 +173,23 @@ def test_an_exercise_scored_without_its_code_in_the_notebook_is_listed(tmp_path)
         "dec": hidden("@lambda stub: hidden\n" + STUB),  # the stub, handed out as other code
         "nog": hidden("@torch.no_grad()\n" + SOLVED),  # a decorator over real code: not listed
         "pas": hidden(STUB.replace("raise NotImplementedError", "pass") + "globals().update(x)"),
+        # a decoy definition that computes, and the real code bound to the name otherwise
+        "glo": hidden(SOLVED + "globals()['scaled_dot_product_attention'] = real"),
+        "for": hidden(SOLVED + "for scaled_dot_product_attention in [real]:\n    pass"),
+        "mat": hidden(SOLVED + "match real:\n    case scaled_dot_product_attention:\n        pass"),
+        "gst": hidden(SOLVED + "def f():\n    global scaled_dot_product_attention\n    g = 1"),
+        "set": hidden(SOLVED + "setattr(sys.modules[__name__], 'scaled_dot_product_attention', r)"),
+        "wth": hidden(SOLVED + "with nullcontext(real) as scaled_dot_product_attention:\n    pass"),
     }
     subs = [
         SimpleNamespace(path=write(nb, tmp_path / f"{who}_02.ipynb"), label=f"{who}_02.ipynb")
         for who, nb in notebooks.items()
     ]
-    scored = {(f"{who}_02.ipynb", ex) for who in ("ann", "rot", "mar", "imp", "dec", "nog", "pas")}
+    scored = {(f"{who}_02.ipynb", ex) for who in notebooks if who != "zed"}
     listed = {f.first: f.second for f in S.similar_in(subs, scored) if f.exercise == S.OPAQUE}
-    assert set(listed) == {f"{w}_02.ipynb" for w in ("rot", "mar", "imp", "dec", "pas")}, listed
-    assert "always raises or computes nothing" in listed["dec_02.ipynb"]
+    hidden_ones = ("rot", "mar", "imp", "dec", "pas", "glo", "for", "mat", "gst", "set", "wth")
+    assert set(listed) == {f"{w}_02.ipynb" for w in hidden_ones}, listed
+    assert "a decorator over its definition" in listed["dec_02.ipynb"]
     assert "always raises or computes nothing" in listed["rot_02.ipynb"]
     assert "bound by an assignment" in listed["mar_02.ipynb"]
     assert "bound by an import from mine_sdpa" in listed["imp_02.ipynb"]
