@@ -243,8 +243,8 @@ def _module_bindings(tree: ast.Module, names: set[str]) -> list[tuple[str, str]]
     """(name, how) for each binding of one of ``names`` in the module's namespace other than a
     top-level def, class, import or assignment: one inside a loop, ``with``, ``if``, ``try`` or
     ``match`` at module level, a ``global`` statement in a function, a write by the name as a
-    string (``globals()["f"] = ...``, ``setattr(module, "f", ...)``), a decorator over the def
-    (other than torch's or functools')."""
+    string into any mapping (``globals()["f"] = ...``, an alias of it, ``setattr(module, "f",
+    ...)``, ``.update(f=...)``), a decorator over the def (other than torch's or functools')."""
     found: list[tuple[str, str]] = []
 
     def note(name, what, node):
@@ -297,33 +297,23 @@ def _module_bindings(tree: ast.Module, names: set[str]) -> list[tuple[str, str]]
             for name in n.names:
                 note(name, "a `global` statement", n)
         elif isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store):
-            if _namespace(n.value) and isinstance(n.slice, ast.Constant):
-                note(n.slice.value, "a write into a namespace by its name", n)
+            if isinstance(n.slice, ast.Constant):  # any mapping: globals(), or an alias of it
+                note(n.slice.value, "a write by its name", n)
         elif isinstance(n, ast.Call) and _writes(n):
             for a in [*n.args, *n.keywords]:
                 key = a.arg if isinstance(a, ast.keyword) else getattr(a, "value", None)
                 if isinstance(key, str):
-                    note(key, "a write into a namespace by its name", n)
+                    note(key, "a write by its name", n)
     return found
 
 
-def _namespace(expr: ast.expr) -> bool:
-    """``globals()``, ``vars(...)``, ``locals()``, or a ``__dict__``: a namespace as a dict."""
-    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name):
-        return expr.func.id in ("globals", "vars", "locals")
-    return isinstance(expr, ast.Attribute) and expr.attr == "__dict__"
-
-
 def _writes(call: ast.Call) -> bool:
-    """``setattr(...)``, or ``update``/``__setitem__``/``setdefault`` of a namespace."""
+    """``setattr(...)``, or ``update``/``__setitem__``/``setdefault`` of any mapping (a
+    namespace, or an alias of one: which object it is shows only when the code runs)."""
     f = call.func
     if isinstance(f, ast.Name):
         return f.id == "setattr"
-    return (
-        isinstance(f, ast.Attribute)
-        and f.attr in ("update", "__setitem__", "setdefault")
-        and (_namespace(f.value))
-    )
+    return isinstance(f, ast.Attribute) and f.attr in ("update", "__setitem__", "setdefault")
 
 
 def _safe(decorator: ast.expr) -> bool:

@@ -180,6 +180,7 @@ def test_an_exercise_scored_without_its_code_in_the_notebook_is_listed(tmp_path)
         "gst": hidden(SOLVED + "def f():\n    global scaled_dot_product_attention\n    g = 1"),
         "set": hidden(SOLVED + "setattr(sys.modules[__name__], 'scaled_dot_product_attention', r)"),
         "wth": hidden(SOLVED + "with nullcontext(real) as scaled_dot_product_attention:\n    pass"),
+        "ali": hidden(SOLVED + "g = globals()\ng.update(scaled_dot_product_attention=real)"),
     }
     subs = [
         SimpleNamespace(path=write(nb, tmp_path / f"{who}_02.ipynb"), label=f"{who}_02.ipynb")
@@ -188,6 +189,7 @@ def test_an_exercise_scored_without_its_code_in_the_notebook_is_listed(tmp_path)
     scored = {(f"{who}_02.ipynb", ex) for who in notebooks if who != "zed"}
     listed = {f.first: f.second for f in S.similar_in(subs, scored) if f.exercise == S.OPAQUE}
     hidden_ones = ("rot", "mar", "imp", "dec", "pas", "glo", "for", "mat", "gst", "set", "wth")
+    hidden_ones += ("ali",)
     assert set(listed) == {f"{w}_02.ipynb" for w in hidden_ones}, listed
     assert "a decorator over its definition" in listed["dec_02.ipynb"]
     assert "always raises or computes nothing" in listed["rot_02.ipynb"]
