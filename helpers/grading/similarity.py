@@ -361,11 +361,19 @@ def _other_bindings(node: ast.stmt) -> list[tuple[str, str]]:
 
 
 def _opaque_calls(trees: list[ast.Module]) -> list[str]:
-    """``exec``, ``eval`` or ``compile`` of a string built at run time (decoded, joined...):
-    code nobody can compare, the report says so."""
+    """``exec``, ``eval`` or ``compile`` of a string built at run time (decoded, joined...),
+    and a write into the module's namespace under a name built at run time
+    (``globals()["soft" + "max"] = ...``): code nobody can compare, the report says so."""
     found = []
     for tree in trees:
         for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Subscript)
+                and isinstance(node.ctx, ast.Store)
+                and _namespace(node.value)
+                and not isinstance(node.slice, ast.Constant)
+            ):
+                found.append(f"line {node.lineno}: a write into globals() under a built name")
             if not isinstance(node, ast.Call) or not node.args:
                 continue
             name = getattr(node.func, "id", getattr(node.func, "attr", ""))
@@ -373,6 +381,13 @@ def _opaque_calls(trees: list[ast.Module]) -> list[str]:
             if name in RUNS_TEXT and not literal:
                 found.append(f"line {node.lineno}: {name}() of a string built at run time")
     return found[:5]
+
+
+def _namespace(expr: ast.expr) -> bool:
+    """``globals()``, ``vars(...)``, ``locals()``, or a ``__dict__``: a namespace as a dict."""
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name):
+        return expr.func.id in ("globals", "vars", "locals")
+    return isinstance(expr, ast.Attribute) and expr.attr == "__dict__"
 
 
 @functools.cache

@@ -181,6 +181,7 @@ def test_an_exercise_scored_without_its_code_in_the_notebook_is_listed(tmp_path)
         "set": hidden(SOLVED + "setattr(sys.modules[__name__], 'scaled_dot_product_attention', r)"),
         "wth": hidden(SOLVED + "with nullcontext(real) as scaled_dot_product_attention:\n    pass"),
         "ali": hidden(SOLVED + "g = globals()\ng.update(scaled_dot_product_attention=real)"),
+        "bui": hidden(SOLVED + "globals()['scaled_dot_' + 'product_attention'] = real"),
     }
     subs = [
         SimpleNamespace(path=write(nb, tmp_path / f"{who}_02.ipynb"), label=f"{who}_02.ipynb")
@@ -189,13 +190,14 @@ def test_an_exercise_scored_without_its_code_in_the_notebook_is_listed(tmp_path)
     scored = {(f"{who}_02.ipynb", ex) for who in notebooks if who != "zed"}
     listed = {f.first: f.second for f in S.similar_in(subs, scored) if f.exercise == S.OPAQUE}
     hidden_ones = ("rot", "mar", "imp", "dec", "pas", "glo", "for", "mat", "gst", "set", "wth")
-    hidden_ones += ("ali",)
+    hidden_ones += ("ali", "bui")
     assert set(listed) == {f"{w}_02.ipynb" for w in hidden_ones}, listed
     assert "a decorator over its definition" in listed["dec_02.ipynb"]
     assert "always raises or computes nothing" in listed["rot_02.ipynb"]
     assert "bound by an assignment" in listed["mar_02.ipynb"]
     assert "bound by an import from mine_sdpa" in listed["imp_02.ipynb"]
-    assert not [f for f in S.similar_in(subs) if f.exercise == S.OPAQUE]  # nothing scored
+    unscored = [f.first for f in S.similar_in(subs) if f.exercise == S.OPAQUE]
+    assert unscored == ["bui_02.ipynb"]  # nothing scored: only what is listed whatever the score
 
 
 def test_a_trained_model_assigned_as_the_notebook_does_is_not_listed(tmp_path):
