@@ -227,12 +227,9 @@ def _graded_bindings(trees: list[tuple]) -> dict[str, tuple]:
                     found[targets[node.name]] = (cell, "stub", how)
                 else:
                     found[targets[node.name]] = (cell, "def", ast.unparse(node))
-            for name, how in _other_bindings(node):
-                if name in targets:
-                    found[targets[name]] = (cell, "bound", f"`{name}` is bound by {how}")
     for cell, tree in trees:  # bound otherwise anywhere: what the grader compares may not run
         for name, how in _module_bindings(tree, set(targets)):
-            found[targets[name]] = (cell, "bound", f"`{name}` is also bound by {how}")
+            found[targets[name]] = (cell, "bound", f"`{name}` is bound by {how}")
     return found
 
 
@@ -241,10 +238,11 @@ SAFE_DECORATORS = ("torch", "functools")  # a graded def under these is the def 
 
 def _module_bindings(tree: ast.Module, names: set[str]) -> list[tuple[str, str]]:
     """(name, how) for each binding of one of ``names`` in the module's namespace other than a
-    top-level def, class, import or assignment: one inside a loop, ``with``, ``if``, ``try`` or
-    ``match`` at module level, a ``global`` statement in a function, a write by the name as a
-    string into any mapping (``globals()["f"] = ...``, an alias of it, ``setattr(module, "f",
-    ...)``, ``.update(f=...)``), a decorator over the def (other than torch's or functools')."""
+    top-level def or class: an import, an assignment, one inside a loop, ``with``, ``if``,
+    ``try`` or ``match`` at module level, a ``global`` statement in a function, a write by the
+    name as a string into any mapping (``globals()["f"] = ...``, an alias of it,
+    ``setattr(module, "f", ...)``, ``.update(f=...)``), a decorator over the def (other than
+    torch's or functools')."""
     found: list[tuple[str, str]] = []
 
     def note(name, what, node):
@@ -259,10 +257,14 @@ def _module_bindings(tree: ast.Module, names: set[str]) -> list[tuple[str, str]]
                 elif s.decorator_list and not all(_safe(d) for d in s.decorator_list):
                     note(s.name, "a decorator over its definition", s)
                 continue
-            if not top or not isinstance(s, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-                for n in _stores(s):
-                    name = n.id if isinstance(n, ast.Name) else n.name
-                    note(name, f"a binding in a module-level `{type(s).__name__.lower()}`", n)
+            if isinstance(s, (ast.Import, ast.ImportFrom)):
+                where = f" from {s.module}" if isinstance(s, ast.ImportFrom) else ""
+                for a in s.names:
+                    note((a.asname or a.name).split(".")[0], f"an import{where}", s)
+            assigned = isinstance(s, (ast.Assign, ast.AnnAssign, ast.AugAssign))
+            what = "an assignment" if assigned else f"a module-level `{type(s).__name__.lower()}`"
+            for n in _stores(s):
+                note(n.id if isinstance(n, ast.Name) else n.name, what, n)
             for child in ("body", "orelse", "finalbody"):
                 module_level(getattr(s, child, []), False)
             for h in getattr(s, "handlers", []):
@@ -274,7 +276,7 @@ def _module_bindings(tree: ast.Module, names: set[str]) -> list[tuple[str, str]]
         """Names a statement binds itself (its own targets, not those of its inner blocks)."""
         heads = [
             getattr(s, f)
-            for f in ("target", "targets", "items", "subject", "test")
+            for f in ("target", "targets", "items", "subject", "test", "value")
             if hasattr(s, f)
         ]
         heads += [c.pattern for c in getattr(s, "cases", [])]
@@ -344,20 +346,6 @@ def _written(ex) -> bool:
     """An exercise whose graded object is code the learner writes (a function or a class), not
     a variable the notebook assigns (a trained model: ``vit = VisionTransformer(...)``)."""
     return getattr(ex, "kind", "") != "trained"
-
-
-def _other_bindings(node: ast.stmt) -> list[tuple[str, str]]:
-    """(name, how) for the names a top-level import or assignment binds."""
-    if isinstance(node, (ast.Import, ast.ImportFrom)):
-        where = f" from {node.module}" if isinstance(node, ast.ImportFrom) else ""
-        return [
-            ((a.asname or a.name).split(".")[0], f"an import{where} (line {node.lineno})")
-            for a in node.names
-        ]
-    targets = node.targets if isinstance(node, ast.Assign) else []
-    targets += [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else []
-    names = [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
-    return [(n, f"an assignment (line {node.lineno})") for n in names]
 
 
 def _opaque_calls(trees: list[ast.Module]) -> list[str]:
