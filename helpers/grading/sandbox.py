@@ -198,12 +198,28 @@ def _hide(hidden: list[str], roots: list[str], folder: str) -> list[str]:
     return args
 
 
-def _devices(device: str) -> list[str]:
-    """NVIDIA device nodes and /sys for ``--device cuda`` (CUDA opens them; nothing else)."""
+def _devices(device: str, dev: str = "/dev") -> list[str]:
+    """NVIDIA device nodes and /sys for ``--device cuda`` (CUDA opens them; nothing else).
+
+    Each node is bound by itself, also those in a folder (``/dev/nvidia-caps``, ``/dev/dri``):
+    a bound folder would be a writable piece of the host's ``/dev`` (``--remount-ro /dev``
+    leaves it as it is), where a node's own folder is made in the sandbox's read-only ``/dev``.
+    ``dev``: where to look (a test's stand-in); the nodes appear under ``/dev`` all the same.
+    """
     if not device.startswith("cuda"):
         return []
-    nodes = sorted(glob.glob("/dev/nvidia*")) + ["/dev/dri"]
-    args = [a for node in nodes for a in ("--dev-bind-try", node, node)]
+    found = sorted(glob.glob(os.path.join(dev, "nvidia*")) + [os.path.join(dev, "dri")])
+    nodes = []
+    for path in found:
+        if os.path.isdir(path) and not os.path.islink(path):
+            for top, _, files in os.walk(path):
+                nodes += [os.path.join(top, f) for f in sorted(files)]
+        elif os.path.exists(path):
+            nodes.append(path)
+    args = []
+    for node in nodes:
+        if not os.path.islink(node):  # a link (/dev/dri/by-path) would bind what it names
+            args += ["--dev-bind-try", node, "/dev" + node[len(dev) :]]
     return args + ["--ro-bind-try", "/sys", "/sys"]
 
 

@@ -3,10 +3,12 @@ the check of the judge's sources, and spotting the reference inside a learner's 
 
 from __future__ import annotations
 
+import functools
 import multiprocessing as mp
 import os
 import pickle
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -86,13 +88,46 @@ def test_the_sandbox_binds_the_environment_not_the_repository(tmp_path):
     assert not any(a == "--tmpfs" and b == str(ROOT / "solutions") for a, b in pairs)  # not bound
 
 
+def fake_dev(root: Path) -> Path:
+    """A stand-in for a GPU machine's /dev: nodes at the top and in folders (MIG's caps)."""
+    for name in ("nvidia0", "nvidiactl", "nvidia-caps/nvidia-cap1", "dri/card0"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("")
+    (root / "dri" / "by-path").mkdir()
+    (root / "dri" / "by-path" / "card").symlink_to("../card0")
+    return root
+
+
 def test_cuda_gets_the_nvidia_device_nodes(tmp_path, monkeypatch):
-    monkeypatch.setattr(sandbox.glob, "glob", lambda p: ["/dev/nvidia0", "/dev/nvidiactl"])
+    dev = fake_dev(tmp_path / "dev")
+    monkeypatch.setattr(sandbox, "_devices", functools.partial(sandbox._devices, dev=str(dev)))
     cmd = sandbox.bwrap_command(str(tmp_path), device="cuda")
-    pairs = list(zip(cmd, cmd[1:], cmd[2:]))
-    assert ("--dev-bind-try", "/dev/nvidia0", "/dev/nvidia0") in pairs
-    assert ("--dev-bind-try", "/dev/nvidiactl", "/dev/nvidiactl") in pairs
-    assert "/dev/nvidia0" not in sandbox.bwrap_command(str(tmp_path))
+    binds = [(b, c) for a, b, c in zip(cmd, cmd[1:], cmd[2:]) if a == "--dev-bind-try"]
+    assert binds == [
+        (str(dev / "dri/card0"), "/dev/dri/card0"),
+        (str(dev / "nvidia-caps/nvidia-cap1"), "/dev/nvidia-caps/nvidia-cap1"),
+        (str(dev / "nvidia0"), "/dev/nvidia0"),
+        (str(dev / "nvidiactl"), "/dev/nvidiactl"),
+    ]  # every node by itself, never a folder (a writable piece of the host's /dev), no link
+    assert "--dev-bind-try" not in sandbox.bwrap_command(str(tmp_path))  # cpu: none
+
+
+@pytest.mark.skipif(sandbox.resolve("auto")[0] != "bwrap", reason="bubblewrap cannot sandbox here")
+def test_a_device_nodes_folder_is_read_only_in_the_sandbox(tmp_path, monkeypatch):
+    """An H100 showed it: /dev/nvidia-caps bound whole was writable inside (the host's /dev)."""
+    dev = fake_dev(tmp_path / "dev")
+    monkeypatch.setattr(sandbox, "_devices", functools.partial(sandbox._devices, dev=str(dev)))
+    work = tmp_path / "work"
+    work.mkdir()
+    cmd = sandbox.bwrap_command(str(work), device="cuda")
+    script = (
+        "test -e /dev/nvidia-caps/nvidia-cap1 && test -e /dev/dri/card0 && test -e /dev/nvidia0;"
+        " echo nodes $?; for d in /dev/nvidia-caps /dev/dri /dev; do"
+        " touch $d/probe 2>/dev/null && echo writable $d; done; true"
+    )
+    out = subprocess.run([*cmd, "/bin/sh", "-c", script], capture_output=True, text=True)
+    assert out.stdout.split("\n")[:-1] == ["nodes 0"], out
+    assert not (dev / "nvidia-caps" / "probe").exists()
 
 
 # ------------------------------------------------------------------------- plain channels, sources
