@@ -94,6 +94,11 @@ def kernel_env(home: str, threads: int, package_root: str | None = None) -> dict
         PYTHONDONTWRITEBYTECODE="1",
         PYTHONUNBUFFERED="1",
         PYDEVD_DISABLE_FILE_VALIDATION="1",
+        # getpass.getuser() reads these first: a kernel may run as a uid with no account (--user,
+        # a container's), and torch < 2.13 then fails to import torch._dynamo (KeyError from
+        # pwd, then "Artifact ... already registered" at every later use; pytorch#184208)
+        USER="learner",
+        LOGNAME="learner",
         OMP_NUM_THREADS=str(threads),
         MKL_NUM_THREADS=str(threads),
         # the kernel imports the helpers this grader runs (and the sandbox shows), also where
