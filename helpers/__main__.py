@@ -48,13 +48,15 @@ COMMANDS = {
             )
         },
     ),
-    "nbgrader": Command("helpers.grading.nbgrader", "write an nbgrader course (source/, config)"),
+    "nbgrader": Command(
+        "helpers.grading.books.nbgrader", "write an nbgrader course (source/, config)"
+    ),
     "gradescope": Command(
-        "helpers.grading.gradescope",
+        "helpers.grading.books.gradescope",
         "build a Gradescope autograder zip",
         subcommands={
             "run": Command(
-                "helpers.grading.gradescope",
+                "helpers.grading.books.gradescope",
                 "inside the autograder: grade the upload into results.json",
                 add="add_run_arguments",
                 run="run_upload",

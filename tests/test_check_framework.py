@@ -226,8 +226,8 @@ def test_kernel_side_loads_split_check_modules():
     import pathlib
     import uuid
 
-    import helpers.grading.kernel_side as ks
-    from helpers.grading.sources import CHECK_SOURCES as sources  # what the grader ships
+    import helpers.grading.kernels.kernel_side as ks
+    from helpers.grading.judging.sources import CHECK_SOURCES as sources
 
     ns = {"__name__": "__course_grader__"}
     exec(compile(pathlib.Path(ks.__file__).read_text(), "<kernel_side>", "exec"), ns)

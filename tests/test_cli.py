@@ -11,10 +11,14 @@ from helpers.__main__ import COMMANDS, main, parser
         (["grade", "subs", "--out", "g.csv"], "helpers.grading.cli", "run"),
         (["grade", "./merge", "--jobs", "2"], "helpers.grading.cli", "run"),  # a folder "merge"
         (["grade", "--out", "g.csv", "subs"], "helpers.grading.cli", "run"),  # options first
-        (["gradescope", "--out", "a.zip", "02"], "helpers.grading.gradescope", "run"),
+        (["gradescope", "--out", "a.zip", "02"], "helpers.grading.books.gradescope", "run"),
         (["grade", "merge", "m.csv", "a.csv", "b.csv"], "helpers.grading.merge_cli", "run"),
-        (["gradescope", "02", "--out", "a.zip"], "helpers.grading.gradescope", "run"),
-        (["gradescope", "run", "--notebook", "02"], "helpers.grading.gradescope", "run_upload"),
+        (["gradescope", "02", "--out", "a.zip"], "helpers.grading.books.gradescope", "run"),
+        (
+            ["gradescope", "run", "--notebook", "02"],
+            "helpers.grading.books.gradescope",
+            "run_upload",
+        ),
         (["execute", "a.ipynb"], "helpers.notebooks.execute", "run"),
     ],
 )

@@ -19,8 +19,8 @@ importing only the floors below (tests/test_import_rules.py holds them):
 3. the exercise modules and this package; an exercise module never imports another.
 
 A grading kernel gets only the part of these modules that calls the learner's objects (the
-runners and what they use, cut out by ``helpers/grading/kernel_code.py``), never a judge or a
-float64 reference.
+runners and what they use, cut out by ``helpers/grading/kernels/kernel_code.py``), never a
+judge or a float64 reference.
 """
 
 from __future__ import annotations

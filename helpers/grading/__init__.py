@@ -1,35 +1,65 @@
 """Instructor grading: ``python -m helpers grade SUBMISSIONS... --out grades.csv``.
 
 Nothing the notebook prints or patches is read: only the files the grader asked for, loaded as
-plain data and judged by the grader's process. One job per module:
+plain data and judged by the grader's process. The rooms follow the pipeline:
 
-- ``submissions``: finding the submissions, reading them, which exercises they have;
-- ``sandbox``, ``cgroup``, ``separate_user``: what confines a kernel (``--sandbox``);
-- ``zygote``: the per-slot process that forks preloaded kernels inside the sandbox;
-- ``kernel`` and ``limits``: one kernel under limits (memory, file size, time, output);
-- ``run``: running one submission and calling its objects on the grader's probes;
-- ``kernel_side``, ``kernel_code``, ``kernel_view``: what a kernel gets (no reference);
-- ``isolate``: reading a submission's files under limits; ``pipe``: JSON between processes;
-- ``judging``: probes from the secret seed, results loaded as plain data, verdicts;
-- ``records``: the plain records (settings, rows, results); ``gradebook``: the CSV, its
-  reader, its writer, its record (seed, shard, submissions); ``feedback``: one Markdown file
-  per submission; ``batch``: slots, workers, the gradebook written by this process alone;
-- ``cli``: ``grade``'s arguments, run and summary; ``merge_cli``: ``grade merge``;
-  ``outputs``: ``--totals`` and ``--report`` from a finished gradebook.
+1. ``reading``: finding the submissions, reading them under limits, downloaded ``.zip`` files;
+2. ``kernels``: the sandboxed kernel (bubblewrap, cgroups, another user), the zygote that forks
+   preloaded kernels, and what a kernel gets (the runner code, never a reference);
+3. ``judging``: probes from the secret seed, the kernel's results as plain data, verdicts; the
+   judge's own sources checked at the end; similar code in a class;
+4. ``books``: the gradebook CSV, feedback files, totals, the class report, the LMS files,
+   shards, and the nbgrader course and Gradescope autograder.
 
-The instructor's workflow around it (issue 13): ``archives`` (a downloaded ``.zip`` graded as
-it is), ``lms`` (Canvas/Moodle student names, totals per student), ``lms_export`` (``--totals``
-as Canvas's import or Moodle's worksheets), ``report`` and ``similarity`` (``--report``),
-``shard`` (``--shard K/N|auto``, merging), ``nbgrader`` and ``gradescope`` (those commands).
-``grader`` gathers the public names.
+Here, above them: ``run`` (one submission: its cells, then its exercises), ``batch``
+(slots, workers, the gradebook written by this process alone), ``records`` (the plain
+records), ``limits`` (every limit, declared once), ``cli`` and ``merge_cli`` (the commands).
+This file is the public face: the names below, each loaded from its module on first use, so
+that ``python -m helpers student`` stays light and a sandbox, which holds this file but not the
+rest, imports nothing.
 """
 
-__all__ = ["Settings", "UsageError", "grade_batch", "grade_submission"]
+from importlib import import_module
+
+#: the public names -> the module (below this package) that defines each
+PUBLIC = {
+    "BatchResult": "records",
+    "changed_sources": "judging.sources",
+    "check_gradable": "reading.submissions",
+    "CHECK_SOURCES": "judging.sources",
+    "COLUMNS": "books.gradebook",
+    "exercise_seed": "judging.judging",
+    "exercises_of": "reading.submissions",
+    "feedback_path": "books.feedback",
+    "find_submissions": "reading.submissions",
+    "grade_batch": "batch",
+    "grade_submission": "run",
+    "Gradebook": "books.gradebook",
+    "Graded": "records",
+    "hard_limit": "batch",
+    "judge": "judging.judging",
+    "KERNEL_SIDE_SOURCE": "judging.sources",
+    "load_results": "judging.judging",
+    "make_probes": "judging.judging",
+    "OLD_COLUMNS": "books.gradebook",
+    "probe_fields": "judging.judging",
+    "problem_rows": "reading.submissions",
+    "read_notebook": "reading.submissions",
+    "read_rows": "books.gradebook",
+    "ResultError": "judging.judging",
+    "Row": "records",
+    "Settings": "records",
+    "Slot": "kernels.kernel_run",
+    "STATUSES": "books.gradebook",
+    "Submission": "records",
+    "target_name": "reading.submissions",
+    "UsageError": "records",
+}
+
+__all__ = sorted(PUBLIC)
 
 
-def __getattr__(name):  # the grader loads on first use: `python -m helpers student` stays light
-    if name in __all__:
-        from . import grader
-
-        return getattr(grader, name)
-    raise AttributeError(name)
+def __getattr__(name):
+    if name in PUBLIC:
+        return getattr(import_module(f".{PUBLIC[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

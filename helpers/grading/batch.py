@@ -19,7 +19,6 @@ import multiprocessing as mp
 import os
 import signal
 import sys
-import tempfile
 import time
 import traceback
 from collections.abc import Callable
@@ -29,18 +28,17 @@ from pathlib import Path
 
 import torch
 
-from . import cgroup, kernel_view, sandbox, scratch
 from . import run as run_module
-from .feedback import feedback_path
-from .gradebook import Gradebook, in_order, read_rows
-from .judging import settle_draws
-from .kernel import kernel_env
-from .kernel_run import CELL_BUDGET, MAX_STARTS, Slot
-from .pipe import recv_plain, send_plain
+from .books.feedback import feedback_path
+from .books.gradebook import Gradebook, in_order, read_rows
+from .judging.judging import settle_draws
+from .judging.sources import changed_sources
+from .kernels import sandbox, scratch
+from .kernels.kernel_run import CELL_BUDGET, MAX_STARTS, Slot
+from .kernels.pipe import recv_plain, send_plain
+from .kernels.slots import Slots, kill_group
+from .reading.submissions import exercises_of, find_submissions, problem_rows, read_limited
 from .records import BatchResult, Graded, Settings, Submission, UsageError
-from .sources import changed_sources
-from .submissions import exercises_of, find_submissions, problem_rows, read_limited
-from .zygote import Zygote
 
 
 def hard_limit(settings: Settings, sub: Submission) -> float:
@@ -68,104 +66,6 @@ def _worker(conn, sub: Submission, nb, settings: Settings, slot: Slot) -> None:
     finally:
         conn.close()
         os._exit(0)
-
-
-def _kill_group(pid: int) -> None:
-    try:
-        if os.getpgid(pid) == pid:
-            os.killpg(pid, signal.SIGKILL)
-    except (OSError, AttributeError):
-        pass
-
-
-class _Slots:
-    """The job slots: a folder each, and a sandboxed zygote each when kernels are preloaded."""
-
-    def __init__(self, jobs: int, settings: Settings, kind: str, preload: bool):
-        self.settings, self.kind, self.preload = settings, kind, preload
-        self.root = Path(tempfile.mkdtemp(prefix="grade-", dir=settings.workdir)).resolve()
-        self.free: list[Slot] = []
-        self.starting: list[Slot] = []  # their zygote still imports: not handed out yet
-        self.all: dict[Path, Slot] = {}  # folder -> its slot, free or not
-        self.restarts: list[str] = []  # why a slot's sandbox had to be made again
-        self.leftovers: list[str] = []  # what a submission left that could not be removed
-        try:
-            for i in range(jobs):
-                folder = self.root / f"slot-{i}"
-                folder.mkdir()
-                self._make(folder)
-        except BaseException:
-            self.close()
-            raise
-
-    def _prefix(self, folder: Path, as_pid_1: bool) -> list[str] | None:
-        if self.kind != "bwrap":
-            return None
-        prefix = sandbox.bwrap_command(
-            str(folder),
-            hidden=self.settings.hidden,
-            device=self.settings.device,
-            as_pid_1=as_pid_1,
-            package=str(self._view(folder) / "helpers"),
-        )
-        # the slot's tasks, CPU share and memory as a group, where the host can (cgroup.py)
-        return cgroup.limit(prefix, str(folder), self.settings.memory_bytes)
-
-    def _view(self, folder: Path) -> Path:
-        """The slot's view of the package (kernel_view.py): beside its folder, not inside."""
-        return self.root / f"view-{folder.name}"
-
-    def _make(self, folder: Path) -> Slot:
-        zygote = None
-        view = self._view(folder)
-        kernel_view.fill(view, None)  # no blocks at all until a submission's notebook is known
-        unconfined = str(view) if self.kind != "bwrap" else None
-        if self.preload:
-            env = dict(kernel_env(str(folder / ".zygote"), 1, unconfined), MPLBACKEND="agg")
-            zygote = Zygote(env, sandbox=self._prefix(folder, True), cwd=str(folder))
-        slot = Slot(folder, zygote=zygote, sandbox=self._prefix(folder, False), view=view)
-        self.all[folder] = slot
-        (self.starting if zygote else self.free).append(slot)
-
-    def promote(self) -> None:
-        """Free the starting slots whose zygote is ready (this reads its message)."""
-        for slot in [s for s in self.starting if s.zygote.ready()]:
-            self.starting.remove(slot)
-            self.free.append(slot)
-
-    def take(self) -> Slot | None:
-        """A free slot whose zygote is ready (a worker fills its view at once), or None."""
-        self.promote()
-        return self.free.pop(0) if self.free else None
-
-    def waitables(self) -> list:
-        """What becomes readable when a starting slot may be ready."""
-        return [s.zygote.replies for s in self.starting]
-
-    def recycle(self, slot: Slot, kernels: list[int]) -> None:
-        """End all the last submission left running, empty the folder, free the slot."""
-        for pid in kernels:  # kernels started as processes of their own
-            _kill_group(pid)
-        if slot.zygote is not None:
-            try:
-                slot.zygote.reset()
-            except RuntimeError as exc:  # stuck or gone: a new sandbox and zygote for this slot
-                self.restarts.append(str(exc))
-                slot.zygote.close()
-                scratch.empty(slot.folder)
-                self._make(slot.folder)  # free once its zygote is ready
-                return
-        left = scratch.empty(slot.folder)
-        if left:  # the next submission gets a new work folder all the same
-            self.leftovers.append(f"{', '.join(left)} in {slot.folder}")
-        self.free.append(slot)
-
-    def close(self) -> None:
-        for slot in self.all.values():
-            if slot.zygote is not None:
-                slot.zygote.close()
-            cgroup.release(str(slot.folder))
-        scratch.remove(self.root)
 
 
 def _prepare(paths, out: Path, jobs: int, settings: Settings, resume: bool, log, select=None):
@@ -201,7 +101,7 @@ def _prepare(paths, out: Path, jobs: int, settings: Settings, resume: bool, log,
 class _Batch:
     """The parent's loop: start workers on free slots, collect answers, enforce deadlines."""
 
-    def __init__(self, subs, settings: Settings, slots: _Slots, finish: Callable):
+    def __init__(self, subs, settings: Settings, slots: Slots, finish: Callable):
         self.pending, self.settings, self.slots, self.finish = list(subs), settings, slots, finish
         self.ctx = mp.get_context("fork" if sys.platform.startswith("linux") else "spawn")
         self.running: dict = {}  # connection -> worker state
@@ -322,7 +222,7 @@ class _Batch:
         finally:
             for state in list(self.running.values()):
                 for pid in state["kernels"]:
-                    _kill_group(pid)
+                    kill_group(pid)
                 state["proc"].kill()
 
 
@@ -334,7 +234,7 @@ class _Recorder:
         self.book, self.result, self.fb_dir, self.bar = book, result, fb_dir, bar
 
     def __call__(self, sub: Submission, graded: Graded) -> None:
-        from .feedback import feedback_markdown
+        from .books.feedback import feedback_markdown
 
         self.book.add(graded.rows)
         self.result.rows += graded.rows
@@ -410,7 +310,7 @@ def grade_batch(
     start = time.monotonic()
     record = _Recorder(book, result, fb_dir, _progress_bar(len(subs)) if progress else None)
     preload = settings.preload and sys.platform.startswith("linux")
-    slots = _Slots(jobs, settings, kind, preload) if subs else None
+    slots = Slots(jobs, settings, kind, preload) if subs else None
     try:
         if slots:
             _Batch(subs, settings, slots, record).loop()

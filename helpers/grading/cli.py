@@ -7,7 +7,8 @@ import os
 import sys
 from collections.abc import Callable
 
-from . import limits, outputs
+from . import limits
+from .books import outputs
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -112,8 +113,8 @@ def shard_filter(text: str | None, out: str, seed: int) -> Callable[[list], list
     """The grader's ``select`` hook: ``--shard K/N`` (all when None; ValueError for a bad
     K/N), writing the gradebook's record (seed, shard, the submissions it is to hold) before
     anything is graded, so that an interrupted part is known unfinished."""
-    from .gradebook import write_record
-    from .shard import parse_shard, select
+    from .books.gradebook import write_record
+    from .books.shard import parse_shard, select
 
     k, n = parse_shard(text) if text else (1, 1)
 
@@ -138,8 +139,8 @@ def shard_filter(text: str | None, out: str, seed: int) -> Callable[[list], list
 def resume_seed(args: argparse.Namespace) -> tuple[int | None, str]:
     """The seed for ``--resume``: the one recorded with ``--out`` (ValueError if ``--seed``
     differs without ``--new-seed``, or the shard differs), and what to say about it."""
-    from .gradebook import read_record
-    from .shard import parse_shard
+    from .books.gradebook import read_record
+    from .books.shard import parse_shard
 
     record = read_record(args.out) if args.resume and os.path.exists(args.out) else None
     if record is None:
@@ -192,8 +193,8 @@ def settings_from(args: argparse.Namespace):
 
 
 def run(args: argparse.Namespace) -> int:
-    from .archives import expanded
     from .batch import grade_batch
+    from .reading.archives import expanded
 
     settings = settings_from(args)
     pick = shard_filter(args.shard, args.out, settings.seed)
@@ -249,7 +250,7 @@ def print_summary(result, args: argparse.Namespace, seed: int) -> None:
 
 def summary_table(rows: list) -> str:
     """Per notebook: submissions, mean score, and the rows by status."""
-    from .gradebook import STATUSES, per_submission
+    from .books.gradebook import STATUSES, per_submission
 
     counts: dict[str, dict[str, int]] = {}
     for r in rows:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import outputs
+from .books import outputs
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -25,8 +25,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .gradebook import read_record
-    from .shard import merge
+    from .books.gradebook import read_record
+    from .books.shard import merge
 
     outputs.check_arguments(args)
     n = merge(args.out, args.parts)
@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
         )
     similar = None
     if args.similarity_from and args.report:
-        from .archives import expanded
+        from .reading.archives import expanded
 
         with expanded(args.similarity_from) as paths:
             similar = outputs.code_similarity(paths, args.out)

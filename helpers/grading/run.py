@@ -25,19 +25,13 @@ from pathlib import Path
 
 import torch
 
-from . import cgroup, kernel_view, scratch
-from .judging import (
-    judge_limited,
-    make_probes,
-    new_private_file,
-    probe_fields,
-)
-from .kernel import CellRun
-from .kernel_code import kernel_sources
-from .kernel_run import KernelRun, Slot
-from .records import Graded, Row, Settings, Submission, UsageError
-from .sources import BLOCKS, CHECK_SOURCES, KERNEL_SIDE_SOURCE
-from .submissions import (
+from .judging.judging import judge_limited, make_probes, new_private_file, probe_fields
+from .judging.sources import BLOCKS, CHECK_SOURCES, KERNEL_SIDE_SOURCE
+from .kernels import cgroup, kernel_view, scratch
+from .kernels.kernel import CellRun
+from .kernels.kernel_code import kernel_sources
+from .kernels.kernel_run import KernelRun, Slot
+from .reading.submissions import (
     check_gradable,
     copy_siblings,
     exercises_of,
@@ -45,6 +39,7 @@ from .submissions import (
     read_notebook,
     target_name,
 )
+from .records import Graded, Row, Settings, Submission, UsageError
 
 
 def grade_submission(
@@ -106,7 +101,7 @@ def grade_submission(
 
 
 def standalone_slot(settings: Settings) -> Slot:
-    from . import sandbox
+    from .kernels import sandbox
 
     kind, _ = sandbox.resolve(settings.sandbox)
     problem = scratch.check_workdir(settings.workdir) if kind == "bwrap" else ""

@@ -549,7 +549,7 @@ def test_trained_output_not_a_tensor(run_check):
 
 def test_trained_grading_probes_are_fresh():
     from helpers.checks import EXERCISES
-    from helpers.grading.grader import make_probes, target_name
+    from helpers.grading import make_probes, target_name
 
     ex = EXERCISES["06.trained_encoder"]
     assert target_name(ex) == "model"

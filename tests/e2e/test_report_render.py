@@ -21,8 +21,8 @@ ARTIFACTS = REPO / "artifacts" / "report"
 
 
 def test_report_renders_in_chromium(tmp_path, browser_context):
-    from helpers.grading.gradebook import read_rows
-    from helpers.grading.report import write_report
+    from helpers.grading.books.gradebook import read_rows
+    from helpers.grading.books.report import write_report
     from tests.grading import classbook
 
     report = tmp_path / "report.html"

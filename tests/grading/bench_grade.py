@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from helpers.grading.grader import Settings, exercises_of, grade_batch
+from helpers.grading import Settings, exercises_of, grade_batch
 
 from .builders import NOTEBOOKS, load, set_exercise, write
 

@@ -15,7 +15,7 @@ import io
 import sys
 import time
 
-from helpers.grading import similarity as S
+from helpers.grading.judging import similarity as S
 
 from . import planted
 

@@ -10,7 +10,7 @@ import csv
 from pathlib import Path
 
 from helpers.checks import REGISTRY
-from helpers.grading.gradebook import COLUMNS
+from helpers.grading.books.gradebook import COLUMNS
 
 N_SUBMISSIONS = 30
 SDPA, CAUSAL, PADDING = ("02.scaled_dot_product_attention", "02.causal_mask", "02.padding_mask")

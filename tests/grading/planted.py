@@ -95,7 +95,7 @@ def disguise(code: str, names: dict, other: dict) -> str:
 
 
 def reference_sdpa() -> str:
-    from helpers.grading.similarity import course_cells
+    from helpers.grading.judging.similarity import course_cells
 
     return course_cells("02")[0][SDPA]
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from helpers.__main__ import main
+from helpers.grading.books.gradebook import GradebookError, read_record, write_record
+from helpers.grading.books.shard import merge, parse_shard, shard_of
 from helpers.grading.cli import resume_seed
-from helpers.grading.gradebook import GradebookError, read_record, write_record
-from helpers.grading.shard import merge, parse_shard, shard_of
 
 from .classbook import COLUMNS
 

@@ -14,7 +14,7 @@ pytestmark = pytest.mark.slow
 
 @pytest.mark.parametrize("carry", [True, False])
 def test_grader_carries_forward_unless_told_not_to(tmp_path, grade_device, carry):
-    from helpers.grading.grader import Settings, Submission, grade_submission
+    from helpers.grading import Settings, Submission, grade_submission
 
     nb = load("05")
     cell = nb.cells[exercise_index(nb, "05.LayerNorm")]
@@ -36,8 +36,8 @@ def test_grader_carries_forward_unless_told_not_to(tmp_path, grade_device, carry
 
 
 def test_class_report_counts_carried_forward_rows():
+    from helpers.grading.books.report import summarize
     from helpers.grading.records import Row
-    from helpers.grading.report import summarize
 
     carried = "carried forward from 05.LayerNorm: your TransformerEncoderBlock is right; ..."
     rows = [

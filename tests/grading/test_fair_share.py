@@ -1,5 +1,5 @@
-"""A busy neighbour costs an honest classmate nothing, on one CPU (helpers/grading/cgroup.py,
-batch.py).
+"""A busy neighbour costs an honest classmate nothing, on one CPU
+(helpers/grading/kernels/cgroup.py, batch.py).
 
 The attack: a submission starts 48 busy processes, each in a session of its own, and keeps its
 slot while they run. The batch runs in a cgroup of one CPU (as in a container or a Slurm job
@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from helpers.grading import cgroup, sandbox
 from helpers.grading.batch import grade_batch
+from helpers.grading.kernels import cgroup, sandbox
 from helpers.grading.records import Settings
 
 from .builders import plain_notebook, write

@@ -1,6 +1,6 @@
-"""Faults injected at named points (helpers/grading/faults.py): exact rows, with and without the
-sandbox, kernels started as processes of their own (a cold ``import torch``) and forked from the
-zygote of a batch.
+"""Faults injected at named points (helpers/grading/kernels/faults.py): exact rows, with and
+without the sandbox, kernels started as processes of their own (a cold ``import torch``) and
+forked from the zygote of a batch.
 
 Whatever strikes (the grader's interrupt or a kill, in the notebook's imports, in the grader's
 own setup, in a probe, while the results are written), the rows say what really happened to the
@@ -17,8 +17,8 @@ import os
 import pytest
 
 from helpers.checks import REGISTRY
-from helpers.grading import faults, sandbox
-from helpers.grading.grader import Settings, Submission, grade_submission, make_probes
+from helpers.grading import Settings, Submission, grade_submission, make_probes
+from helpers.grading.kernels import faults, sandbox
 
 from .builders import exercise_index, load, plain_notebook, write
 
@@ -213,7 +213,7 @@ def test_re_runs_share_one_bound_on_a_submissions_cells(tmp_path):
     the bound of CELL_BUDGET x 3 s over all kernels stops the third re-run, and says so."""
     import time
 
-    from helpers.grading.kernel_run import CELL_BUDGET
+    from helpers.grading.kernels.kernel_run import CELL_BUDGET
 
     dies = "def {name}(*args, **kwargs):\n    import os\n    os._exit(1)"
     nb = plain_notebook(

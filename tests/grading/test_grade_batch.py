@@ -19,7 +19,7 @@ import pytest
 
 from helpers.__main__ import main
 from helpers.checks import REGISTRY
-from helpers.grading.grader import exercises_of, make_probes
+from helpers.grading import exercises_of, make_probes
 
 from ..speed import scaled
 from .builders import (
@@ -618,7 +618,7 @@ def test_whole_notebook_time_limit(tmp_path, grade_device, total):
     """6 s: in the cell that sleeps, or earlier on a busy machine; 0.3 s: in the first cells'
     `import torch` (a kernel of its own imports it cold), which once left a half-imported torch
     that the grader's setup then failed in ("could not set up in the kernel")."""
-    from helpers.grading.grader import Settings, Submission, grade_submission
+    from helpers.grading import Settings, Submission, grade_submission
 
     nb = load("00")
     insert(nb, exercise_index(nb, "00.relu"), "import time\ntime.sleep(60)")

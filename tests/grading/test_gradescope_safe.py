@@ -26,7 +26,7 @@ import pytest
 
 from helpers.__main__ import main
 from helpers.checks import REGISTRY
-from helpers.grading import separate_user
+from helpers.grading.kernels import separate_user
 
 from .builders import insert, load, plain_notebook, write
 from .test_instructor_workflow import _run_autograder, _validate_results, exercises_only, points
@@ -176,7 +176,7 @@ def test_a_kernel_without_an_account_still_has_a_user_name(tmp_path):
     """torch < 2.13 imports torch._dynamo only where getpass.getuser() works (an H100 machine's
     torch 2.11: every case of the Gradescope test above failed with "Artifact of
     type=precompile already registered"); the kernel's environment names a user."""
-    from helpers.grading.kernel import kernel_env
+    from helpers.grading.kernels.environment import kernel_env
 
     uid = unused_uid()
     code = "import getpass; print(getpass.getuser())"

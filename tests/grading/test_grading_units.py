@@ -13,13 +13,12 @@ from pathlib import Path
 import pytest
 import torch
 
+import helpers.grading as grader
 from helpers.__main__ import main
 from helpers.checks import REGISTRY, evaluate
 from helpers.checks.framework import Exercise, Fail, Probe, Unsupported
 from helpers.checks.runner import run_probe
-from helpers.grading import grader
-from helpers.grading import run as run_module
-from helpers.grading.grader import (
+from helpers.grading import (
     CHECK_SOURCES,
     KERNEL_SIDE_SOURCE,
     Graded,
@@ -34,6 +33,7 @@ from helpers.grading.grader import (
     make_probes,
     read_notebook,
 )
+from helpers.grading import run as run_module
 
 from .builders import load, plain_notebook, write
 
@@ -359,7 +359,7 @@ def test_rows_are_on_disk_before_the_batch_ends(tmp_path, monkeypatch):
         return "text"
 
     monkeypatch.setattr(run_module, "grade_submission", fake)
-    monkeypatch.setattr("helpers.grading.feedback.feedback_markdown", feedback)
+    monkeypatch.setattr("helpers.grading.books.feedback.feedback_markdown", feedback)
     out = tmp_path / "g.csv"
     with pytest.raises(RuntimeError):
         grader.grade_batch(
@@ -405,7 +405,7 @@ def test_feedback_path_of_a_deep_folder_is_a_name_the_file_system_takes(tmp_path
     """A notebook under long folder names (README allows any layout) gets a feedback file whose
     name stays under 255 bytes, distinct per submission; before, writing it raised Errno 36
     and ended the batch."""
-    from helpers.grading.feedback import feedback_path
+    from helpers.grading.books.feedback import feedback_path
 
     deep = "/".join(["é" * 130, "b" * 130])
     paths = {feedback_path(tmp_path, f"{deep}/{who}_02.ipynb") for who in ("alice", "bob")}
@@ -419,8 +419,8 @@ def test_feedback_path_of_a_deep_folder_is_a_name_the_file_system_takes(tmp_path
 def test_text_from_a_submission_is_written_without_control_characters():
     """ESC sequences (clearing a terminal, an OSC 52 clipboard write), NUL, BEL and bidi
     overrides reach neither the gradebook nor the feedback; HTML in a note is shown as text."""
-    from helpers.grading.feedback import feedback_markdown
-    from helpers.grading.gradebook import fields, guard, unguard
+    from helpers.grading.books.feedback import feedback_markdown
+    from helpers.grading.books.gradebook import fields, guard, unguard
     from helpers.grading.records import Graded, Row, Submission
 
     hostile = "=cmd\x1b[2J\x1b]52;c;aGk=\x07\x00\u202eevil\tok"
@@ -446,7 +446,7 @@ def markdown_html(text: str) -> str:
 def test_learner_text_in_feedback_is_inert_markdown():
     """A name, a message and a note that try a remote image, a link, HTML and a code fence of
     their own: the rendered feedback holds none of them as live elements (issue 31, item 7)."""
-    from helpers.grading.feedback import feedback_markdown
+    from helpers.grading.books.feedback import feedback_markdown
     from helpers.grading.records import Graded, Row, Submission
 
     hostile = (
@@ -464,7 +464,7 @@ def test_learner_text_in_feedback_is_inert_markdown():
 
 def test_feedback_files_never_collide():
     """alice/02_x.ipynb and a top-level alice__02_x.ipynb (and labels alike) get a file each."""
-    from helpers.grading.feedback import feedback_path
+    from helpers.grading.books.feedback import feedback_path
 
     labels = [
         "alice/02_x.ipynb", "alice__02_x.ipynb", "a/_b.ipynb", "a_/b.ipynb", "a___b.ipynb",
@@ -493,7 +493,7 @@ def test_inputs_the_course_version_fails_are_drawn_again(monkeypatch, capfd):
     """A check that misses a correct answer on some inputs would cost every correct answer of
     the batch (one seed for all): the grader keeps the first draw the course's own version
     passes, found in a child process before the workers fork, and says so on stderr."""
-    from helpers.grading import judging
+    from helpers.grading.judging import judging
 
     coin = _Coin()
     coin.id = "99.coin"

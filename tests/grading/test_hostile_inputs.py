@@ -39,11 +39,11 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from helpers.grading import sandbox, scratch
-from helpers.grading.isolate import IsolatedError, call_limited
-from helpers.grading.judging import ResultError, load_results
+from helpers.grading.judging.judging import ResultError, load_results
+from helpers.grading.kernels import sandbox, scratch
+from helpers.grading.reading.isolate import IsolatedError, call_limited
+from helpers.grading.reading.submissions import metadata_number, read_notebook
 from helpers.grading.records import Submission
-from helpers.grading.submissions import metadata_number, read_notebook
 
 from .builders import ROOT, exercise_index, insert, load, set_exercise, write
 

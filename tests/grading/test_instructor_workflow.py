@@ -22,8 +22,8 @@ import pytest
 
 from helpers.__main__ import main
 from helpers.checks import REGISTRY
-from helpers.grading.gradebook import read_table
-from helpers.grading.shard import shard_of
+from helpers.grading.books.gradebook import read_table
+from helpers.grading.books.shard import shard_of
 
 from ..speed import scaled
 from .builders import load, plain_notebook, set_exercise, write

@@ -23,9 +23,9 @@ from pathlib import Path
 import pytest
 
 from helpers.__main__ import main
-from helpers.grading.gradebook import read_rows
-from helpers.grading.lms import compute_totals
-from helpers.grading.lms_export import moodle_path, parse_assignments, recognize, write_for
+from helpers.grading.books.gradebook import read_rows
+from helpers.grading.books.lms import compute_totals
+from helpers.grading.books.lms_export import moodle_path, parse_assignments, recognize, write_for
 
 from .classbook import COLUMNS
 

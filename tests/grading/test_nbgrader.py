@@ -12,7 +12,7 @@ import nbformat
 import pytest
 
 from helpers.__main__ import main
-from helpers.grading.grader import Settings, grade_batch
+from helpers.grading import Settings, grade_batch
 
 pytest.importorskip("nbgrader")
 pytestmark = pytest.mark.slow

@@ -23,10 +23,10 @@ import sys
 import pytest
 
 from helpers.checks import REGISTRY
-from helpers.grading import sandbox
-from helpers.grading.kernel_code import kernel_sources
-from helpers.grading.kernel_view import block_notebook, fill
-from helpers.grading.sources import CHECK_SOURCES
+from helpers.grading.judging.sources import CHECK_SOURCES
+from helpers.grading.kernels import sandbox
+from helpers.grading.kernels.kernel_code import kernel_sources
+from helpers.grading.kernels.kernel_view import block_notebook, fill
 
 from .builders import ROOT, load, set_exercise, write
 

@@ -7,8 +7,8 @@ import csv
 import re
 from pathlib import Path
 
-from helpers.grading.gradebook import read_rows
-from helpers.grading.report import histogram_figure, summarize, write_report
+from helpers.grading.books.gradebook import read_rows
+from helpers.grading.books.report import histogram_figure, summarize, write_report
 
 from . import classbook
 from .classbook import COLUMNS
@@ -79,7 +79,7 @@ def test_count_axes_are_whole_numbers(tmp_path):
 
 
 def test_feedback_path_is_the_one_readme_gives(tmp_path):
-    from helpers.grading.feedback import feedback_path
+    from helpers.grading.books.feedback import feedback_path
 
     from .builders import ROOT
 
@@ -90,7 +90,7 @@ def test_feedback_path_is_the_one_readme_gives(tmp_path):
 
 
 def test_feedback_says_late(tmp_path):
-    from helpers.grading.feedback import feedback_markdown
+    from helpers.grading.books.feedback import feedback_markdown
     from helpers.grading.records import Graded, Row, Submission
 
     graded = Graded([Row("x", "00", "00.relu", 1, 1, "passed", "ok")])

@@ -23,10 +23,11 @@ from helpers.blocks.attention import causal_mask
 from helpers.blocks.multihead import MultiHeadAttention as ReferenceMHA
 from helpers.checks import REGISTRY
 from helpers.checks.framework import CheckResult
-from helpers.grading import judging, sandbox, scratch, sources
-from helpers.grading.gradebook import fields
-from helpers.grading.grader import KERNEL_SIDE_SOURCE, Row, UsageError, load_results
-from helpers.grading.pipe import recv_plain, send_plain
+from helpers.grading import KERNEL_SIDE_SOURCE, Row, UsageError, load_results
+from helpers.grading.books.gradebook import fields
+from helpers.grading.judging import judging, sources
+from helpers.grading.kernels import sandbox, scratch
+from helpers.grading.kernels.pipe import recv_plain, send_plain
 from helpers.grading.records import Graded
 
 from ..speed import scaled
@@ -199,7 +200,7 @@ def test_a_slot_left_locked_by_chmod_is_emptied_and_used_again():
 
 
 def test_one_huge_message_is_dropped_before_the_grader_reads_it(tmp_path):
-    from helpers.grading.kernel import MAX_MESSAGE_BYTES, Kernel
+    from helpers.grading.kernels.kernel import MAX_MESSAGE_BYTES, Kernel
 
     private = tmp_path / "private"
     private.mkdir()
@@ -231,7 +232,7 @@ def test_a_flood_of_large_messages_does_not_fill_the_grader(tmp_path):
     grader's peak memory grows by far less than the output (here 150 x 3.5 MiB = 525 MiB)."""
     import resource
 
-    from helpers.grading.kernel import Kernel
+    from helpers.grading.kernels.kernel import Kernel
 
     private = tmp_path / "private"
     private.mkdir()
@@ -304,7 +305,7 @@ def test_the_mistake_code_reaches_the_row(monkeypatch):
 
 @pytest.fixture(scope="module")
 def watching_side():
-    from helpers.grading.grader import CHECK_SOURCES
+    from helpers.grading import CHECK_SOURCES
 
     ns = {"__name__": "__course_grader__"}
     exec(compile(KERNEL_SIDE_SOURCE, "<kernel_side>", "exec"), ns)
@@ -317,7 +318,7 @@ def watching_side():
 
 
 def reference_run(side, tmp_path, ex_id, candidate) -> dict:
-    from helpers.grading.grader import make_probes, probe_fields, target_name
+    from helpers.grading import make_probes, probe_fields, target_name
 
     ex = REGISTRY[ex_id]
     probes_path, out = tmp_path / "probes.pt", tmp_path / "out.pt"
@@ -398,16 +399,18 @@ def test_switching_the_hook_off_is_refused(watching_side, tmp_path):
 def test_the_view_holds_every_grading_module_the_zygote_imports():
     """A module the zygote imports but the kernel's view leaves out kills every zygote (each
     sandbox then restarts, and kernels fall back to processes of their own)."""
-    from helpers.grading.kernel_view import SANDBOX_MODULES
+    from helpers.grading.kernels.kernel_view import SANDBOX_MODULES
     from tests.test_import_rules import GRAPH
 
-    seen, todo = set(), ["helpers.grading.zygote"]
+    seen, todo = set(), ["helpers.grading.kernels.zygote"]
     while todo:
         module = todo.pop()
         if module not in seen:
             seen.add(module)
             todo += [m for m in GRAPH[module] if m.startswith("helpers.grading.")]
-    assert {m.rsplit(".", 1)[1] + ".py" for m in seen} <= set(SANDBOX_MODULES)
+    paths = {m.removeprefix("helpers.grading.").replace(".", "/") + ".py" for m in seen}
+    packages = {str(Path(p).parent / "__init__.py").removeprefix("./") for p in paths}
+    assert paths | packages <= set(SANDBOX_MODULES), paths | packages
 
 
 @pytest.mark.skipif(not shutil.which("bwrap"), reason="needs bubblewrap")
@@ -415,10 +418,12 @@ def test_a_slot_is_handed_out_once_its_zygote_has_imported_the_view():
     """A worker rewrites its slot's view of the package at once (kernel_view.fill); a zygote
     still importing that view dies (CI: its first kernel fell back to a process of its own).
     So a slot is not handed out before its zygote says it is ready, and then survives it."""
-    from helpers.grading import batch, kernel_view
+    from helpers.grading import batch
+    from helpers.grading.kernels import kernel_view
+    from helpers.grading.kernels.slots import Slots
     from helpers.grading.records import Settings
 
-    slots = batch._Slots(1, Settings(), "bwrap", True)
+    slots = Slots(1, Settings(), "bwrap", True)
     try:
         assert slots.take() is None  # importing torch takes longer than this
         loop = batch._Batch([], Settings(), slots, finish=None)

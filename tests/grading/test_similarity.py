@@ -8,7 +8,7 @@ import re
 import time
 
 from helpers.__main__ import main
-from helpers.grading import similarity as S
+from helpers.grading.judging import similarity as S
 
 from . import classbook, planted
 from .builders import NOTEBOOKS, exercise_index, load, set_exercise, write
@@ -93,7 +93,7 @@ def test_code_moved_out_of_its_cell_or_run_from_a_string_is_seen(tmp_path):
 
     from nbformat.v4 import new_code_cell
 
-    from helpers.grading.report import render, summarize
+    from helpers.grading.books.report import render, summarize
 
     source = (
         "def scaled_dot_product_attention(q, k, v, mask=None):\n"

@@ -1,4 +1,4 @@
-"""The cap on a sandbox's tasks (helpers/grading/cgroup.py): a fork loop stops at it.
+"""The cap on a sandbox's tasks (helpers/grading/kernels/cgroup.py): a fork loop stops at it.
 
 Skipped, with the reason, where the host gives the grader no cgroup for it (the README says
 where); in CI's container the cgroup v1 pids hierarchy is writable.
@@ -11,8 +11,8 @@ from dataclasses import replace
 
 import pytest
 
-from helpers.grading import cgroup, sandbox
-from helpers.grading.grader import Settings, Submission, grade_submission, make_probes
+from helpers.grading import Settings, Submission, grade_submission, make_probes
+from helpers.grading.kernels import cgroup, sandbox
 
 from .builders import plain_notebook, write
 

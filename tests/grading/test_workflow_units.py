@@ -14,18 +14,13 @@ import pytest
 
 from helpers.__main__ import main
 from helpers.checks import REGISTRY
-from helpers.grading.archives import ArchiveError, expanded
-from helpers.grading.gradebook import GradebookError, read_rows
-from helpers.grading.lms import (
-    Student,
-    compile_pattern,
-    compute_totals,
-    student_of,
-    write_totals,
-)
-from helpers.grading.report import summarize, write_report
-from helpers.grading.shard import merge, parse_shard, shard_of
-from helpers.grading.submissions import copy_siblings
+from helpers.grading.books.gradebook import GradebookError, read_rows
+from helpers.grading.books.lms import compute_totals, write_totals
+from helpers.grading.books.report import summarize, write_report
+from helpers.grading.books.shard import merge, parse_shard, shard_of
+from helpers.grading.reading.archives import ArchiveError, expanded
+from helpers.grading.reading.students import Student, compile_pattern, student_of
+from helpers.grading.reading.submissions import copy_siblings
 
 from . import classbook
 from .builders import SOLUTIONS
@@ -305,7 +300,7 @@ def test_report_of_an_empty_or_all_passed_class(tmp_path):
 
 
 def test_nbgrader_notebook_metadata(tmp_path):
-    from helpers.grading.nbgrader import write_course
+    from helpers.grading.books.nbgrader import write_course
 
     [path] = write_course(tmp_path, ["2"])
     assert path == tmp_path / "source" / "02_scaled_dot_product_attention" / path.name
@@ -346,7 +341,7 @@ def test_gradescope_bundle_contents(tmp_path):
         "setup.sh",
         "run_autograder",
         "helpers/__init__.py",
-        "helpers/grading/grader.py",
+        "helpers/grading/run.py",
         "helpers/checks/nb02.py",
     } <= names
     assert not any("__pycache__" in n for n in names)

@@ -16,9 +16,9 @@ import tempfile
 
 import pytest
 
-from helpers.grading import sandbox
+from helpers.grading import Settings, Submission, grade_submission
 from helpers.grading.batch import grade_batch
-from helpers.grading.grader import Settings, Submission, grade_submission
+from helpers.grading.kernels import sandbox
 from helpers.grading.records import UsageError
 
 from .builders import plain_notebook, write

@@ -11,7 +11,7 @@ import zipfile
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
-from .limits import MAX_ZIP_BYTES
+from ..limits import MAX_ZIP_BYTES
 
 MAX_ZIP_MEMBERS = 200_000
 

@@ -31,7 +31,8 @@ import time
 import zipfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from ...notebook_files import ROOT
+
 PACKAGE = ROOT / "helpers"
 # packages the tests and the lab need but grading does not
 DEV_ONLY = {"jupyterlab", "nbval", "pytest", "pytest-xdist", "playwright", "nbgrader"}
@@ -43,7 +44,8 @@ set -euo pipefail
 ROOT="${AUTOGRADER_ROOT:-/autograder}"
 apt-get update -qq
 # bubblewrap: each notebook runs in a sandbox; where the container does not let it start,
-# the notebook runs as the unprivileged user `notebook` instead (helpers/grading/separate_user.py)
+# the notebook runs as the unprivileged user `notebook` instead
+# (helpers/grading/kernels/separate_user.py)
 apt-get install -y -qq python3 python3-venv python3-pip bubblewrap
 id -u notebook >/dev/null 2>&1 ||
     useradd --system --no-create-home --shell /usr/sbin/nologin notebook
@@ -95,7 +97,7 @@ def _add(archive: zipfile.ZipFile, name: str, data: str | bytes, mode: int = 0o6
 
 def build_bundle(notebook: str, out: str | Path) -> Path:
     """Write the autograder zip for notebook ``notebook`` (e.g. "02")."""
-    from .grader import exercises_of
+    from ..reading.submissions import exercises_of
 
     number = f"{int(notebook):02d}"
     if not exercises_of(number):
@@ -153,7 +155,7 @@ def results_json(graded, number: str, seconds: float, picked: str) -> dict:
     """Gradescope's results.json: one test per exercise of notebook ``number``, in order,
     from the grader's rows (a row of the whole submission, e.g. not a notebook, applies to
     every exercise)."""
-    from .grader import exercises_of
+    from ..reading.submissions import exercises_of
 
     rows = {r.exercise: r for r in graded.rows}
     whole = next((r for r in graded.rows if not r.exercise), None)
@@ -177,7 +179,7 @@ def results_json(graded, number: str, seconds: float, picked: str) -> dict:
 
 def _zero(number: str, why: str, seconds: float = 0.0) -> dict:
     """Every exercise 0 points, each saying ``why`` (no notebook, the wrong notebook)."""
-    from .grader import exercises_of
+    from ..reading.submissions import exercises_of
 
     tests = [_test(i, ex, 0.0, "error", why) for i, ex in enumerate(exercises_of(number), 1)]
     return _results(tests, seconds, why)
@@ -185,8 +187,8 @@ def _zero(number: str, why: str, seconds: float = 0.0) -> dict:
 
 def notebook_number(path: Path) -> str | None:
     """The notebook number the grader would grade ``path`` as (its metadata, or its name)."""
-    from .records import Submission
-    from .submissions import read_notebook
+    from ..reading.submissions import read_notebook
+    from ..records import Submission
 
     sub = Submission(path, path.name)
     read_notebook(sub)
@@ -196,7 +198,7 @@ def notebook_number(path: Path) -> str | None:
 def confinement(user: str | None) -> tuple[str, tuple[int, int] | None, str]:
     """How the notebook runs here: ("bwrap" | "user" | "none", (uid, gid), the note to show).
     Never unconfined without saying so."""
-    from . import sandbox, separate_user
+    from ..kernels import sandbox, separate_user
 
     kind, warning = sandbox.resolve("auto")
     if kind == "bwrap":
@@ -216,9 +218,10 @@ def confinement(user: str | None) -> tuple[str, tuple[int, int] | None, str]:
 
 def _grade_file(picked: Path, number: str, seed: int | None, user: str | None):
     """Run and judge ``picked`` as notebook ``number``: (graded, the confinement note)."""
-    from . import scratch, separate_user
-    from .grader import Settings, Submission, grade_submission
-    from .kernel_run import Slot
+    from ..kernels import scratch, separate_user
+    from ..kernels.kernel_run import Slot
+    from ..records import Settings, Submission
+    from ..run import grade_submission
 
     kind, ids, note = confinement(user)
     settings = Settings(seed=seed if seed is not None else secrets.randbelow(2**31), threads=1)

@@ -11,9 +11,9 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from . import kernel_side
+from ..kernels import kernel_side
 
-GRADING = Path(kernel_side.__file__).resolve().parent
+GRADING = Path(__file__).resolve().parent.parent
 CHECKS = GRADING.parent / "checks"
 # the runner's to_device, shipped with the checks so that the kernel runs its private copy
 DEVICE = GRADING.parent / "device.py"
@@ -36,7 +36,7 @@ KERNEL_SIDE_SOURCE = Path(kernel_side.__file__).read_text(encoding="utf-8")
 
 def _judge_files() -> list[Path]:
     """The files whose code decides grades: the check package and the grader itself."""
-    return sorted([*CHECKS.glob("*.py"), *GRADING.glob("*.py"), DEVICE])
+    return sorted([*CHECKS.glob("*.py"), *GRADING.rglob("*.py"), DEVICE])
 
 
 def _digest(path: Path) -> str:

@@ -28,8 +28,14 @@ import helpers
 from . import scratch
 
 PACKAGE = Path(helpers.__file__).resolve().parent
-# the modules of helpers.grading that run inside a sandbox
-SANDBOX_MODULES = ("__init__.py", "zygote.py", "pipe.py", "limits.py")
+# the modules of helpers.grading that run inside a sandbox (paths within helpers/grading)
+SANDBOX_MODULES = (
+    "__init__.py",
+    "limits.py",
+    "kernels/__init__.py",
+    "kernels/zygote.py",
+    "kernels/pipe.py",
+)
 LEFT_OUT = ("notebooks",)  # the notebook tools: no kernel needs them
 
 CHECKS_STUB = '''"""In a grading kernel the inline checks are not here: the grader judges
@@ -72,7 +78,7 @@ def _files(notebook: str | None) -> tuple[tuple[str, bytes], ...]:
         top = rel.parts[0]
         if top == "checks" and rel.as_posix() != "checks/framework.py":
             continue
-        if top == "grading" and (len(rel.parts) > 2 or rel.name not in SANDBOX_MODULES):
+        if top == "grading" and Path(*rel.parts[1:]).as_posix() not in SANDBOX_MODULES:
             continue
         if top == "blocks" and rel.suffix == ".py":
             if rel.name == "__init__.py":

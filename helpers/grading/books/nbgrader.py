@@ -24,7 +24,7 @@ from pathlib import Path
 import nbformat
 from nbformat.v4 import new_code_cell
 
-from ..notebook_files import BEGIN, NBVAL_LINE, ROOT, load_notebook, solution_paths
+from ...notebook_files import BEGIN, NBVAL_LINE, ROOT, load_notebook, solution_paths
 
 SCHEMA = 3
 COURSE_ID = "attention-to-vit"
@@ -91,7 +91,7 @@ def _test_position(cells: list, exercise_id: str, target: str) -> int:
 
 def nbgrader_notebook(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """The nbgrader source version of a solved notebook (a new object)."""
-    from .grader import exercises_of, target_name
+    from ..reading.submissions import exercises_of, target_name
 
     nb = copy.deepcopy(nb)
     for i, cell in enumerate(nb.cells):
@@ -123,7 +123,7 @@ def write_course(
     course: str | Path, numbers: list[str] | None = None, root: Path = ROOT
 ) -> list[Path]:
     """Write the course's ``source/`` (all notebooks with exercises, or those ``numbers``)."""
-    from ..checks import EXERCISES
+    from ...checks import EXERCISES
 
     course = Path(course)
     graded = {ex.notebook for ex in EXERCISES.values()}

@@ -16,12 +16,12 @@ from typing import Any, BinaryIO
 
 import torch
 
-from ..checks import evaluate
-from ..checks.framework import Exercise, Probe, Unsupported
-from ..checks.runner import Outcome
-from .isolate import IsolatedError, call_limited
-from .limits import DRAWS_MEMORY, DRAWS_SECONDS, JUDGE_MEMORY, MAX_RESULT_BYTES, MAX_TENSOR_BYTES
-from .submissions import exercise_cell, target_name
+from ...checks import evaluate
+from ...checks.framework import Exercise, Probe, Unsupported
+from ...checks.runner import Outcome
+from ..limits import DRAWS_MEMORY, DRAWS_SECONDS, JUDGE_MEMORY, MAX_RESULT_BYTES, MAX_TENSOR_BYTES
+from ..reading.isolate import IsolatedError, call_limited
+from ..reading.submissions import exercise_cell, target_name
 
 # what one exercise's results may hold once loaded: values (a list shared at every level counts
 # each time it is reached; the bytes of tensor data: MAX_TENSOR_BYTES)
@@ -43,7 +43,7 @@ def exercise_seed(seed: int, exercise_id: str, draw: int = 0) -> int:
 def course_version(ex: Exercise) -> Any:
     """The course's own version of ``ex``'s target (helpers.blocks), or None: 00-01's
     functions, the training loop and the trained models have none there."""
-    from .. import blocks
+    from ... import blocks
 
     return None if ex.kind == "trained" else getattr(blocks, target_name(ex), None)
 
@@ -80,7 +80,7 @@ def settle_draws(exercises: list[Exercise], seed: int) -> None:
 
 
 def _first_passing_draw(ex: Exercise, seed: int) -> int:
-    from ..checks.runner import run_probe
+    from ...checks.runner import run_probe
 
     reference = course_version(ex)
     if reference is None:

@@ -19,7 +19,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from .limits import MAX_REPLY_BYTES
+from ..limits import MAX_REPLY_BYTES
 
 
 class IsolatedError(Exception):

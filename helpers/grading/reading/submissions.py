@@ -10,12 +10,12 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from ..checks import REGISTRY
-from ..checks.framework import Exercise
-from ..notebook_files import notebook_number
+from ...checks import REGISTRY
+from ...checks.framework import Exercise
+from ...notebook_files import notebook_number
+from ..limits import MAX_NOTEBOOK_BYTES, MAX_SIBLING_BYTES, READ_MEMORY, READ_SECONDS
+from ..records import Row, Submission, UsageError
 from .isolate import IsolatedError, call_limited
-from .limits import MAX_NOTEBOOK_BYTES, MAX_SIBLING_BYTES, READ_MEMORY, READ_SECONDS
-from .records import Row, Submission, UsageError
 
 
 def exercises_of(notebook: str | None) -> list[Exercise]:
@@ -171,9 +171,9 @@ def copy_siblings(
     declared: tuple[str, ...] = COURSE_FILES,
 ) -> None:
     """The ``declared`` files beside the notebook (data a notebook reads), within a size budget;
-    where the LMS prefixes each student's files (lms.owner_of_file), the notebook owner's copy
+    where the LMS prefixes each student's files (students.owner_of_file), the notebook owner's copy
     of a declared name (``alice_11_22_data.csv`` for ``data.csv``), never a classmate's."""
-    from .lms import compile_pattern, owner_of_file
+    from .students import compile_pattern, owner_of_file
 
     pattern = compile_pattern(student_pattern) if student_pattern else None
     owner = owner_of_file(notebook.name, pattern)

@@ -26,8 +26,9 @@ import re
 from datetime import datetime, timezone
 from pathlib import Path
 
+from ..reading.students import CANVAS, MOODLE
 from .gradebook import guard, write_table
-from .lms import CANVAS, MOODLE, Totals
+from .lms import Totals
 
 LMS_CHOICES = ("auto", "canvas", "moodle", "plain")
 CANVAS_STUDENT = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
@@ -165,7 +166,8 @@ def print_totals(rows, path: str | Path, options) -> None:
     """``--totals``: compute, recognize the LMS (``--lms auto``), write, say what was done."""
     import sys
 
-    from .lms import compile_pattern, compute_totals, totals_summary
+    from ..reading.students import compile_pattern
+    from .lms import compute_totals, totals_summary
 
     pattern = compile_pattern(options.student_pattern) if options.student_pattern else None
     totals = compute_totals(rows, pattern, options.policy, options.late_penalty)

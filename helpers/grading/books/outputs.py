@@ -59,7 +59,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def check_arguments(args: argparse.Namespace) -> None:
     """ValueError for a bad --student-pattern, --canvas-assignment or --late-penalty."""
-    from .lms import compile_pattern
+    from ..reading.students import compile_pattern
     from .lms_export import parse_assignments
 
     if args.student_pattern:
@@ -72,9 +72,9 @@ def check_arguments(args: argparse.Namespace) -> None:
 def code_similarity(paths: list[str], gradebook: str) -> list:
     """The report's similar-code findings over the notebooks under ``paths`` (similarity.py),
     with the gradebook's points (an exercise scored without its code in the notebook)."""
+    from ..judging.similarity import similar_in
+    from ..reading.submissions import find_submissions
     from .gradebook import read_rows
-    from .similarity import similar_in
-    from .submissions import find_submissions
 
     scored = {(r.submission, r.exercise) for r in read_rows(gradebook) if r.points > 0}
     return similar_in(find_submissions(paths), scored)
@@ -94,7 +94,7 @@ def write_outputs(gradebook: str, options: argparse.Namespace, similar=None) -> 
 
         print_totals(rows, totals, options)
     if report:
-        from .lms import compile_pattern
+        from ..reading.students import compile_pattern
         from .report import write_report
 
         pattern = compile_pattern(options.student_pattern) if options.student_pattern else None

@@ -30,8 +30,8 @@ import site
 import subprocess
 import sys
 
-from .limits import SHM_BYTES
-from .records import UsageError
+from ..limits import SHM_BYTES
+from ..records import UsageError
 
 INSTALL = (
     "install bubblewrap: `sudo apt-get install bubblewrap` (Debian/Ubuntu), "

@@ -38,7 +38,7 @@ import shutil
 import subprocess
 import time
 
-from .limits import SLOT_MEMORY_FACTOR, TASKS_MAX
+from ..limits import SLOT_MEMORY_FACTOR, TASKS_MAX
 
 ROOT = "/sys/fs/cgroup"
 CONTROLLERS = ("pids", "cpu", "memory")

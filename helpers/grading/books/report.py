@@ -18,8 +18,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..records import Row
 from .gradebook import STATUSES, exercise_order, per_submission
-from .records import Row
 
 TOP_MISTAKES = 5
 
@@ -72,8 +72,8 @@ def counting(rows: list[Row], pattern=None) -> list[Row]:
 
 
 def summarize(all_rows: list[Row], pattern=None) -> Summary:
-    from ..checks import EXERCISES
-    from .lms import student_of
+    from ...checks import EXERCISES
+    from ..reading.students import student_of
 
     rows = counting(all_rows, pattern)
     order = exercise_order()
@@ -253,7 +253,7 @@ def _problem_table(summary: Summary) -> list[str]:
 
 
 def _similar_section(findings: list) -> list[str]:
-    from .similarity import MIN_RARE, OPAQUE, THRESHOLD, K
+    from ..judging.similarity import MIN_RARE, OPAQUE, THRESHOLD, K
 
     out = [
         "<h2>Similar code</h2>",

@@ -9,11 +9,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..limits import CELL_BUDGET, MAX_STARTS
+from ..reading.submissions import code_cells
+from ..records import Settings
 from .faults import Injector
 from .kernel import CellRun, Kernel
-from .limits import CELL_BUDGET, MAX_STARTS
-from .records import Settings
-from .submissions import code_cells
 
 
 @dataclass

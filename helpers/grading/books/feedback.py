@@ -14,7 +14,7 @@ MARKS = {"passed": "✅", "failed": "❌", "error": "⚠️", "timeout": "⏱", 
 
 
 def feedback_markdown(sub, graded) -> str:
-    from ..checks import EXERCISES
+    from ...checks import EXERCISES
 
     rows = graded.rows
     points = sum(r.points for r in rows)
@@ -23,7 +23,7 @@ def feedback_markdown(sub, graded) -> str:
     lines = [f"# Feedback: {code_span(sub.label)}", ""]
     head = f"Notebook {notebook}" if notebook else "Notebook: unknown"
     lines += [f"{head} · **{points:g} / {max_points:g} points**", ""]
-    from .lms import student_of
+    from ..reading.students import student_of
 
     if student_of(sub.label).late:
         lines += ["Handed in late (so marked by the LMS): the totals may take points off.", ""]

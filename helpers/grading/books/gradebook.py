@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import IO
 
-from .records import Row, UsageError
+from ..records import Row, UsageError
 
 COLUMNS = [
     "submission",
@@ -78,7 +78,7 @@ def fields(row: Row) -> list[str]:
 
 def exercise_order() -> dict[str, int]:
     """Exercise id -> its position in the registry: rows go by submission, then this."""
-    from ..checks import REGISTRY
+    from ...checks import REGISTRY
 
     return {ex_id: i for i, ex_id in enumerate(REGISTRY)}
 

@@ -33,7 +33,7 @@ import sys
 import tempfile
 import time
 
-from .limits import PRELOAD_SECONDS
+from ..limits import PRELOAD_SECONDS
 from .pipe import recv_plain, send_plain
 
 PRELOAD = (
@@ -68,7 +68,7 @@ class Zygote:
         rep_r, rep_w = os.pipe()
         code = (
             "import sys; from multiprocessing.connection import Connection; "
-            "from helpers.grading.zygote import zygote_main; "
+            "from helpers.grading.kernels.zygote import zygote_main; "
             "zygote_main(Connection(int(sys.argv[1]), writable=False), "
             "Connection(int(sys.argv[2]), readable=False), sys.argv[3] == '1')"
         )
@@ -201,7 +201,7 @@ def zygote_main(requests, replies, sandboxed: bool) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the grader's to handle
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # kernels (and orphans, as PID 1) are reaped
     _not_dumpable()
-    from .limits import fresh_keyring
+    from ..limits import fresh_keyring
 
     fresh_keyring()  # not the grader's session keyring
     for name in PRELOAD:
@@ -314,7 +314,7 @@ def _reset(sandboxed: bool, spawned: list[int]) -> dict:
         for entry in os.listdir("/dev/mqueue"):  # POSIX message queues (the sandbox mounts it)
             os.unlink(os.path.join("/dev/mqueue", entry))
         _remove_sysv_ipc()
-        from .limits import clear_user_keyrings
+        from ..limits import clear_user_keyrings
 
         clear_user_keyrings()
     else:
@@ -353,7 +353,7 @@ def _become_kernel(connection_file, workdir, env, memory_bytes, file_bytes) -> N
     import ctypes
     import importlib
 
-    from .limits import fresh_keyring, set_limits
+    from ..limits import fresh_keyring, set_limits
 
     os.setsid()  # its own session: interrupts and kills reach what it starts
     fresh_keyring()  # and its own keyring session: nothing of the last submission's
