@@ -13,7 +13,7 @@ import torch
 def get_device() -> torch.device:
     """Where the series runs its models: the CPU, unless ``ATTN2VIT_DEVICE`` names another
     (``cuda``, ``mps``). ``check()`` runs the learner's code there, or on its stand-in for a
-    GPU where that is the CPU (checks/fake_gpu.py).
+    GPU where that is the CPU (checks/run/fake_gpu.py).
 
     The CPU even where a GPU is present: the models here are tiny, and a GPU spends longer
     starting and launching its kernels than computing them. The whole series took 165 s on an

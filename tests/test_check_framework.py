@@ -7,8 +7,8 @@ import torch
 
 from helpers import check
 from helpers.checks import EXERCISES, CheckResult
-from helpers.checks.calling import builtins_off
 from helpers.checks.framework import Unsupported, plain
+from helpers.checks.run.calling import builtins_off
 
 
 def test_registry_metadata():
@@ -136,7 +136,7 @@ def test_mistake_code_from_a_named_variant():
     slug into CheckResult.mistake = "<id>/<slug>", and leaves it empty for unnamed mistakes."""
     from helpers.checks import evaluate
     from helpers.checks.framework import Exercise, Fail, Probe, expect_close
-    from helpers.checks.runner import Outcome
+    from helpers.checks.run.runner import Outcome
 
     ref = torch.tensor([1.0, 2.0])
     mistakes = [(ref * 3, "tripled"), (lambda: ref * 2, "doubled", "doubled")]
@@ -206,7 +206,7 @@ def test_an_input_changed_in_place_is_named_and_the_probe_kept():
 def test_fixed_dropout_is_the_same_on_both_sides_and_restored():
     import torch.nn.functional as F
 
-    from helpers.checks.probes import dropout_fixed, dropout_keep, fixed_dropout
+    from helpers.checks.run.modules import dropout_fixed, dropout_keep, fixed_dropout
 
     keep = dropout_keep(24, 0.5, seed=3)
     assert torch.equal(keep, dropout_keep(24, 0.5, seed=3)) and 0 < keep.sum() < 24
@@ -221,20 +221,19 @@ def test_fixed_dropout_is_the_same_on_both_sides_and_restored():
     assert not torch.equal(torch.nn.Dropout(0.5).train()(torch.ones(1000)), torch.ones(1000))
 
 
-def test_kernel_side_loads_split_check_modules():
-    """nb05.py and nb05_block.py both load for notebook "05" in the grader's kernel side."""
-    import pathlib
-    import uuid
+def test_every_probe_names_a_runner_of_the_kernel_side():
+    """The runner of every probe of every exercise, inline and for the grader, is in the
+    kernel's table (a probe naming another fails in the kernel, not here)."""
+    from helpers.checks.run.runner import RUNNERS
 
-    import helpers.grading.kernels.kernel_side as ks
-    from helpers.grading.judging.sources import CHECK_SOURCES as sources
-
-    ns = {"__name__": "__course_grader__"}
-    exec(compile(pathlib.Path(ks.__file__).read_text(), "<kernel_side>", "exec"), ns)
-    ns["setup"](sources, package=f"__split_test_{uuid.uuid4().hex[:6]}__", notebooks=["05"])
-    registry = ns["_state"]["framework"].REGISTRY
-    assert {"05.LayerNorm", "05.FeedForward", "05.TransformerEncoderBlock"} <= set(registry)
-    assert not ns["_state"]["failures"]
+    gen = torch.Generator().manual_seed(0)
+    named = {
+        p.runner.partition(":")[0]
+        for ex in EXERCISES.values()
+        for p in [*ex.probes(gen), *ex.grading_probes(gen)]
+    }
+    assert named <= set(RUNNERS), named - set(RUNNERS)
+    assert set(RUNNERS) - named == set(), "a runner no exercise uses"
 
 
 def _sdpa_by_aten_math(q, k, v, mask=None):

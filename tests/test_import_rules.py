@@ -14,6 +14,7 @@ from pathlib import Path
 
 HELPERS = Path(__file__).resolve().parent.parent / "helpers"
 CHECKS = "helpers.checks"
+KERNEL_SIDE = "helpers.checks.run"  # what a grading kernel gets: calls the learner's objects
 MAX_FLOORS = 3
 LEARNER = [
     "helpers.plotting",
@@ -149,10 +150,19 @@ def _closing_chain(graph: dict[str, list[str]], component: set[str]) -> list[str
     raise AssertionError(f"no circle through {start}")
 
 
-def floors(graph: dict[str, list[str]]) -> dict[str, list[str]]:
-    """checks/ module -> the chain that sets its floor (its length is the floor): the module,
-    then the checks/ module it imports with the highest floor, and so on down to floor 1. An
-    edge that closes a circle is left out here (rule 1 reports the circle)."""
+def _kernel_side(m: str) -> bool:
+    return m == KERNEL_SIDE or m.startswith(KERNEL_SIDE + ".")
+
+
+def _judge_side(m: str) -> bool:
+    return (m == CHECKS or m.startswith(CHECKS + ".")) and not _kernel_side(m)
+
+
+def floors(graph: dict[str, list[str]], side=_judge_side) -> dict[str, list[str]]:
+    """Module of one side of checks/ (``side``: which modules) -> the chain that sets its floor
+    (its length is the floor): the module, then the module of that side it imports with the
+    highest floor, and so on down to floor 1. An edge that closes a circle is left out here
+    (rule 1 reports the circle)."""
     chain: dict[str, list[str]] = {}
 
     def visit(v: str, on_stack: tuple[str, ...]) -> list[str]:
@@ -160,12 +170,12 @@ def floors(graph: dict[str, list[str]]) -> dict[str, list[str]]:
             below = [
                 visit(w, (*on_stack, v))
                 for w in graph[v]
-                if w.startswith(CHECKS + ".") and w not in on_stack and w != v
+                if side(w) and w not in on_stack and w != v
             ]
             chain[v] = [v, *max(below, key=len, default=[])]
         return chain[v]
 
-    for v in sorted(m for m in graph if m == CHECKS or m.startswith(CHECKS + ".")):
+    for v in sorted(m for m in graph if side(m)):
         visit(v, ())
     return chain
 
@@ -235,8 +245,8 @@ def test_rule_1_no_circles():
     assert not found, f"import circles in helpers/ (rule 1):\n{_lines(found)}"
 
 
-def test_rule_2_checks_has_at_most_three_floors():
-    chain = floors(GRAPH)
+def test_rule_2_each_side_of_checks_has_at_most_three_floors():
+    chain = floors(GRAPH) | floors(GRAPH, _kernel_side)
     too_high = [c for c in chain.values() if len(c) > MAX_FLOORS]
     exercise_modules = {m for m in chain if _defines_exercises(m)}
     crossing = [[m, w] for m in sorted(exercise_modules) for w in GRAPH[m] if w in exercise_modules]
@@ -249,6 +259,18 @@ def test_rule_2_checks_has_at_most_three_floors():
     if crossing:
         problems.append("exercise modules importing another exercise module:\n" + _lines(crossing))
     assert not problems, "rule 2:\n" + "\n".join(problems)
+
+
+def test_rule_2b_the_kernel_side_imports_nothing_of_the_judge():
+    """checks/run/ (what a grading kernel gets, whole) reaches neither the judge side of
+    checks/ nor helpers.grading: besides itself, only the learner's modules (``helpers.device``,
+    of which the grader ships a private copy, and the course's blocks, the stand-ins for a
+    learner's parts: a kernel sees those of earlier notebooks only)."""
+    kernel = sorted(m for m in MODULES if _kernel_side(m))
+    assert len(kernel) > 5, kernel
+    judge = lambda w: _judge_side(w) or w.startswith("helpers.grading")  # noqa: E731
+    chains = offending(GRAPH, kernel, judge)
+    assert not chains, f"the kernel side of checks/ reaches the judge (rule 2b):\n{_lines(chains)}"
 
 
 def test_rule_3_learner_modules_import_neither_checks_nor_grading():

@@ -3,24 +3,25 @@
     from helpers import check
     result = check("02.scaled_dot_product_attention", scaled_dot_product_attention)
 
-One module per notebook (``nb01.py``, ``nb02.py``, ...) defines that notebook's exercises, or
-several named ``nbNN_<part>.py`` when one would grow past ~400 lines (``nb05_block.py``);
-importing this package imports them all and fills :data:`EXERCISES`. Three floors, each
-importing only the floors below (tests/test_import_rules.py holds them):
+Two sides, along the line the grader draws between the learner's kernel and its own process:
 
-1. base, importing nothing here: ``framework`` (Exercise, Probe, Fail, inputs, expect_*),
-   ``calling`` (calls a learner's object: built-ins off, weights loaded, inputs kept),
-   ``references`` (float64 formulas several notebooks share), ``weights`` (the contract's
-   parameter names, random states, PyTorch's layers loaded with them);
-2. tools: ``runner`` (one probe -> plain data), ``properties`` (diagnosis by property; it adds
-   itself to ``framework.DIAGNOSES``), ``parts`` (the faulty part, the faulty step),
-   ``probes``, ``modules``, ``trained`` and each notebook's float64 reference
-   (``nbNN_reference.py``);
-3. the exercise modules and this package; an exercise module never imports another.
+- ``run/``, the kernel side: calls a learner's object on a probe and returns plain data (the
+  runners, ``run.runner.RUNNERS``). A grading kernel gets this package whole, and nothing else
+  of ``checks/``; it imports nothing of the judge side (tests/test_import_rules.py).
+- the judge side, here: the exercises (their probes, judges and float64 references), the
+  diagnosis of mistakes, the messages. One module per notebook (``nb01.py``, ``nb02.py``, ...)
+  defines that notebook's exercises, each a class decorated with ``framework.register``, or
+  several named ``nbNN_<part>.py`` when one would grow past ~400 lines (``nb05_block.py``);
+  importing this package imports them all and fills :data:`EXERCISES`. Three floors above
+  ``run/``, each importing only the floors below:
 
-A grading kernel gets only the part of these modules that calls the learner's objects (the
-runners and what they use, cut out by ``helpers/grading/kernels/kernel_code.py``), never a
-judge or a float64 reference.
+  1. ``framework`` (Exercise, register, Fail, inputs, expect_*), ``references`` (float64
+     formulas several notebooks share), ``weights`` (the contract's parameter names, random
+     states, PyTorch's layers loaded with them);
+  2. tools: ``properties`` (diagnosis by property; it adds itself to
+     ``framework.DIAGNOSES``), ``parts`` (the faulty part, the faulty step), ``probes``,
+     ``modules``, ``trained`` and each notebook's float64 reference (``nbNN_reference.py``);
+  3. the exercise modules and this package; an exercise module never imports another.
 """
 
 from __future__ import annotations
@@ -33,10 +34,10 @@ from typing import Any
 
 import torch
 
-from . import fake_gpu
-from .calling import INPUT_CHANGED
 from .framework import REGISTRY, CheckResult, Exercise, Fail, Probe
-from .runner import Outcome, error_fail, off_device_fail, run_probe
+from .run import fake_gpu
+from .run.calling import INPUT_CHANGED, STATE_MISMATCH
+from .run.runner import DEVICE_ERRORS, Outcome, run_probe
 
 for _mod in sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name.startswith("nb")):
     importlib.import_module(f"{__name__}.{_mod}")
@@ -50,6 +51,46 @@ DEFAULT_SEED = 1234
 def unknown_id_message(exercise_id: Any) -> str:
     known = ", ".join(EXERCISES)
     return f"unknown exercise id {exercise_id!r}. Known ids: {known}."
+
+
+#: a tensor made on the CPU met the inputs on the check's device (a GPU, or fakegpu standing in)
+OTHER_DEVICE = (
+    "your code mixes tensors of two devices: the check runs it on a second device, as a GPU "
+    "would, and a tensor your code made is on the CPU. Make new tensors where the inputs are "
+    "(torch.zeros(..., device=x.device), torch.ones_like(x)), and keep a module's tensors in "
+    "parameters or buffers (self.register_buffer), which .to(device) moves."
+)
+
+
+def error_fail(error: str) -> Fail:
+    """The :class:`Fail` for an error no exercise explained (the check's own steps coded)."""
+    if "switched off during this check" in error or "asks you to write yourself" in error:
+        return Fail(error, "forbidden_builtin")
+    if any(words in error for words in DEVICE_ERRORS):
+        return Fail(OTHER_DEVICE + "\n   " + error, "off_device")
+    return Fail(error, "state_mismatch" if error.startswith(STATE_MISMATCH) else None)
+
+
+def off_device_fail(probe: Probe) -> Fail:
+    """The :class:`Fail` for a result that is not where the probe's contract puts it."""
+    if probe.runner == "device":  # f(..., device=device)
+        return Fail(
+            "asked for device=<the check's device>, the result is on the CPU: the `device` "
+            "argument is ignored. Create the tensors on it (torch.ones(..., device=device) or "
+            "torch.arange(T, device=device)), so the mask lands where the scores are.",
+            "ignores_device",
+        )
+    if probe.cpu_only and not any(isinstance(a, torch.Tensor) for a in probe.args):
+        return Fail(
+            "the result is not on the CPU: with no tensor input, build it on the CPU (leave "
+            "out device=); a module that keeps it in a buffer moves it with .to(device).",
+            "off_device",
+        )
+    return Fail(
+        "an output tensor is on another device than the inputs: create new tensors with "
+        "device=x.device (or use torch.*_like).",
+        "off_device",
+    )
 
 
 def judge_failure(ex: Exercise, probe: Probe, outcome: Outcome) -> Fail | None:

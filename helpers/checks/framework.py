@@ -4,8 +4,11 @@ Every exercise is an :class:`Exercise` subclass split in three so that the grade
 the untrusted half in the learner's kernel and the trusted half in its own process:
 
     probes(gen) -> list[Probe]   inputs, made on the CPU from a seeded generator
-    run(probe, candidate)        executes the learner's object on one probe (runner.py)
+    run_probe(ex, probe, ...)    executes the learner's object on one probe (run/runner.py,
+                                 the kernel side: the runner named by ``probe.runner``)
     judge(probe, out)            raises Fail with a message that names the mistake
+
+An exercise is a class decorated with :func:`register`.
 
 ``check()`` (in ``helpers.checks``) does all three in one process.
 """
@@ -19,6 +22,9 @@ from typing import Any
 
 import torch
 
+from .run.calling import Probe, Unsupported, plain  # noqa: F401 (the judge's names for them)
+
+#: every exercise id -> its Exercise, filled by :func:`register` as the exercise modules load
 REGISTRY: dict[str, Exercise] = {}
 #: the diagnosis by property :func:`expect_close` asks before its generic message:
 #: properties.py adds its ``diagnose`` when imported, as exercise modules fill REGISTRY (the
@@ -37,27 +43,6 @@ class Fail(Exception):
         super().__init__(message)
         self.code = code
         self.figure = figure  # (expected, got): drawn inline (show_figure), never graded
-
-
-@dataclass
-class Probe:
-    """One test case: what to call the candidate with.
-
-    ``runner`` selects how the runner calls the candidate: "call" (a function), "module"
-    (construct with ``init``, load ``state`` if given, then call ``forward``), "module_info"
-    (construct and report parameter and buffer names), or an exercise's own runner
-    (``Exercise.run_<runner>``).
-    ``info`` is for the judge only and is never sent to a learner's kernel.
-    """
-
-    name: str
-    args: tuple = ()
-    kwargs: dict = field(default_factory=dict)
-    runner: str = "call"
-    init: dict | None = None
-    state: dict | None = None
-    info: dict = field(default_factory=dict)
-    cpu_only: bool = False  # keep on the CPU (float64 cases: mps has no float64)
 
 
 @dataclass
@@ -95,17 +80,10 @@ class Exercise:
         """Probes for ``python -m helpers grade`` (made from the grader's secret seed).
 
         Default: the inline check's probes. A training exercise returns probes with a runner of
-        its own (e.g. "predict": ``run_predict`` feeds held-out inputs to the learner's trained
+        its own (e.g. "predict", run/loops.py: held-out inputs fed to the learner's trained
         model) and its ``judge`` compares the predictions with a threshold.
         """
         return self.probes(gen)
-
-    def __init_subclass__(cls, **kwargs):
-        super().__init_subclass__(**kwargs)
-        if cls.id:
-            if cls.id in REGISTRY:
-                raise ValueError(f"exercise id {cls.id!r} is defined twice")
-            REGISTRY[cls.id] = cls()
 
     @property
     def notebook(self) -> str:
@@ -125,6 +103,15 @@ class Exercise:
 
     def __repr__(self) -> str:
         return f"<Exercise {self.id}: {self.title} ({self.points:g} points)>"
+
+
+def register(cls: type[Exercise]) -> type[Exercise]:
+    """Class decorator: an exercise's checks, registered under its ``id`` (timm's
+    ``@register_model``)."""
+    if not cls.id or cls.id in REGISTRY:
+        raise ValueError(f"exercise id {cls.id!r} is empty or defined twice")
+    REGISTRY[cls.id] = cls()
+    return cls
 
 
 # --------------------------------------------------------------------------- inputs
@@ -344,39 +331,3 @@ def describe_difference(got: torch.Tensor, ref: torch.Tensor, what: str) -> str:
 
 def fmt_values(t: torch.Tensor) -> str:
     return "[" + ", ".join(f"{v:.4f}" for v in t.flatten().tolist()) + "]"
-
-
-# --------------------------------------------------------------------------- outputs
-
-
-@dataclass
-class Unsupported:
-    """Stands for an output value that is not plain data (a NumPy array, a custom object...)."""
-
-    type_name: str
-
-
-def plain(x: Any, depth: int = 0) -> Any:
-    """Keep tensors (detached, on the CPU), numbers, strings, None, tuples, lists and dicts.
-
-    Anything else becomes :class:`Unsupported`, so a learner's object with a clever
-    ``__eq__`` never reaches a comparison. A tensor subclass is not a tensor here.
-    """
-    if depth > 4:
-        return Unsupported("a structure nested too deeply")
-    if isinstance(x, torch.Tensor) and x.device.type != "cpu":
-        try:  # a GPU's, or fakegpu's (fake_gpu.py: a subclass that says it is elsewhere)
-            x = x.detach().to("cpu")
-        except Exception:  # a meta tensor has no values to copy
-            return Unsupported(f"a tensor on device {x.device.type} (no values to compare)")
-    if type(x) is torch.Tensor or type(x) is torch.nn.Parameter:
-        return x.detach().to("cpu").clone()
-    if isinstance(x, torch.Tensor):
-        return Unsupported(f"a tensor subclass ({type(x).__name__})")
-    if x is None or type(x) in (bool, int, float, str):
-        return x
-    if type(x) in (tuple, list):
-        return type(x)(plain(v, depth + 1) for v in x)
-    if type(x) is dict:
-        return {str(k): plain(v, depth + 1) for k, v in x.items()}
-    return Unsupported(f"{type(x).__module__}.{type(x).__name__}")

@@ -13,6 +13,7 @@ from .framework import (
     expect_tensor,
     named,
     randn,
+    register,
 )
 from .probes import ambiguous_bool
 
@@ -25,6 +26,7 @@ MISTAKES = {
 }
 
 
+@register
 class ReluCheck(Exercise):
     id = "00.relu"
     title = "ReLU, the warm-up"

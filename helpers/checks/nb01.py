@@ -16,6 +16,7 @@ from .framework import (
     expect_tuple,
     named,
     randn,
+    register,
 )
 from .probes import ATTENTION_BUILTINS, SOFTMAX_OPS, ambiguous_bool, same_error, transpose_all
 from .properties import STABLE
@@ -83,6 +84,7 @@ def softmax_faults(got: torch.Tensor, x: torch.Tensor, dim: int) -> Fail | None:
     return None
 
 
+@register
 class SoftmaxCheck(Exercise):
     id = "01.softmax"
     title = "numerically stable softmax"
@@ -192,6 +194,7 @@ class SoftmaxCheck(Exercise):
         )
 
 
+@register
 class DotProductAttentionCheck(Exercise):
     id = "01.dot_product_attention"
     title = "attention with no weights"

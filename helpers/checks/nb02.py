@@ -19,15 +19,12 @@ from .framework import (
     named,
     randint,
     randn,
+    register,
 )
-from .probes import (
-    ATTENTION_BUILTINS,
-    DeviceProbeMixin,
-    mask_with_a_key_per_row,
-    transpose_all,
-)
-from .properties import STABLE, PropertyMixin, props
+from .probes import ATTENTION_BUILTINS, DeviceProbeMixin, mask_with_a_key_per_row, transpose_all
+from .properties import STABLE, PropertyMixin
 from .references import attention64, attention_rounding64
+from .run.relations import props
 
 SDPA_MISTAKES = {
     "scale_by_d_v": "the scores are divided by sqrt(d_v) = sqrt({d_v}): scale by sqrt(d_k) = "
@@ -68,6 +65,7 @@ MASK_MODES = {
 }
 
 
+@register
 class ScaledDotProductAttentionCheck(PropertyMixin, Exercise):
     id = "02.scaled_dot_product_attention"
     title = "scaled dot-product attention with a mask"
@@ -103,7 +101,7 @@ class ScaledDotProductAttentionCheck(PropertyMixin, Exercise):
         q, k = probe.args[:2]
         return transpose_all(error, "k", lambda: q @ k.T)
 
-    def judge(self, probe, out):
+    def judge_value(self, probe, out):
         q, k, v = probe.args
         mask = probe.kwargs.get("mask")
         d_k, d_v, T_q, T_k = q.size(-1), v.size(-1), q.size(-2), k.size(-2)
@@ -183,16 +181,17 @@ CAUSAL_MISTAKES = {
 }
 
 
+@register
 class CausalMaskCheck(DeviceProbeMixin, Exercise):
     id = "02.causal_mask"
     title = "a causal mask"
     points = 1.0
 
-    def probes(self, gen):
+    def cases(self, gen):
         for T in (4, 1, 7):
             yield Probe(f"T = {T}", args=(T,), runner="device")
 
-    def judge(self, probe, out):
+    def judge_value(self, probe, out):
         (T,) = probe.args
         got = expect_tensor(out, "the mask")
         ref = torch.ones(T, T, dtype=torch.bool).tril()
@@ -227,6 +226,7 @@ PAD_MISTAKES = {
 }
 
 
+@register
 class PaddingMaskCheck(Exercise):
     id = "02.padding_mask"
     title = "a padding mask"

@@ -4,11 +4,8 @@ compares the two)."""
 
 from __future__ import annotations
 
-import dataclasses
-
 import torch
 
-from .calling import call_candidate
 from .framework import (
     Exercise,
     Fail,
@@ -22,19 +19,20 @@ from .framework import (
     named,
     randint,
     randn,
+    register,
 )
 from .modules import expect_names
-from .parts import PARTS_KEY, locate, with_function_part
+from .parts import locate
 from .probes import (
     ATTENTION_BUILTINS,
     P_IGNORED,
-    TrainModeMixin,
-    fixed_dropout,
     judge_dropout,
     mask_with_a_key_per_row,
     train_mode_parts,
 )
 from .references import mha64
+from .run.modules import fixed_dropout
+from .run.parts import PARTS_KEY
 from .weights import PROJECTIONS, random_state
 
 MESSAGES = {
@@ -102,7 +100,8 @@ CASES = [
 ]  # fmt: skip
 
 
-class MultiHeadAttentionCheck(TrainModeMixin, Exercise):
+@register
+class MultiHeadAttentionCheck(Exercise):
     id = "03.MultiHeadAttention"
     title = "multi-head attention"
     points = 4.0
@@ -127,7 +126,7 @@ class MultiHeadAttentionCheck(TrainModeMixin, Exercise):
                     mask_with_a_key_per_row(gen, 2, 1, 4, 4) if mask == "random" else mask
                 )
             state = random_state(gen, init["d_model"], bias=init.get("bias", True))
-            yield Probe(name, (randn(*q, generator=gen),), kwargs, "forward", init, state)
+            yield Probe(name, (randn(*q, generator=gen),), kwargs, "module", init, state)
         yield Probe(
             "training mode with dropout=0.5: dropout acts on the attention weights",
             runner="train_mode",
@@ -139,14 +138,8 @@ class MultiHeadAttentionCheck(TrainModeMixin, Exercise):
 
     # ----------------------------------------------------------------------- judging
 
-    @with_function_part
-    def run_forward(self, probe, candidate, device):  # the "module" runner
-        return call_candidate(self, dataclasses.replace(probe, runner="module"), candidate, device)
-
-    run_train_mode = with_function_part(TrainModeMixin.run_train_mode)
-
     def judge(self, probe, out):
-        if isinstance(out, dict) and out.get(PARTS_KEY) is True:  # see parts.with_function_part
+        if isinstance(out, dict) and out.get(PARTS_KEY) is True:  # see run/parts.with_function_part
             try:
                 return self.judge_value(probe, out["out"])
             except Fail as fail:
@@ -154,9 +147,7 @@ class MultiHeadAttentionCheck(TrainModeMixin, Exercise):
         return self.judge_value(probe, out)
 
     def judge_value(self, probe, out):
-        if isinstance(out, Unsupported) or (
-            probe.runner != "forward" and not isinstance(out, dict)
-        ):
+        if isinstance(out, Unsupported) or (probe.runner != "module" and not isinstance(out, dict)):
             what = out.type_name if isinstance(out, Unsupported) else type(out).__name__
             raise Fail(
                 f"got {what}: MultiHeadAttention(...) should build an nn.Module (subclass "

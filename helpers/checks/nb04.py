@@ -18,11 +18,14 @@ from .framework import (
     named,
     randint,
     randn,
+    register,
 )
 from .modules import judge_module_info
-from .probes import P_IGNORED, TrainModeMixin, fixed_dropout, judge_dropout, train_mode_parts
-from .properties import PropertyMixin, props
+from .probes import P_IGNORED, judge_dropout, train_mode_parts
+from .properties import PropertyMixin
 from .references import sinusoidal64
+from .run.modules import fixed_dropout
+from .run.relations import props
 
 TABLE_MISTAKES = {
     "sin_cos_swapped": "sin and cos are swapped: even columns (0, 2, 4, ...) hold sin, odd "
@@ -134,6 +137,7 @@ def table_atol(max_len: int) -> float:
     return 1e-5 + 3e-7 * max_len
 
 
+@register
 class SinusoidalPositionalEncodingCheck(Exercise):
     id = "04.sinusoidal_positional_encoding"
     title = "the sinusoidal position table"
@@ -176,7 +180,8 @@ class SinusoidalPositionalEncodingCheck(Exercise):
         )
 
 
-class PositionalEncodingCheck(PropertyMixin, TrainModeMixin, Exercise):
+@register
+class PositionalEncodingCheck(PropertyMixin, Exercise):
     id = "04.PositionalEncoding"
     title = "the positional-encoding module"
     points = 2.0
@@ -246,7 +251,7 @@ class PositionalEncodingCheck(PropertyMixin, TrainModeMixin, Exercise):
             "after adding pe, self.dropout(x + self.pe[:T])",
         )
 
-    def judge(self, probe, out):
+    def judge_value(self, probe, out):
         if probe.runner == "module_info":
             return judge_module_info(probe, out, "PositionalEncoding", self.judge_info)
         if probe.runner == "train_mode":

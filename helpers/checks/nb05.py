@@ -2,7 +2,7 @@
 
 Module checks load the same weights into the learner's module and into PyTorch's
 (``nn.LayerNorm``) or a float64 formula, and compare outputs; in training mode the check's
-dropout uses fixed masks (``probes.dropout_fixed``) and the formula applies the same ones.
+dropout uses fixed masks (``run.modules.dropout_fixed``) and the formula applies the same ones.
 """
 
 from __future__ import annotations
@@ -22,18 +22,13 @@ from .framework import (
     named,
     randint,
     randn,
+    register,
 )
 from .modules import expect_names, judge_module_info, variance_mistakes
-from .probes import (
-    NORM_OPS,
-    P_IGNORED,
-    TrainModeMixin,
-    fixed_dropout,
-    judge_dropout,
-    train_mode_parts,
-)
+from .probes import NORM_OPS, P_IGNORED, judge_dropout, train_mode_parts
 from .properties import STABLE
 from .references import ffn64, layer_norm64
+from .run.modules import fixed_dropout
 from .weights import linear_state
 
 # --------------------------------------------------------------------------- LayerNorm
@@ -60,6 +55,7 @@ LN_MISTAKES = {
 }
 
 
+@register
 class LayerNormCheck(Exercise):
     id = "05.LayerNorm"
     title = "LayerNorm from scratch"
@@ -219,7 +215,8 @@ FFN_MISTAKES = {
 }
 
 
-class FeedForwardCheck(TrainModeMixin, Exercise):
+@register
+class FeedForwardCheck(Exercise):
     id = "05.FeedForward"
     title = "the position-wise feed-forward sublayer"
     points = 2.0

@@ -3,7 +3,7 @@
 The learner's block and ``nn.TransformerEncoderLayer(batch_first=True, dropout=0.0)`` get the
 same weights and their outputs are compared. The known wrong variants are computed by
 :func:`references.block64`, a float64 formula of the block with switches for each mistake. In
-training mode the check's dropout uses fixed masks (``probes.dropout_fixed``) and ``block64``
+training mode the check's dropout uses fixed masks (``run.modules.dropout_fixed``) and ``block64``
 applies the same ones where PyTorch's layer has dropout (tests/checks/test_nb05.py compares
 the two).
 """
@@ -22,15 +22,19 @@ from .framework import (
     named,
     randint,
     randn,
+    register,
 )
 from .modules import expect_names, judge_module_info
-from .parts import FLOW_KEY, PartsMixin, flow_fault, traced, with_parts
-from .probes import TrainModeMixin, fixed_dropout, judge_dropout, train_mode_parts
+from .parts import PartsMixin, flow_fault
+from .probes import judge_dropout, train_mode_parts
 from .references import block64
+from .run.modules import fixed_dropout
+from .run.parts import FLOW_KEY
 from .weights import PROJECTIONS, block_names, block_state, torch_layer, torch_masks
 
 
-class TransformerEncoderBlockCheck(PartsMixin, TrainModeMixin, Exercise):
+@register
+class TransformerEncoderBlockCheck(PartsMixin, Exercise):
     id = "05.TransformerEncoderBlock"
     title = "the transformer encoder block, pre-LN and post-LN"
     points = 3.0
@@ -73,9 +77,6 @@ class TransformerEncoderBlockCheck(PartsMixin, TrainModeMixin, Exercise):
                 args=(randn(2, 6, 8, generator=gen),),
                 kwargs={"dropout_seed": int(randint(gen, 0, 2**30))},
             )
-
-    run_train_mode = with_parts(TrainModeMixin.run_train_mode)
-    run_parts = with_parts(traced(PartsMixin.run_module, ("norm1", "self_attn", "norm2", "ffn")))
 
     def judge_value(self, probe, out):
         if probe.runner == "module_info":

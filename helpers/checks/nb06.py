@@ -11,9 +11,7 @@ from __future__ import annotations
 import math
 
 import torch
-from torch import nn
 
-from .calling import load_weights, to_device
 from .framework import (
     Exercise,
     Fail,
@@ -23,11 +21,9 @@ from .framework import (
     expect_like,
     expect_tensor,
     randint,
+    register,
 )
-from .modules import (
-    expect_names,
-    judge_module_info,
-)
+from .modules import expect_names, judge_module_info
 from .nb06_reference import (
     ENCODER_MISPLACEMENTS,
     encoder64,
@@ -37,13 +33,14 @@ from .nb06_reference import (
     encoder_state,
     judge_maps,
 )
-from .parts import PartsMixin, with_parts
-from .probes import DROPOUT_SEED, P_TRAIN, fixed_drops, rng_untouched, train_forward
+from .parts import PartsMixin
+from .probes import P_TRAIN, fixed_drops
 from .references import STACK_MISPLACEMENTS, stack64
 
 # --------------------------------------------------------------------------- the encoder
 
 
+@register
 class TransformerEncoderCheck(PartsMixin, Exercise):
     id = "06.TransformerEncoder"
     title = "the encoder: embedding, positions, a stack of blocks, a final norm"
@@ -104,19 +101,6 @@ class TransformerEncoderCheck(PartsMixin, Exercise):
             info = {"method": "attention_maps"} if runner == "maps" else {}
             runner = "parts" if runner != "encoder_train" else runner
             yield Probe(name, (tokens,), kwargs, runner, init=init, state=state, info=info)
-
-    # the runners (they execute the learner's code; they return plain data)
-    @with_parts
-    def run_encoder_train(self, probe, candidate, device):
-        """Training mode, dropout with the check's fixed masks (probes.dropout_fixed)."""
-        with rng_untouched():  # the notebook's random numbers stay as they were
-            module = candidate(**probe.init)
-        if not isinstance(module, nn.Module):
-            return module
-        load_weights(module, probe.state)  # a positional table of another max_len stays as built
-        module.to(device)
-        args, kwargs = to_device(probe.args, device), to_device(probe.kwargs, device)
-        return train_forward(module, args, kwargs, DROPOUT_SEED)[0]
 
     def judge_value(self, probe, out):
         if probe.runner == "module_info":

@@ -10,22 +10,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .framework import (
-    Fail,
-    expect_close,
-    expect_finite,
-    expect_like,
-    expect_tensor,
-    named,
-    randn,
-)
+from .framework import Fail, expect_close, expect_finite, expect_like, expect_tensor, named, randn
 from .references import sinusoidal64, substate
-from .weights import (
-    block_names,
-    block_state,
-    torch_layer,
-    torch_masks,
-)
+from .weights import block_names, block_state, torch_layer, torch_masks
 
 # --------------------------------------------------------------------------- the encoder
 

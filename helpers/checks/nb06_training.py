@@ -12,14 +12,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .calling import to_device
-from .framework import (
-    Exercise,
-    Fail,
-    Probe,
-    randint,
-    randn,
-)
+from .framework import Exercise, Fail, Probe, randint, randn, register
 from .trained import TrainedModelCheck, divisors
 
 # --------------------------------------------------------------------------- the training loop
@@ -54,7 +47,7 @@ def reference_loop(spec: dict, batches: list, variant: str = "right") -> tuple[f
 
     A step before backward needs no variant of its own: after zero_grad there is no gradient,
     so the step does nothing ("no_step"); without zero_grad the step changes weights that the
-    pending backward still needs, and PyTorch raises (see ``run_training_loop``).
+    pending backward still needs, and PyTorch raises (see run/loops.py, ``run_training_loop``).
     """
     model = tiny_net(spec).train()
     opt = make_optimizer(spec, model.parameters())
@@ -78,6 +71,7 @@ class LossArgsSwapped(Exception):
     """Raised by the check's loss_fn when it is called with the targets first."""
 
 
+@register
 class TrainOneEpochCheck(Exercise):
     id = "06.train_one_epoch"
     title = "one epoch of training"
@@ -113,44 +107,6 @@ class TrainOneEpochCheck(Exercise):
         ):  # fmt: skip
             kwargs = {"spec": opt, "batches": data, "generator": "generator" in name}
             yield Probe(name, runner="training_loop", kwargs=kwargs, cpu_only=True)
-
-    def run_training_loop(self, probe, candidate, device):
-        """Build the tiny model and its optimizer from the probe, hand them to the learner's
-        loop, and return what it returned, the parameters after, and the number of loss calls."""
-        spec, batches = probe.kwargs["spec"], probe.kwargs["batches"]
-        model = tiny_net(spec).to(device).eval()  # the loop should switch to train mode
-        opt = make_optimizer(spec, model.parameters())
-        data = [tuple(to_device(b, device)) for b in batches]
-        calls = []
-        train_mode = []
-
-        def loss_fn(outputs, targets):
-            calls.append(1)
-            train_mode.append(model.training)
-            if isinstance(outputs, torch.Tensor) and not outputs.is_floating_point():
-                raise LossArgsSwapped  # the class ids came first: loss_fn(targets, outputs)
-            return F.cross_entropy(outputs, targets)
-
-        try:
-            value = candidate(
-                model, iter(data) if probe.kwargs.get("generator") else data, opt, loss_fn
-            )
-        except LossArgsSwapped:
-            return {"value": None, "args_swapped": True}
-        except RuntimeError as exc:
-            if "does not require grad" in str(exc):
-                return {"value": None, "no_graph": True}
-            if "modified by an inplace operation" not in str(exc):
-                raise
-            return {"value": None, "inplace_error": True}
-        if isinstance(value, float) and not isinstance(value, torch.Tensor):
-            value = float(value)  # a NumPy float is a float too
-        return {
-            "value": value,
-            "parameters": [p.detach() for p in model.parameters()],
-            "loss_calls": len(calls),
-            "train_mode": all(train_mode),
-        }
 
     def judge(self, probe, out):
         spec, batches = probe.kwargs["spec"], probe.kwargs["batches"]
@@ -271,6 +227,7 @@ RETURNS = {
 # --------------------------------------------------------------------------- the trained model
 
 
+@register
 class TrainedEncoderCheck(TrainedModelCheck):
     """The sorting model trained in the notebook (the variable ``model``), judged on fresh
     sequences of 8 digits from ``helpers.data.sort_digits_batch``: token accuracy >= 0.99, the

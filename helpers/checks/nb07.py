@@ -9,9 +9,7 @@ dropout=0.0, norm_first=...)`` (float64) and must match it; the known wrong vari
 from __future__ import annotations
 
 import torch
-from torch import nn
 
-from .calling import describe_exception, load_weights, to_device
 from .framework import (
     Exercise,
     Fail,
@@ -22,6 +20,7 @@ from .framework import (
     expect_tensor,
     fmt_shape,
     randn,
+    register,
 )
 from .modules import expect_names, judge_module_info
 from .nb07_reference import (
@@ -32,8 +31,8 @@ from .nb07_reference import (
     torch_decoder_layer,
     torch_decoder_masks,
 )
-from .parts import PartsMixin, with_parts
-from .probes import DROPOUT_SEED, P_TRAIN, fixed_drops, rng_untouched, train_forward
+from .parts import PartsMixin
+from .probes import P_TRAIN, fixed_drops
 from .weights import DECODER_PARTS, PROJECTIONS, block_names, block_state
 
 # --------------------------------------------------------------------------- the decoder block
@@ -47,6 +46,7 @@ MISPLACED = BLOCK_MISPLACEMENTS + [
 ]  # fmt: skip
 
 
+@register
 class TransformerDecoderBlockCheck(PartsMixin, Exercise):
     id = "07.TransformerDecoderBlock"
     title = "the decoder block: causal self-attention, cross-attention, feed-forward"
@@ -104,33 +104,6 @@ class TransformerDecoderBlockCheck(PartsMixin, Exercise):
                 args=(randn(B, T, d, generator=gen), randn(B, S, d, generator=gen)),
                 kwargs=masks,
             )
-
-    @with_parts
-    def run_block_train(self, probe, candidate, device):
-        return self.block_output(probe, candidate, device, train=True)
-
-    @with_parts
-    def run_block(self, probe, candidate, device):
-        return self.block_output(probe, candidate, device)
-
-    def block_output(self, probe, candidate, device, train=False):
-        """The "module" runner, or training mode with the check's fixed dropout masks; a
-        broadcasting error in a residual sum comes back as data, so the judge can name it."""
-        with rng_untouched():  # the notebook's random numbers stay as they were
-            module = candidate(**probe.init)
-        if not isinstance(module, nn.Module):
-            return module
-        load_weights(module, probe.state)
-        args, kwargs = to_device(probe.args, device), to_device(probe.kwargs, device)
-        try:
-            if train:
-                return train_forward(module.to(device), args, kwargs, DROPOUT_SEED)[0]
-            with torch.no_grad():
-                return module.to(device).eval()(*args, **kwargs)
-        except RuntimeError as exc:
-            if "must match the size of tensor" not in str(exc):
-                raise
-            return {"broadcast_error": describe_exception(exc)}
 
     def judge_value(self, probe, out):
         if probe.runner == "module_info":

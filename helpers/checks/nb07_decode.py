@@ -11,14 +11,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .framework import (
-    Exercise,
-    Fail,
-    Probe,
-    expect_tensor,
-    fmt_shape,
-    randint,
-)
+from .framework import Exercise, Fail, Probe, expect_tensor, fmt_shape, randint, register
 
 # --------------------------------------------------------------------------- greedy decoding
 
@@ -93,6 +86,7 @@ def greedy64(
     return tgt[:, 1:] if variant == "no_bos" else tgt
 
 
+@register
 class GreedyDecodeCheck(Exercise):
     id = "07.greedy_decode"
     title = "greedy decoding"
@@ -122,11 +116,6 @@ class GreedyDecodeCheck(Exercise):
         name = "4 rows, bos_id=0, eos_id=5, vocab_size=11, max_len=12"
         yield case(name, [2, 6, 9, 4], 12, vocab_size=11, bos_id=0, eos_id=5)
         yield case("2 rows, both end at step 7 = max_len", [7, 7], 7)
-
-    def run_decode(self, probe, candidate, device):
-        model = scripted_model(probe.kwargs["model"]).to(device).eval()
-        src, max_len, bos_id, eos_id = probe.args
-        return candidate(model, src.to(device), max_len, bos_id, eos_id)
 
     def judge(self, probe, out):
         src, max_len, bos_id, eos_id = probe.args

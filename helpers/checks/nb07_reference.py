@@ -11,11 +11,7 @@ import torch
 from torch import nn
 
 from .references import attn64, ffn64, layer_norm64, residual64
-from .weights import (
-    DECODER_PARTS,
-    to_torch_names,
-    torch_masks,
-)
+from .weights import DECODER_PARTS, to_torch_names, torch_masks
 
 # --------------------------------------------------------------------------- the decoder block
 

@@ -26,11 +26,13 @@ from .framework import (
     fmt_shape,
     named,
     randn,
+    register,
 )
 from .nb08_reference import mask_cells, rows_scaled
-from .probes import ATTENTION_BUILTINS, DeviceProbeMixin, SizeLimitMixin, too_large
-from .properties import PropertyMixin, props
+from .probes import ATTENTION_BUILTINS, DeviceProbeMixin, too_large
+from .properties import PropertyMixin
 from .references import attention64
+from .run.relations import props
 
 # --------------------------------------------------------------------------- sliding window
 
@@ -67,12 +69,13 @@ WINDOW_MISTAKES = {
 }
 
 
+@register
 class SlidingWindowMaskCheck(DeviceProbeMixin, Exercise):
     id = "08.sliding_window_mask"
     title = "a sliding-window mask"
     points = 1.0
 
-    def probes(self, gen):
+    def cases(self, gen):
         for T, window, causal, why in (
             (6, 1, None, ""), (7, 2, True, ""), (5, 0, None, " (each token sees itself only)"),
             (8, 3, False, ""), (4, 10, None, " (wider than the sequence)"), (9, 3, True, ""),
@@ -82,7 +85,7 @@ class SlidingWindowMaskCheck(DeviceProbeMixin, Exercise):
             kwargs = {} if causal is None else {"causal": causal}
             yield Probe(name, runner="device", args=(T, window), kwargs=kwargs)
 
-    def judge(self, probe, out):
+    def judge_value(self, probe, out):
         T, window = probe.args
         causal = probe.kwargs.get("causal", False)
         got = expect_tensor(out, "the mask")
@@ -204,7 +207,8 @@ def cumsum_mistakes(q, k, v) -> list[tuple]:
     return table
 
 
-class LinearAttentionCheck(SizeLimitMixin, PropertyMixin, Exercise):
+@register
+class LinearAttentionCheck(PropertyMixin, Exercise):
     id = "08.linear_attention"
     title = "linear attention with the elu + 1 feature map"
     points = 2.0
@@ -242,7 +246,7 @@ class LinearAttentionCheck(SizeLimitMixin, PropertyMixin, Exercise):
         probe = Probe("(3, 5, 4), causal=True", args=qkv(3, 5, 4), kwargs={"causal": True})
         yield props(probe, "batch", "meta")
 
-    def judge(self, probe, out):
+    def judge_value(self, probe, out):
         q, k, v = probe.args
         causal = probe.kwargs.get("causal", False)
         sized = out if probe.runner == "sized" else None

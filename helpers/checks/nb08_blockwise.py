@@ -21,11 +21,13 @@ from .framework import (
     fmt_shape,
     named,
     randn,
+    register,
 )
 from .nb08_reference import fit_scale, rows_scaled, scale_names
-from .probes import ATTENTION_BUILTINS, SOFTMAX_OPS, SizeLimitMixin, too_large
-from .properties import STABLE, PropertyMixin, props
+from .probes import ATTENTION_BUILTINS, SOFTMAX_OPS, too_large
+from .properties import STABLE, PropertyMixin
 from .references import attention64, attention_rounding64
+from .run.relations import props
 
 # --------------------------------------------------------------------------- blockwise attention
 
@@ -113,7 +115,8 @@ LARGE = {
 }
 
 
-class BlockwiseAttentionCheck(SizeLimitMixin, PropertyMixin, Exercise):
+@register
+class BlockwiseAttentionCheck(PropertyMixin, Exercise):
     id = "08.blockwise_attention"
     title = "exact attention block by block, with an online softmax"
     points = 3.0
@@ -190,7 +193,7 @@ class BlockwiseAttentionCheck(SizeLimitMixin, PropertyMixin, Exercise):
             "meta",
         )
 
-    def judge(self, probe, out):
+    def judge_value(self, probe, out):
         q, k, v = probe.args
         bs = probe.kwargs["block_size"]
         out = out if probe.runner == "sized" else {"out": out, "largest": None}

@@ -11,7 +11,6 @@ import math
 
 import torch
 
-from .calling import describe_exception, to_device
 from .framework import (
     Exercise,
     Fail,
@@ -23,6 +22,7 @@ from .framework import (
     fmt_shape,
     named,
     randn,
+    register,
 )
 from .nb08_reference import fit_scale, scale_names
 from .properties import STABLE
@@ -70,6 +70,7 @@ KV_MISTAKES = {
 }
 
 
+@register
 class KVCacheStepCheck(Exercise):
     id = "08.kv_cache_step"
     title = "one decoding step with a KV cache"
@@ -81,34 +82,12 @@ class KVCacheStepCheck(Exercise):
             return q, k, randn(*shape[:-1], d_v or shape[-1], dtype=dtype, generator=gen)
 
         yield Probe(
-            "q, k, v (1, 2, 5, 4), one token at a time", runner="decode", args=qkv(1, 2, 5, 4)
+            "q, k, v (1, 2, 5, 4), one token at a time", runner="kv_decode", args=qkv(1, 2, 5, 4)
         )
-        yield Probe("(2, 3, 7, 8), d_v = 5", runner="decode", args=qkv(2, 3, 7, 8, d_v=5))
+        yield Probe("(2, 3, 7, 8), d_v = 5", runner="kv_decode", args=qkv(2, 3, 7, 8, d_v=5))
         yield Probe(
-            "(1, 1, 6, 3), float64", runner="decode", args=qkv(1, 1, 6, 3, dtype=torch.float64)
+            "(1, 1, 6, 3), float64", runner="kv_decode", args=qkv(1, 1, 6, 3, dtype=torch.float64)
         )
-
-    def run_decode(self, probe, candidate, device):
-        """Feed the candidate one token at a time, starting from cache=None, as a decoder would."""
-        q, k, v = to_device(probe.args, device)
-        cache, outs = None, []
-        for t in range(q.shape[-2]):
-            step = slice(t, t + 1)
-            try:
-                result = candidate(q[..., step, :], k[..., step, :], v[..., step, :], cache)
-            except RuntimeError as exc:
-                if t == 0:
-                    raise
-                return {"cache_error": describe_exception(exc)}  # only once there is a cache
-            if not isinstance(result, (tuple, list)) or len(result) != 2:
-                return {
-                    "bad": type(result).__name__
-                    if not isinstance(result, (tuple, list))
-                    else f"a tuple of {len(result)}"
-                }
-            out, cache = result
-            outs.append(out)
-        return {"outs": outs, "cache": cache}
 
     def judge(self, probe, out):
         q, k, v = probe.args

@@ -20,11 +20,9 @@ from .framework import (
     fmt_shape,
     named,
     randn,
+    register,
 )
-from .modules import (
-    expect_names,
-    judge_module_info,
-)
+from .modules import expect_names, judge_module_info
 from .nb09_reference import conv_state, embed64
 
 
@@ -38,6 +36,7 @@ def patches64(images: torch.Tensor, p: int, order: str = "chw", grid: str = "row
     return x.permute(0, *grid_dims, *inner).reshape(B, -1, C * p * p)
 
 
+@register
 class PatchifyCheck(Exercise):
     id = "09.patchify"
     title = "images as sequences of patches"
@@ -117,6 +116,7 @@ EMBED_MISTAKES = {
 }
 
 
+@register
 class PatchEmbeddingCheck(Exercise):
     id = "09.PatchEmbedding"
     title = "the patch embedding"

@@ -12,12 +12,7 @@ import torch.nn.functional as F
 
 from .framework import named, randn
 from .references import substate
-from .weights import (
-    block_names,
-    block_state,
-    linear_state,
-    torch_layer,
-)
+from .weights import block_names, block_state, linear_state, torch_layer
 
 # --------------------------------------------------------------------------- the ViT
 

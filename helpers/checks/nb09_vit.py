@@ -8,9 +8,7 @@ import math
 
 import torch
 import torch.nn.functional as F
-from torch import nn
 
-from .calling import load_weights, to_device
 from .framework import (
     Exercise,
     Fail,
@@ -22,11 +20,9 @@ from .framework import (
     expect_tensor,
     fmt_shape,
     randn,
+    register,
 )
-from .modules import (
-    expect_names,
-    judge_module_info,
-)
+from .modules import expect_names, judge_module_info
 from .nb06_reference import judge_maps
 from .nb09_reference import (
     VIT_MISPLACEMENTS,
@@ -37,14 +33,15 @@ from .nb09_reference import (
     vit_names,
     vit_state,
 )
-from .parts import PartsMixin, with_parts
-from .probes import DROPOUT_SEED, P_TRAIN, fixed_drops, rng_untouched, train_forward
+from .parts import PartsMixin
+from .probes import P_TRAIN, fixed_drops
 from .references import STACK_MISPLACEMENTS, stack64
 from .trained import TrainedModelCheck, divisors
 
 # --------------------------------------------------------------------------- the ViT
 
 
+@register
 class VisionTransformerCheck(PartsMixin, Exercise):
     id = "09.VisionTransformer"
     title = "the Vision Transformer"
@@ -74,20 +71,11 @@ class VisionTransformerCheck(PartsMixin, Exercise):
              {"method": "attention_maps"}),
             (f"training mode, dropout={P_TRAIN}, patch 2 (N = 16), images (2, 1, 8, 8) (dropout "
              "in the blocks, and optionally on the embedded tokens; the same fixed masks on "
-             "both sides)", train, (2, 1, 8, 8), "train_mode", {}),
+             "both sides)", train, (2, 1, 8, 8), "encoder_train", {}),
         ):  # fmt: skip
             state = vit_state(gen, fine if init is train else init)
             args = (randn(*images, generator=gen),)
             yield Probe(name, runner=runner, init=init, state=state, args=args, info=info)
-
-    @with_parts
-    def run_train_mode(self, probe, candidate, device):
-        with rng_untouched():  # the notebook's random numbers stay as they were
-            module = candidate(**probe.init)
-        if not isinstance(module, nn.Module):
-            return module
-        load_weights(module, probe.state)
-        return train_forward(module.to(device), to_device(probe.args, device), {}, DROPOUT_SEED)[0]
 
     def judge_value(self, probe, out):
         if probe.runner == "module_info":
@@ -113,7 +101,7 @@ class VisionTransformerCheck(PartsMixin, Exercise):
                 "logits_per_token",
             )
         expect_like(got, (B, init["num_classes"]), images.dtype, "the logits")
-        if probe.runner == "train_mode":
+        if probe.runner == "encoder_train":
             return self.judge_train(probe, got)
         expect_finite(got, "the logits")
 
@@ -174,6 +162,7 @@ class VisionTransformerCheck(PartsMixin, Exercise):
 # --------------------------------------------------------------------------- the trained ViT
 
 
+@register
 class TrainedViTCheck(TrainedModelCheck):
     """The ViT trained in the notebook (the variable ``vit``), judged on images the notebook
     never shows: the 360 test images of ``helpers.data.digits()`` and 360 of its training images

@@ -17,18 +17,12 @@ Judge side (the grader's own process; float64 references allowed):
         ``factors`` names it) and rows that do not sum to 1. ``expect_close`` calls it before
         its generic message, so every table-driven judge gets it for free.
 
-Kernel side (runs the learner's code: no reference, no ``helpers.blocks``):
+Relations (the runner's half is ``run/relations.py``; probes built with its ``props(probe,
+*relations)``: "batch", "masked", "repeat", "meta"):
 
-    class PropertyMixin            an Exercise mixin; its probes built with props(...) run the
-                                   candidate once more per relation, and its judge checks the
-                                   relations when the ordinary judge found no named mistake
-    props(probe, *relations)       the probe, with runner "props:<relations>"; relations:
-        "batch"   each batch element alone gives its row of the batched output (no mixing)
-        "masked"  changing the keys/values the boolean ``mask`` kwarg blocks for every query
-                  changes nothing (args: q, k, v)
-        "repeat"  a module in eval mode called twice gives the same output (no dropout in eval)
-        "meta"    the inputs on device "meta": the output stays there (no state created on the
-                  default device instead of the input's)
+    class PropertyMixin            an Exercise mixin whose ``judge`` runs the exercise's own
+                                   ``judge_value``, then checks the relations when it found no
+                                   named mistake (judge_relations)
 
 Every finding is a :class:`Fail` with a mistake code and a sentence a learner can act on.
 """
@@ -41,8 +35,8 @@ import math
 
 import torch
 
-from .calling import call_candidate, clone_tensors, describe_exception, load_state, to_device
 from .framework import DIAGNOSES, DROPOUT_IN_EVAL, Fail, agree, close
+from .run.relations import base_runner
 
 #: the stable formula to name when an output turns NaN/inf at large magnitudes (``hint``)
 STABLE = {
@@ -192,111 +186,19 @@ def _rows(g, what) -> Fail | None:
     )
 
 
-# --------------------------------------------------------------------------- kernel side
-
-
-def props(probe, *relations: str):
-    """``probe`` checked for ``relations`` too (see the module docstring)."""
-    return dataclasses.replace(probe, runner="props:" + ",".join(relations))
-
-
-def base_runner(probe) -> str:
-    return "module" if probe.init is not None else "call"
-
-
-def _batch_slices(x, B: int, b: int):
-    if isinstance(x, torch.Tensor):
-        return x[b : b + 1] if x.dim() >= 2 and x.shape[0] == B else x
-    if isinstance(x, (tuple, list)):
-        return type(x)(_batch_slices(v, B, b) for v in x)
-    if isinstance(x, dict):
-        return {k: _batch_slices(v, B, b) for k, v in x.items()}
-    return x
-
-
-def _run_batch(ex, probe, candidate, device):
-    B = probe.args[0].shape[0]
-    return [
-        call_candidate(
-            ex,
-            dataclasses.replace(
-                probe,
-                args=_batch_slices(probe.args, B, b),
-                kwargs=_batch_slices(probe.kwargs, B, b),
-            ),
-            candidate,
-            device,
-        )
-        for b in range(B)
-    ]
-
-
-def _run_masked(ex, probe, candidate, device):
-    q, k, v, *rest = probe.args
-    unused = (~probe.kwargs["mask"].any(-2))[..., None]  # keys no query may see
-    k2 = torch.where(unused, k.flip(-1) * 7 + 3, k)
-    v2 = torch.where(unused, v.flip(-1) * 7 - 3, v)
-    probe = dataclasses.replace(probe, args=(q, k2, v2, *rest))
-    return call_candidate(ex, probe, candidate, device)
-
-
-def _run_repeat(ex, probe, candidate, device):
-    module = candidate(**probe.init)
-    if probe.state is not None:
-        load_state(module, probe.state)
-    module.to(device).eval()
-    args, kwargs = to_device(probe.args, device), to_device(probe.kwargs, device)
-    with torch.no_grad():
-        first = clone_tensors(module(*args, **kwargs))  # a module that returns its own buffer
-        return {"first": first, "second": module(*args, **kwargs)}
-
-
-def _run_meta(ex, probe, candidate, device):
-    meta = torch.device("meta")
-    args = tuple(a.to(meta) if isinstance(a, torch.Tensor) else a for a in probe.args)
-    kwargs = {k: a.to(meta) if isinstance(a, torch.Tensor) else a for k, a in probe.kwargs.items()}
-    if probe.init is not None:
-        module = candidate(**probe.init)
-        if probe.state is not None:
-            load_state(module, probe.state)
-        out = module.to(meta).eval()(*args, **kwargs)
-    else:
-        out = candidate(*args, **kwargs)
-    ts = [out] if isinstance(out, torch.Tensor) else [t for t in out if isinstance(t, torch.Tensor)]
-    return {"devices": sorted({t.device.type for t in ts})}
-
-
-RELATIONS = {"batch": _run_batch, "masked": _run_masked, "repeat": _run_repeat, "meta": _run_meta}
-
-
 class PropertyMixin:
-    """Runs the relations of ``props`` probes (kernel side) and judges them (judge side)."""
+    """The judge of an exercise whose probes are built with ``run.relations.props``: the
+    exercise's own ``judge_value`` on the plain output, then the relations. A failure without a
+    mistake code gives way to the first relation that does not hold, which names the mistake."""
 
-    def __init_subclass__(cls, **kwargs):
-        super().__init_subclass__(**kwargs)
-        if "judge" in cls.__dict__:
-            cls.judge = _judging_relations(cls.__dict__["judge"])
-
-    def run_props(self, probe, candidate, device):
-        base = dataclasses.replace(probe, runner=base_runner(probe))
-        out = {"out": call_candidate(self, base, candidate, device)}
-        for rel in probe.runner.partition(":")[2].split(","):
-            try:
-                out[rel] = RELATIONS[rel](self, base, candidate, device)
-            except Exception as exc:  # judged as a property of its own
-                out[rel] = {"error": describe_exception(exc)}
-        return out
-
-
-def _judging_relations(judge):
-    def judge_with_relations(self, probe, out):
+    def judge(self, probe, out):
         if not probe.runner.startswith("props:"):
-            return judge(self, probe, out)
+            return self.judge_value(probe, out)
         if not isinstance(out, dict) or "out" not in out:
             raise Fail("internal: unexpected runner output.")
         base = dataclasses.replace(probe, runner=base_runner(probe))
         try:
-            judge(self, base, out["out"])
+            self.judge_value(base, out["out"])
         except Fail as fail:
             if fail.code:
                 raise
@@ -304,8 +206,6 @@ def _judging_relations(judge):
         found = judge_relations(probe, out)
         if found:
             raise found
-
-    return judge_with_relations
 
 
 def _tensors(x) -> list:

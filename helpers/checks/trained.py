@@ -4,112 +4,8 @@ kernel, and the judge (here, in the trusted process) compares the accuracy with 
 from __future__ import annotations
 
 import torch
-from torch import nn
 
 from .framework import Exercise, Fail, Probe, expect_tensor
-
-
-def off_contract(candidate, contract: dict[str, str]) -> str | None:
-    """Why ``candidate`` is not the model the exercise builds: ``contract`` maps an attribute
-    path ("" = the model) to its class name ("" = any); None when it is."""
-    for path, cls in contract.items():
-        obj = candidate
-        for name in filter(None, path.split(".")):
-            obj = getattr(obj, name, None)
-        if obj is None:
-            return f"it has no `{path}`"
-        if cls and cls not in {c.__name__ for c in type(obj).__mro__}:
-            return f"{f'its `{path}`' if path else 'it'} is a {type(obj).__name__}, not a {cls}"
-    return None
-
-
-def replaced_code(model: nn.Module) -> str | None:
-    """Why the code that runs is not the model's own class's: an instance attribute standing
-    in for one of its methods (``model.forward = ...``), or a hook around a forward."""
-    from torch.nn.modules import module as torch_module
-
-    for kind in ("_global_forward_hooks", "_global_forward_pre_hooks"):
-        if getattr(torch_module, kind, None):
-            return "a global forward hook is registered (register_module_forward_hook)"
-    for path, sub in model.named_modules():
-        where = f"`{path}`" if path else "the model"
-        methods = {n for c in type(sub).__mro__ for n, v in vars(c).items() if callable(v)}
-        shadowed = sorted(
-            n for n, v in vars(sub).items() if n in methods and callable(v) and n[:2] != "__"
-        )
-        if shadowed:
-            return f"{where} has its method {shadowed[0]} replaced by an attribute of its own"
-        if any(getattr(sub, h, None) for h in ("_forward_hooks", "_forward_pre_hooks")):
-            return f"{where} has a forward hook"
-    return None
-
-
-def _logits(model: nn.Module, inputs: torch.Tensor):
-    first = next(model.parameters(), None)  # none: nothing learned, shuffling changes nothing
-    device = first.device if first is not None else torch.device("cpu")
-    with torch.no_grad():
-        return model(inputs.to(device))
-
-
-def _with_shuffled_weights(model: nn.Module, inputs: torch.Tensor):
-    """The model's output with each parameter's entries shuffled (the same values, no learned
-    structure), then its own weights back: a model whose answers come from its training falls to
-    chance; one that ignores its weights does not."""
-    gen = torch.Generator().manual_seed(0)
-    params = [p for p in model.parameters() if p.numel() > 1]
-    kept = [p.detach().clone() for p in params]
-    try:
-        with torch.no_grad():
-            for p in params:
-                order = torch.randperm(p.numel(), generator=gen).to(p.device)
-                p.copy_(p.flatten()[order].view_as(p))
-        return _logits(model, inputs)
-    finally:
-        with torch.no_grad():
-            for p, k in zip(params, kept):
-                p.copy_(k)
-
-
-def predict_argmax(candidate, inputs: torch.Tensor, contract: dict | None = None):
-    """The runner of a trained-model exercise (runs in the learner's kernel): the candidate in
-    eval mode on ``inputs`` moved to the model's device, argmax of the last dimension, as a CPU
-    LongTensor ``{"predictions"}``, and the same with its weights shuffled (``"shuffled"``). A
-    candidate that is not an nn.Module, not the model of the ``contract``, one whose code is not
-    its class's own (replaced_code), or an output that is not a tensor, comes back as a small
-    dict the judge reports."""
-    if not isinstance(candidate, nn.Module):
-        kind = "class" if isinstance(candidate, type) else "object"
-        return {
-            "not_a_module": f"{kind} {getattr(candidate, '__name__', type(candidate).__name__)}"
-        }
-    reason = off_contract(candidate, contract or {})
-    if reason:
-        return {"not_the_model": reason}
-    reason = replaced_code(candidate)
-    if reason:
-        return {"not_its_own_code": reason}
-    was_training = candidate.training
-    candidate.eval()
-    try:
-        logits = _logits(candidate, inputs)
-        shuffled = _with_shuffled_weights(candidate, inputs)
-    finally:
-        candidate.train(was_training)
-    for out in (logits, shuffled):
-        if not isinstance(out, torch.Tensor):
-            return {"output_type": type(out).__name__}
-    return {
-        "predictions": logits.argmax(dim=-1).long().cpu(),
-        "shuffled": shuffled.argmax(dim=-1).long().cpu(),
-        "state": weights_of(candidate),
-    }
-
-
-def weights_of(model: nn.Module) -> dict[str, torch.Tensor]:
-    """The model's parameters and buffers by name, as nn.Module itself lists them (a class's
-    own ``state_dict`` is not asked), on the CPU."""
-    named = [*nn.Module.named_parameters(model), *nn.Module.named_buffers(model)]
-    return {name: t.detach().cpu() for name, t in named}
 
 
 def judge_accuracy(
@@ -206,11 +102,13 @@ class TrainedModelCheck(Exercise):
     def probes(self, gen):
         name, inputs, targets = self.held_out(gen)
         yield Probe(
-            name, runner="predict", args=(inputs,), info={"targets": targets}, cpu_only=True
+            name,
+            runner="predict",
+            args=(inputs,),
+            kwargs={"contract": self.contract},
+            info={"targets": targets},
+            cpu_only=True,
         )
-
-    def run_predict(self, probe, candidate, device):
-        return predict_argmax(candidate, probe.args[0], self.contract)
 
     def weight_runs(self, state: dict, inputs: torch.Tensor):
         """Stages (lists) of functions giving the logits of the exercise's architecture on

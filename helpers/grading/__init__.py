@@ -39,6 +39,7 @@ PUBLIC = {
     "hard_limit": "batch",
     "judge": "judging.judging",
     "KERNEL_SIDE_SOURCE": "judging.sources",
+    "kernel_task": "judging.judging",
     "load_results": "judging.judging",
     "make_probes": "judging.judging",
     "OLD_COLUMNS": "books.gradebook",

@@ -25,11 +25,16 @@ from pathlib import Path
 
 import torch
 
-from .judging.judging import judge_limited, make_probes, new_private_file, probe_fields
+from .judging.judging import (
+    judge_limited,
+    kernel_task,
+    make_probes,
+    new_private_file,
+    probe_fields,
+)
 from .judging.sources import BLOCKS, CHECK_SOURCES, KERNEL_SIDE_SOURCE
 from .kernels import cgroup, kernel_view, scratch
 from .kernels.kernel import CellRun
-from .kernels.kernel_code import kernel_sources
 from .kernels.kernel_run import KernelRun, Slot
 from .reading.submissions import (
     check_gradable,
@@ -154,7 +159,7 @@ def grade_exercise(
     the kernel died during the call: a death the learner's code causes happens again, one from
     outside (a busy machine's OOM killer, a kill) is not the learner's to pay for."""
     for attempt in range(2):
-        problem = sound_and_set_up(run, token, ex.notebook, settings, ready)
+        problem = sound_and_set_up(run, token, settings, ready)
         if problem and attempt:  # no kernel left to try again in: the first answer stands
             break
         if problem:
@@ -170,14 +175,14 @@ def grade_exercise(
     return answer
 
 
-def sound_and_set_up(run: KernelRun, token: str, notebook: str, settings: Settings, ready) -> str:
+def sound_and_set_up(run: KernelRun, token: str, settings: Settings, ready) -> str:
     """ "" once the grader's code is set up in a sound kernel, else why it could not be."""
     while True:
         if not run.usable():
             return "the grader could not get a working kernel again after it stopped"
         if ready["kernel"] is run.kernel:
             return ""
-        boot = set_up_in_kernel(run, token, notebook, settings)
+        boot = set_up_in_kernel(run, token, settings)
         if boot.status == "ok":
             ready["kernel"] = run.kernel
             return ""
@@ -200,7 +205,7 @@ def call_in_kernel(ex, i: int, run: KernelRun, settings: Settings, token: str) -
     with new_private_file(run.private_fd, probes_name) as f:
         torch.save([probe_fields(p) for p in probes], f)
     call = (
-        f"_course_grader_{token}['grade']({ex.id!r}, {name!r}, {str(probes_path)!r}, "
+        f"_course_grader_{token}['grade']({kernel_task(ex)!r}, {name!r}, {str(probes_path)!r}, "
         f"{str(out_path)!r}, {settings.device!r}, (lambda: None).__globals__)"
     )
     result = run.run_code(f"probe:{ex.id}", call, settings.cell_timeout)
@@ -220,9 +225,9 @@ def call_in_kernel(ex, i: int, run: KernelRun, settings: Settings, token: str) -
     return judge_limited(ex, probes, run, out_name, settings)
 
 
-def set_up_in_kernel(run: KernelRun, token: str, notebook: str, settings: Settings) -> CellRun:
+def set_up_in_kernel(run: KernelRun, token: str, settings: Settings) -> CellRun:
     """Load the grader's code into the kernel; the run of its setup cell."""
-    release, setup = bootstrap_code(token, notebook, watch=not run.slot.confined)
+    release, setup = bootstrap_code(token, watch=not run.slot.confined)
     freed = run.run_code("release", release, settings.cell_timeout)
     if freed.status in ("timeout", "died"):
         return freed
@@ -230,16 +235,16 @@ def set_up_in_kernel(run: KernelRun, token: str, notebook: str, settings: Settin
 
 
 @functools.cache
-def _kernel_code(notebook: str | None) -> str:
-    return json.dumps(kernel_sources(CHECK_SOURCES, notebook))
+def _kernel_code() -> str:
+    return base64.b64encode(json.dumps(CHECK_SOURCES).encode()).decode()
 
 
-def bootstrap_code(token: str, notebook: str | None = None, watch: bool = True) -> tuple[str, str]:
+def bootstrap_code(token: str, watch: bool = True) -> tuple[str, str]:
     """Two cells: free what the last exception holds, then set the grader up in the kernel
-    with the runner code of ``notebook``'s exercises (kernel_code.py); ``watch``: look for
-    calls of the reference blocks (only an unconfined kernel can reach them)."""
+    with the kernel side of the checks (``helpers/checks/run/``); ``watch``: look for calls of
+    the reference blocks (only an unconfined kernel can reach them)."""
     payload = base64.b64encode(KERNEL_SIDE_SOURCE.encode()).decode()
-    sources = base64.b64encode(_kernel_code(notebook).encode()).decode()
+    sources = _kernel_code()
     references = str(BLOCKS) if watch else None
     name = f"_course_grader_{token}"
     # IPython keeps the last exception's frames (sys.last_*, its traceback formatter, the last
@@ -267,6 +272,6 @@ def bootstrap_code(token: str, notebook: str | None = None, watch: bool = True) 
         f"{name})\n"
         f"{name}['setup']({{k: tuple(v) for k, v in __import__('json').loads("
         f"__import__('base64').b64decode('{sources}').decode()).items()}}, "
-        f"notebooks={[notebook] if notebook else None!r}, references={references!r})\n"
+        f"references={references!r})\n"
     )
     return release, setup

@@ -1,4 +1,4 @@
-"""One verdict on every device, shown without a GPU: fakegpu (helpers/checks/fake_gpu.py).
+"""One verdict on every device, shown without a GPU: fakegpu (helpers/checks/run/fake_gpu.py).
 
 fakegpu stands in for the GPU that CI does not have. It is faithful where the first GPU run
 (shared/gpu/measured, an H200) was measured: with fakegpu added to e79a8d0 and nothing fixed,
@@ -14,7 +14,8 @@ import pytest
 import torch
 from torch import nn
 
-from helpers.checks import check, fake_gpu
+from helpers.checks import check
+from helpers.checks.run import fake_gpu
 from tests.checks.mutation import _sites, _strip_annotations, build, mutant_source, reference_source
 from tests.checks.mutation_probes import SOURCES
 

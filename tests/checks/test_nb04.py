@@ -162,7 +162,7 @@ def test_module_not_a_module(run_check):
 
 
 def test_state_that_does_not_fit_is_the_checks_step_not_the_learners_error():
-    from helpers.checks.calling import STATE_MISMATCH, StateMismatch, load_state
+    from helpers.checks.run.calling import STATE_MISMATCH, StateMismatch, load_state
 
     module = torch.nn.Linear(3, 2)
     with pytest.raises(StateMismatch) as info:

@@ -437,7 +437,7 @@ def test_reference_block_with_fixed_dropout_equals_torch_layer_in_training_mode(
     """block64's dropout placements are nn.TransformerEncoderLayer's: both in training mode with
     the check's fixed masks (PyTorch's self-attention asked for its weights, so that its
     dropout goes through F.dropout, which the fixed masks replace)."""
-    from helpers.checks.probes import dropout_fixed, fixed_dropout
+    from helpers.checks.run.modules import dropout_fixed, fixed_dropout
 
     gen = torch.Generator().manual_seed(4)
     for norm_first in (True, False):

@@ -16,9 +16,10 @@ from hypothesis import assume, given, settings
 
 from helpers.checks import EXERCISES, judge_failure
 from helpers.checks.framework import Probe
-from helpers.checks.properties import STABLE, diagnose, props
+from helpers.checks.properties import STABLE, diagnose
 from helpers.checks.references import attention64
-from helpers.checks.runner import run_probe
+from helpers.checks.run.relations import props
+from helpers.checks.run.runner import run_probe
 
 FAST = settings(deadline=None, max_examples=5, derandomize=True)
 

@@ -59,7 +59,8 @@ RELU_PASSED = [passed("00.relu")]
 NB01_PASSED = [passed("01.softmax"), passed("01.dot_product_attention")]
 
 PATCHES = """
-import helpers, helpers.checks, helpers.checks.runner, helpers.checks.framework
+import helpers, helpers.checks, helpers.checks.run.runner, helpers.checks.run.calling
+import helpers.checks.framework
 import torch, torch.testing
 from helpers.checks.framework import CheckResult
 
@@ -69,9 +70,9 @@ def fake_check(exercise_id, candidate, **kwargs):
 
 helpers.check = helpers.checks.check = check = fake_check
 helpers.checks.evaluate = lambda ex, pairs: fake_check(ex.id, None)
-helpers.checks.runner.run_probe = lambda *a, **k: None
+helpers.checks.run.runner.run_probe = lambda *a, **k: None
 helpers.checks.framework.expect_close = lambda *a, **k: None
-helpers.checks.framework.plain = lambda x, depth=0: x
+helpers.checks.run.calling.plain = lambda x, depth=0: x
 torch.allclose = lambda *a, **k: True
 torch.equal = lambda *a, **k: True
 torch.isclose = lambda a, b, *args, **k: torch.ones_like(a, dtype=torch.bool)

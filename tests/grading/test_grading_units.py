@@ -17,7 +17,7 @@ import helpers.grading as grader
 from helpers.__main__ import main
 from helpers.checks import REGISTRY, evaluate
 from helpers.checks.framework import Exercise, Fail, Probe, Unsupported
-from helpers.checks.runner import run_probe
+from helpers.checks.run.runner import run_probe
 from helpers.grading import (
     CHECK_SOURCES,
     KERNEL_SIDE_SOURCE,
@@ -119,7 +119,12 @@ def graded_as_kernel(kernel_side, tmp_path, ex_id, candidate, seed=5):
     torch.save([grader.probe_fields(p) for p in probes], probes_path)
     name = grader.target_name(ex)
     kernel_side["grade"](
-        ex_id, name, str(probes_path), str(out), kernel_side.get("device", "cpu"), {name: candidate}
+        grader.kernel_task(ex),
+        name,
+        str(probes_path),
+        str(out),
+        kernel_side.get("device", "cpu"),
+        {name: candidate},
     )
     data = load_results(out)
     assert data["status"] == "ran"
@@ -203,9 +208,9 @@ def stub_model(ex) -> torch.nn.Module:
 
 
 def test_patched_helpers_do_not_reach_the_kernel_side(kernel_side, tmp_path, monkeypatch):
-    import helpers.checks.runner
+    import helpers.checks.run.runner
 
-    monkeypatch.setattr(helpers.checks.runner, "run_probe", lambda *a, **k: None)
+    monkeypatch.setattr(helpers.checks.run.runner, "run_probe", lambda *a, **k: None)
     status, _, message = graded_as_kernel(kernel_side, tmp_path, "00.relu", lambda x: x.abs())
     assert status == "failed" and "you returned |x|" in message
 

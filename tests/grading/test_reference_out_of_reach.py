@@ -7,8 +7,9 @@ collector, ``sys.modules``, a child process. Each then calls it in a disguise a 
 would miss (a thread started earlier, a copied code object, ``functools.partial``, the hook
 switched off). Every hostile exercise gets 0, every honest classmate full marks.
 
-Unit tests: the check code sent to a kernel (kernel_code.py) holds no reference formula, and
-the package a kernel sees (kernel_view.py) has no block of the notebook graded or a later one.
+Unit tests: the check code sent to a kernel (``helpers/checks/run/``, whole) holds no reference
+formula and no judge, and the package a kernel sees (kernel_view.py) has no block of the
+notebook graded or a later one, and no judge.
 """
 
 from __future__ import annotations
@@ -23,15 +24,13 @@ import sys
 import pytest
 
 from helpers.checks import REGISTRY
-from helpers.grading.judging.sources import CHECK_SOURCES
+from helpers.grading.judging.sources import CHECK_SOURCES, CHECKS
 from helpers.grading.kernels import sandbox
-from helpers.grading.kernels.kernel_code import kernel_sources
 from helpers.grading.kernels.kernel_view import block_notebook, fill
 
 from .builders import ROOT, load, set_exercise, write
 
 SANDBOXED = sandbox.resolve("auto")[0] == "bwrap"
-NOTEBOOKS = sorted({ex.notebook for ex in REGISTRY.values()})
 
 # where a kernel may look for a reference: returns a callable named ``name`` or None
 FIND = r"""
@@ -193,22 +192,24 @@ def _functions(text: str, top: bool = False) -> set[str]:
     return {n.name for n in nodes if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
 
 
-@pytest.mark.parametrize("notebook", NOTEBOOKS)
-def test_the_kernel_gets_no_reference_formula(notebook):
-    """No function or class of a reference module, and no float64 formula (``*64``) defined
-    in a check module, is in the code a kernel grading ``notebook`` gets."""
-    sent = kernel_sources(CHECK_SOURCES, notebook)
+def test_the_kernel_gets_no_reference_formula():
+    """The code a kernel gets is the kernel side of the checks and ``device``: no function or
+    class of a reference module, no float64 formula (``*64``) defined in a check module, no
+    judge, no probes."""
+    assert set(CHECK_SOURCES) == {p.stem for p in (CHECKS / "run").glob("*.py")} - {"__init__"} | {
+        "device"
+    }
     formulas = set()
-    for stem, (_, text) in CHECK_SOURCES.items():
-        if stem == "references" or stem.endswith("_reference"):
+    for path in CHECKS.glob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        if path.stem == "references" or path.stem.endswith("_reference"):
             formulas |= {n for n in _functions(text, top=True) if not n.startswith("load_")}
         formulas |= {n for n in _functions(text) if n.endswith("64")}
-    for stem, (_, text) in sent.items():
+    assert "attention64" in formulas and "vit64" in formulas  # the test sees them
+    for stem, (_, text) in CHECK_SOURCES.items():
         assert not _functions(text) & formulas - {"_has_float64"}, stem
-    assert {"runner", "framework"} <= set(sent)
-    assert not any(s.startswith("nb") and s[2:4] != notebook for s in sent)
-    judges = [n for _, t in sent.values() for n in _functions(t) if n in ("judge", "probes")]
-    assert judges == []
+    judges = [n for _, t in CHECK_SOURCES.values() for n in _functions(t)]
+    assert not {"judge", "judge_value", "probes", "register"} & set(judges)
 
 
 def test_the_kernel_sees_earlier_blocks_only(tmp_path):
@@ -221,7 +222,10 @@ def test_the_kernel_sees_earlier_blocks_only(tmp_path):
         view = fill(tmp_path / "view", notebook)
         shown = {p.stem for p in (view / "blocks").glob("*.py")} - {"__init__"}
         assert shown == {b for b, nb in blocks.items() if nb < notebook}
-        assert sorted(os.listdir(view / "checks")) == ["__init__.py", "framework.py"]
+        assert sorted(os.listdir(view / "checks")) == ["__init__.py", "run"]
+        assert sorted(os.listdir(view / "checks" / "run")) == sorted(
+            p.name for p in (CHECKS / "run").glob("*.py")
+        )
         assert not (view / "grading" / "judging.py").exists()
     done = subprocess.run(
         [sys.executable, "-c", "import helpers; r = helpers.check('02.x', None); print(r.points)"],

@@ -283,11 +283,11 @@ def test_a_changed_judge_file_is_reported(monkeypatch):
     assert sources.changed_sources() == [path]
 
 
-def test_every_check_module_is_shipped_to_the_kernel():
-    names = {p.stem for p in sources.CHECKS.glob("*.py")} - {"__init__"}
+def test_the_kernel_side_of_the_checks_is_shipped_to_the_kernel_whole():
+    names = {p.stem for p in (sources.CHECKS / "run").glob("*.py")} - {"__init__"}
     # and device.py: the runner's to_device, a private copy too
     assert set(sources.CHECK_SOURCES) == names | {"device"}
-    assert {"framework", "runner", "nb02"} <= names
+    assert {"calling", "runner", "parts"} <= names
 
 
 def test_the_mistake_code_reaches_the_row(monkeypatch):
@@ -318,13 +318,13 @@ def watching_side():
 
 
 def reference_run(side, tmp_path, ex_id, candidate) -> dict:
-    from helpers.grading import make_probes, probe_fields, target_name
+    from helpers.grading import kernel_task, make_probes, probe_fields, target_name
 
     ex = REGISTRY[ex_id]
     probes_path, out = tmp_path / "probes.pt", tmp_path / "out.pt"
     torch.save([probe_fields(p) for p in make_probes(ex, 5)], probes_path)
     name = target_name(ex)
-    side["grade"](ex_id, name, str(probes_path), str(out), "cpu", {name: candidate})
+    side["grade"](kernel_task(ex), name, str(probes_path), str(out), "cpu", {name: candidate})
     return load_results(out)
 
 

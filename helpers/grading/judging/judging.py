@@ -18,7 +18,7 @@ import torch
 
 from ...checks import evaluate
 from ...checks.framework import Exercise, Probe, Unsupported
-from ...checks.runner import Outcome
+from ...checks.run.runner import Outcome
 from ..limits import DRAWS_MEMORY, DRAWS_SECONDS, JUDGE_MEMORY, MAX_RESULT_BYTES, MAX_TENSOR_BYTES
 from ..reading.isolate import IsolatedError, call_limited
 from ..reading.submissions import exercise_cell, target_name
@@ -80,7 +80,7 @@ def settle_draws(exercises: list[Exercise], seed: int) -> None:
 
 
 def _first_passing_draw(ex: Exercise, seed: int) -> int:
-    from ...checks.runner import run_probe
+    from ...checks.run.runner import run_probe
 
     reference = course_version(ex)
     if reference is None:
@@ -109,6 +109,12 @@ def _draw(ex: Exercise, seed: int, draw: int) -> list[Probe]:
 def make_probes(ex: Exercise, seed: int) -> list[Probe]:
     """``ex``'s inputs for ``seed``: the first draw the course's own version passes."""
     return _draw(ex, seed, good_draw(ex, seed))
+
+
+def kernel_task(ex: Exercise) -> dict:
+    """What the kernel knows of exercise ``ex`` (checks/run/runner.py's Task): its id and the
+    built-ins switched off while the learner's object runs."""
+    return {"id": ex.id, "forbid": tuple(ex.forbid)}
 
 
 def probe_fields(probe: Probe) -> dict:
@@ -264,16 +270,6 @@ def verdict(
             "error",
             0.0,
             f"not graded: the grader's code failed in the kernel ({data['error']}).",
-            "",
-        )
-    if status == "unknown":
-        return (
-            "error",
-            0.0,
-            (
-                f"not graded: the kernel does not know exercise {ex.id} "
-                f"({data['error'] or 'not registered'})."
-            ),
             "",
         )
     if status == "tampered":

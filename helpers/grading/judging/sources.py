@@ -1,9 +1,9 @@
 """The judge's own source files: read once, when the grader starts, and checked at the end.
 
-The check sources read here are what each kernel gets (as text) and what the grader's process
-judges with. At the end of a batch :func:`changed_sources` reads every file that decides grades
-again: one changed during the run (a submission that reached the judge's files) is a loud
-error, not a silent change of grades.
+The kernel side of the checks (``helpers/checks/run/``) is read here once: what each kernel gets
+(as text). The grader's process judges with the whole check package. At the end of a batch
+:func:`changed_sources` reads every file that decides grades again: one changed during the run
+(a submission that reached the judge's files) is a loud error, not a silent change of grades.
 """
 
 from __future__ import annotations
@@ -15,18 +15,16 @@ from ..kernels import kernel_side
 
 GRADING = Path(__file__).resolve().parent.parent
 CHECKS = GRADING.parent / "checks"
-# the runner's to_device, shipped with the checks so that the kernel runs its private copy
+RUNNERS = CHECKS / "run"  # the kernel side of the checks
+# the runner's to_device, shipped with the runners so that the kernel runs its private copy
 DEVICE = GRADING.parent / "device.py"
 BLOCKS = GRADING.parent / "blocks"  # the course's reference versions (kernel_side spots calls)
 
 
 def _read_sources() -> dict[str, tuple[str, str]]:
-    """Every module of the check package but ``__init__`` (sent to kernels): {stem: (path, text)}.
-
-    All of them, not only ``framework``, ``runner`` and ``nb*``: check modules may share code
-    through modules of their own (references, module helpers).
-    """
-    paths = [p for p in sorted(CHECKS.glob("*.py")) if p.stem != "__init__"] + [DEVICE]
+    """Every module of the kernel side of the checks, and ``device`` (sent to kernels whole):
+    {stem: (path, text)}."""
+    paths = [p for p in sorted(RUNNERS.glob("*.py")) if p.stem != "__init__"] + [DEVICE]
     return {path.stem: (str(path), path.read_text(encoding="utf-8")) for path in paths}
 
 
@@ -36,7 +34,7 @@ KERNEL_SIDE_SOURCE = Path(kernel_side.__file__).read_text(encoding="utf-8")
 
 def _judge_files() -> list[Path]:
     """The files whose code decides grades: the check package and the grader itself."""
-    return sorted([*CHECKS.glob("*.py"), *GRADING.rglob("*.py"), DEVICE])
+    return sorted([*CHECKS.rglob("*.py"), *GRADING.rglob("*.py"), DEVICE])
 
 
 def _digest(path: Path) -> str:

@@ -1,19 +1,20 @@
 """The grader's code that runs inside the learner's kernel.
 
 The grader never imports this module in the kernel: it reads this file's source (and the
-sources of the check framework) once, when the grader starts, and sends them as text. In the
-kernel they are executed into a private namespace and a private copy of the check package
-(module names that the notebook never saw), so a notebook that patched ``helpers``,
-``helpers.checks`` or ``check`` cannot change how its objects are called. torch itself is
-shared with the notebook: a notebook that patched torch can at worst make its own answers
-wrong, because every verdict is made in the grader's process, not here.
+sources of the kernel side of the checks, ``helpers/checks/run/``) once, when the grader
+starts, and sends them as text. In the kernel they are executed into a private namespace and a
+private copy of that package (module names that the notebook never saw), so a notebook that
+patched ``helpers``, ``helpers.checks`` or ``check`` cannot change how its objects are called.
+torch itself is shared with the notebook: a notebook that patched torch can at worst make its
+own answers wrong, because every verdict is made in the grader's process, not here.
 
 Protocol, one exercise at a time:
-    setup(sources, references=FOLDER)   build the private check package from source strings
-    grade(exercise_id, target, probes_path, out_path, device, user_ns)
+    setup(sources, references=FOLDER)   build the private package of runners from source strings
+    grade(task, target, probes_path, out_path, device, user_ns)
         loads the probes the grader wrote, finds ``target`` in the notebook's namespace,
-        calls it on each probe with the check runner, and saves plain data with torch.save:
-        {"status": "ran" | "undefined" | "unknown" | "interrupted" | "broken" | "tampered",
+        calls it on each probe with the runner (``task``: the exercise's {"id", "forbid"}), and
+        saves plain data with torch.save:
+        {"status": "ran" | "undefined" | "interrupted" | "broken" | "tampered",
          "origin": module name of the target, "reference": the reference it ran, or "",
          "outcomes": [{"value", "error", "missing", "off_device"}, ...], "error": str}
 
@@ -33,10 +34,10 @@ PRIVATE_PACKAGE = "__course_grader_checks__"
 _state = {}
 
 
-def setup(sources, package=PRIVATE_PACKAGE, notebooks=None, references=None):
-    """Make ``package`` from ``sources`` ({short name: (filename, text)}), with the check
-    modules of ``notebooks`` (["02", ...]; None = all) and what they import; ``references``:
-    the folder of the reference versions to watch for (None: not watched)."""
+def setup(sources, package=PRIVATE_PACKAGE, references=None):
+    """Make ``package`` from ``sources`` ({short name: (filename, text)}) and load its
+    ``runner``; ``references``: the folder of the reference versions to watch for (None: not
+    watched)."""
     import importlib.abc
     import importlib.util
     import sys
@@ -70,21 +71,12 @@ def setup(sources, package=PRIVATE_PACKAGE, notebooks=None, references=None):
     sys.meta_path.insert(0, finder)
     try:
         import importlib as _importlib
-        import re as _re
 
-        framework = _importlib.import_module(package + ".framework")
         runner = _importlib.import_module(package + ".runner")
-        failures = {}
-        for short in sorted(sources):
-            nb = _re.match(r"^nb(\d\d)(_|$)", short)  # nb05 and nb05_block, nb05_...
-            if nb and (notebooks is None or nb.group(1) in notebooks):
-                try:  # a broken check module costs only its own exercises
-                    _importlib.import_module(f"{package}.{short}")
-                except Exception as exc:
-                    failures.setdefault(nb.group(1), f"{type(exc).__name__}: {exc}")
+        calling = _importlib.import_module(package + ".calling")
     finally:
         sys.meta_path.remove(finder)
-    _state.update(framework=framework, runner=runner, failures=failures, references=references)
+    _state.update(runner=runner, calling=calling, references=references)
 
 
 def _watch(target, folder):
@@ -106,24 +98,23 @@ def _watch(target, folder):
     return hook, hits
 
 
-def _run_probes(ex, candidate, probes, dev, result):
+def _run_probes(ex, target, candidate, probes, dev, result):
     """Run the probes (the runner's own way), watching for the reference; fill ``result``."""
     import sys
     import threading
 
-    framework, runner = _state["framework"], _state["runner"]
+    runner, calling = _state["runner"], _state["calling"]
     watched = _state["references"] is not None
-    target = getattr(ex, "grade_target", None) or ex.id.split(".", 1)[1]
     hook, hits = _watch(target, _state["references"] or "")
     if watched:
         threading.setprofile(hook)
         sys.setprofile(hook)
     try:
         for fields in probes:
-            probe = framework.Probe(**fields)
+            probe = calling.Probe(**fields)
             try:
                 outcome = runner.run_probe(ex, probe, candidate, dev)
-                item = _item(outcome, framework.Unsupported)
+                item = _item(outcome, calling.Unsupported)
             except KeyboardInterrupt:
                 result["status"] = "interrupted"
                 break
@@ -170,23 +161,19 @@ def _encode(value, unsupported):
     return value
 
 
-def grade(exercise_id, target, probes_path, out_path, device, user_ns):
+def grade(task, target, probes_path, out_path, device, user_ns):
     import torch
 
     result = {"status": "ran", "origin": "", "reference": "", "outcomes": [], "error": ""}
     try:
-        framework = _state["framework"]
-        ex = framework.REGISTRY.get(exercise_id)
-        if ex is None:
-            result["status"] = "unknown"
-            result["error"] = _state["failures"].get(exercise_id.split(".")[0], "")[:500]
-        elif target not in user_ns:
+        ex = _state["runner"].Task(**task)
+        if target not in user_ns:
             result["status"] = "undefined"
         else:
             candidate = user_ns[target]
             result["origin"] = str(getattr(candidate, "__module__", "") or "")
             probes = torch.load(probes_path, weights_only=False)  # the grader's own file
-            _run_probes(ex, candidate, probes, torch.device(device), result)
+            _run_probes(ex, target, candidate, probes, torch.device(device), result)
     except KeyboardInterrupt:
         result["status"] = "interrupted"
     except BaseException as exc:

@@ -8,9 +8,9 @@ fills it for that submission's notebook (:func:`fill`). The copy has:
 - ``helpers.blocks``: only the modules of earlier notebooks (the lessons import them; a block
   module says which notebook it comes from in its first line), and an ``__init__`` that
   imports those alone;
-- ``helpers.checks``: ``framework`` and an ``__init__`` whose ``check()`` only says that the
-  grader checks the exercise (the grader judges in its own process; the runner code a kernel
-  needs is sent as text, kernel_code.py);
+- ``helpers.checks``: the kernel side, ``run/``, and an ``__init__`` whose ``check()`` only
+  says that the grader checks the exercise (the grader judges in its own process; its own
+  copy of ``run/`` is sent to the kernel as text, run.py);
 - ``helpers.grading``: the modules the sandbox runs (the zygote, the limits), not the judge;
 - everything else of the package (``device``, ``plotting``, ``data``...), not the notebook tools.
 
@@ -41,17 +41,20 @@ LEFT_OUT = ("notebooks",)  # the notebook tools: no kernel needs them
 CHECKS_STUB = '''"""In a grading kernel the inline checks are not here: the grader judges
 every exercise in its own process, on inputs of its own, after the notebook has run."""
 
-from .framework import CheckResult
+from types import SimpleNamespace as CheckResult
 
 EXERCISES = {}
 MESSAGE = "{exercise}: checked by the grader after the notebook runs (not in this kernel)."
 
 
-def check(exercise_id, candidate=None, *, seed=None, quiet=False):
+def check(exercise_id, candidate=None, *, seed=None, quiet=False, **options):
     message = MESSAGE.format(exercise=exercise_id)
-    result = CheckResult(str(exercise_id), False, 0.0, 0.0, [message], "missing")
+    result = CheckResult(
+        exercise=str(exercise_id), passed=False, points=0.0, max_points=0.0,
+        messages=[message], status="missing", mistake="",
+    )
     if not quiet:
-        print(result.messages[0])
+        print(message)
     return result
 
 
@@ -76,8 +79,8 @@ def _files(notebook: str | None) -> tuple[tuple[str, bytes], ...]:
         if not path.is_file() or "__pycache__" in rel.parts or rel.parts[0] in LEFT_OUT:
             continue
         top = rel.parts[0]
-        if top == "checks" and rel.as_posix() != "checks/framework.py":
-            continue
+        if top == "checks" and rel.parts[1] != "run":
+            continue  # the judge side
         if top == "grading" and Path(*rel.parts[1:]).as_posix() not in SANDBOX_MODULES:
             continue
         if top == "blocks" and rel.suffix == ".py":

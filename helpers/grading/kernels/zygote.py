@@ -49,7 +49,7 @@ PRELOAD = (
     "helpers.plotting",
     "helpers.widgets",
     # what the first operation on a tensor subclass imports (0.5 s): the checks run the
-    # learner's code on fakegpu (helpers/checks/fake_gpu.py) on a CPU-only machine
+    # learner's code on fakegpu (helpers/checks/run/fake_gpu.py) on a CPU-only machine
     "torch.distributed.tensor",
 )
 

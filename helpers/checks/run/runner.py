@@ -1,42 +1,69 @@
 """Run a learner's object on one probe and return plain data: an :class:`Outcome`.
 
-It never raises for a learner's mistake: an exception becomes an Outcome with a message that
-points at the learner's own line. Calling the object is ``calling.py``'s (its names are
-importable from here too).
+:data:`RUNNERS` names every way a probe calls the learner's object (``Probe.runner``, up to a
+colon: "props:batch,meta" is the runner "props"). ``ex`` is what the kernel knows of the
+exercise: its ``id`` (the parts tables of parts.py) and ``forbid`` (the built-ins switched off),
+an Exercise inline or a :class:`Task` the grader sends. It never raises for a learner's
+mistake: an exception becomes an Outcome with a message that points at the learner's own line.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
 import torch
 
+from . import loops, modules, parts, relations
 from .calling import (
-    STATE_MISMATCH,
     ForbiddenBuiltin,
+    Probe,
     StateMismatch,
     builtins_off,
     call_candidate,
+    clone_tensors,
     describe_exception,
     forbidden_names_bound,
     ops_off,
+    plain,
     tensors_on,
 )
 from .fake_gpu import available, fakegpu
-from .framework import Exercise, Fail, Probe, plain
+
+#: runner name -> runner(ex, probe, candidate, device): what the candidate's call returns
+RUNNERS = {
+    "call": call_candidate,
+    "module": call_candidate,
+    "module_info": call_candidate,
+    "props": relations.run_props,
+    "device": modules.run_device,
+    "device_meta": modules.run_device_meta,
+    "sized": modules.run_sized,
+    "train_mode": modules.run_train_mode,
+    "encoder_train": modules.run_encoder_train,
+    "block": modules.run_block,
+    "block_train": modules.run_block_train,
+    "parts": parts.run_parts,
+    "training_loop": loops.run_training_loop,
+    "decode": loops.run_decode,
+    "kv_decode": loops.run_kv_decode,
+    "predict": loops.run_predict,
+}
+
+
+@dataclass(frozen=True)
+class Task:
+    """What a grading kernel knows of an exercise (plain data from the grader)."""
+
+    id: str
+    forbid: tuple[str, ...] = ()
+
 
 #: the start of torch's message when one operation meets tensors of two devices
 MIXED_DEVICES = "Expected all tensors to be on the same device"
 #: torch's errors for a tensor on a GPU where the code needs the CPU, or the other way round
 DEVICE_ERRORS = (MIXED_DEVICES, "device type tensor to numpy", "is not on the expected device")
-#: a tensor made on the CPU met the inputs on the check's device (a GPU, or fakegpu standing in)
-OTHER_DEVICE = (
-    "your code mixes tensors of two devices: the check runs it on a second device, as a GPU "
-    "would, and a tensor your code made is on the CPU. Make new tensors where the inputs are "
-    "(torch.zeros(..., device=x.device), torch.ones_like(x)), and keep a module's tensors in "
-    "parameters or buffers (self.register_buffer), which .to(device) moves."
-)
 NOT_IMPLEMENTED = (
     "not implemented yet: fill in the TODO above, run that cell, then run this check again."
 )
@@ -77,7 +104,20 @@ def _has_float64(probe: Probe) -> bool:
     return any(isinstance(t, torch.Tensor) and t.dtype == torch.float64 for t in items)
 
 
-def run_probe(ex: Exercise, probe: Probe, candidate: Any, device: torch.device) -> Outcome:
+def call(ex, probe: Probe, candidate: Any, device: torch.device) -> Any:
+    """The candidate called as ``probe.runner`` says; raises whatever the candidate raises."""
+    name = probe.runner.partition(":")[0]
+    if name not in RUNNERS:
+        raise ValueError(f"exercise {ex.id} has no runner {probe.runner!r}")
+    runner = RUNNERS[name] if name == "module_info" else parts.wrapped(ex.id, RUNNERS[name])
+    # copies: the judge builds its reference from probe.args
+    mine = dataclasses.replace(
+        probe, args=clone_tensors(probe.args), kwargs=clone_tensors(probe.kwargs)
+    )
+    return runner(ex, mine, candidate, device)
+
+
+def run_probe(ex, probe: Probe, candidate: Any, device: torch.device) -> Outcome:
     """The candidate on ``probe`` (on :func:`probe_device`), and on the CPU too where that
     failed for its device or raised (``Outcome.on_cpu``)."""
     device = probe_device(probe, device)
@@ -89,7 +129,7 @@ def run_probe(ex: Exercise, probe: Probe, candidate: Any, device: torch.device) 
     return outcome
 
 
-def _run_on(ex: Exercise, probe: Probe, candidate: Any, device: torch.device) -> Outcome:
+def _run_on(ex, probe: Probe, candidate: Any, device: torch.device) -> Outcome:
     bound = forbidden_names_bound(candidate, ex.forbid)
     if bound:
         return Outcome(
@@ -97,7 +137,7 @@ def _run_on(ex: Exercise, probe: Probe, candidate: Any, device: torch.device) ->
         )
     try:
         with builtins_off(ex.forbid), ops_off(ex.forbid):
-            out = call_candidate(ex, probe, candidate, device)
+            out = call(ex, probe, candidate, device)
     except NotImplementedError:
         return Outcome(missing=True, error=NOT_IMPLEMENTED)
     except (ForbiddenBuiltin, StateMismatch) as exc:
@@ -105,34 +145,3 @@ def _run_on(ex: Exercise, probe: Probe, candidate: Any, device: torch.device) ->
     except Exception as exc:  # the learner's mistake, reported, never raised
         return Outcome(error=describe_exception(exc))
     return Outcome(value=plain(out), off_device=not tensors_on(out, device))
-
-
-def error_fail(error: str) -> Fail:
-    """The :class:`Fail` for an error no exercise explained (the check's own steps coded)."""
-    if "switched off during this check" in error or "asks you to write yourself" in error:
-        return Fail(error, "forbidden_builtin")
-    if any(words in error for words in DEVICE_ERRORS):
-        return Fail(OTHER_DEVICE + "\n   " + error, "off_device")
-    return Fail(error, "state_mismatch" if error.startswith(STATE_MISMATCH) else None)
-
-
-def off_device_fail(probe: Probe) -> Fail:
-    """The :class:`Fail` for a result that is not where the probe's contract puts it."""
-    if probe.runner == "device":  # f(..., device=device)
-        return Fail(
-            "asked for device=<the check's device>, the result is on the CPU: the `device` "
-            "argument is ignored. Create the tensors on it (torch.ones(..., device=device) or "
-            "torch.arange(T, device=device)), so the mask lands where the scores are.",
-            "ignores_device",
-        )
-    if probe.cpu_only and not any(isinstance(a, torch.Tensor) for a in probe.args):
-        return Fail(
-            "the result is not on the CPU: with no tensor input, build it on the CPU (leave "
-            "out device=); a module that keeps it in a buffer moves it with .to(device).",
-            "off_device",
-        )
-    return Fail(
-        "an output tensor is on another device than the inputs: create new tensors with "
-        "device=x.device (or use torch.*_like).",
-        "off_device",
-    )

@@ -1,32 +1,92 @@
-"""Call a learner's object on one probe: the untrusted half of a check, below the runner.
+"""Call a learner's object on one probe: the plain data in, the call, the plain data out.
 
-Moves a probe's tensors to the device, switches off the built-ins the exercise re-implements,
-builds a module and loads the check's weights into it, calls it, and keeps the inputs as they
-were. Raises whatever the candidate raises (``runner.run_probe`` turns that into an Outcome);
-the check's own step that fails raises :class:`StateMismatch`, never "your code raised".
+Kernel side (``helpers/checks/run/``, what a grading kernel gets whole): a :class:`Probe` says
+what to call the object with; this module moves its tensors to the device, switches off the
+built-ins the exercise re-implements, builds a module and loads the check's weights into it
+(the runners "call", "module" and "module_info"), calls it, keeps the inputs as they were, and
+turns the output into plain data (:func:`plain`). Raises whatever the candidate raises
+(``runner.run_probe`` turns that into an Outcome); the check's own step that fails raises
+:class:`StateMismatch`, never "your code raised".
 """
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import importlib
 import linecache
 import os
 import traceback
+from dataclasses import dataclass, field
 from typing import Any
 
 import torch
 from torch.nn.parameter import is_lazy
 from torch.utils._python_dispatch import TorchDispatchMode
 
-try:  # in a grading kernel: the grader's private copy, shipped beside the checks
+try:  # in a grading kernel: the grader's private copy, shipped beside the runners
     from .device import to_device  # (a learner's patch of helpers.device cannot reach it)
 except ImportError:  # the course's package
-    from ..device import to_device
+    from ...device import to_device
 
-HELPERS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HELPERS_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__))
+
+
+# --------------------------------------------------------------------------- plain data
+
+
+@dataclass
+class Probe:
+    """One test case: what to call the candidate with.
+
+    ``runner`` names how the candidate is called, a key of ``runner.RUNNERS``: "call" (a
+    function), "module" (construct with ``init``, load ``state`` if given, then call
+    ``forward``), "module_info" (construct and report parameter and buffer names), or a runner of
+    its own ("props:<relations>", "device", "train_mode", "decode"...).
+    ``info`` is for the judge only; a grading kernel gets its "method" alone.
+    """
+
+    name: str
+    args: tuple = ()
+    kwargs: dict = field(default_factory=dict)
+    runner: str = "call"
+    init: dict | None = None
+    state: dict | None = None
+    info: dict = field(default_factory=dict)
+    cpu_only: bool = False  # keep on the CPU (float64 cases: mps has no float64)
+
+
+@dataclass
+class Unsupported:
+    """Stands for an output value that is not plain data (a NumPy array, a custom object...)."""
+
+    type_name: str
+
+
+def plain(x: Any, depth: int = 0) -> Any:
+    """Keep tensors (detached, on the CPU), numbers, strings, None, tuples, lists and dicts.
+
+    Anything else becomes :class:`Unsupported`, so a learner's object with a clever
+    ``__eq__`` never reaches a comparison. A tensor subclass is not a tensor here.
+    """
+    if depth > 4:
+        return Unsupported("a structure nested too deeply")
+    if isinstance(x, torch.Tensor) and x.device.type != "cpu":
+        try:  # a GPU's, or fakegpu's (fake_gpu.py: a subclass that says it is elsewhere)
+            x = x.detach().to("cpu")
+        except Exception:  # a meta tensor has no values to copy
+            return Unsupported(f"a tensor on device {x.device.type} (no values to compare)")
+    if type(x) is torch.Tensor or type(x) is torch.nn.Parameter:
+        return x.detach().to("cpu").clone()
+    if isinstance(x, torch.Tensor):
+        return Unsupported(f"a tensor subclass ({type(x).__name__})")
+    if x is None or type(x) in (bool, int, float, str):
+        return x
+    if type(x) in (tuple, list):
+        return type(x)(plain(v, depth + 1) for v in x)
+    if type(x) is dict:
+        return {str(k): plain(v, depth + 1) for k, v in x.items()}
+    return Unsupported(f"{type(x).__module__}.{type(x).__name__}")
 
 
 class ForbiddenBuiltin(RuntimeError):
@@ -175,39 +235,32 @@ def tensors_on(x: Any, device: torch.device) -> bool:
     return True
 
 
-def call_candidate(ex, probe, candidate: Any, device: torch.device) -> Any:
-    """Call the candidate as the probe's runner says; raises whatever the candidate raises."""
+def call_candidate(ex, probe: Probe, candidate: Any, device: torch.device) -> Any:
+    """The runners "call", "module" and "module_info"; raises whatever the candidate raises."""
     # copies, so that a candidate that writes into its inputs cannot change the probe's tensors
     args = clone_tensors(to_device(probe.args, device))
     kwargs = clone_tensors(to_device(probe.kwargs, device))
     before = clone_tensors((args, kwargs))
     if probe.runner == "call":
         return inputs_kept(candidate(*args, **kwargs), before, (args, kwargs))
-    if probe.runner in ("module", "module_info"):
-        module = candidate(**(probe.init or {}))
-        if not isinstance(module, torch.nn.Module):
-            return module  # the judge reports the type
-        if probe.runner == "module_info":
-            return module_info(module)
-        if probe.state is not None:
-            load_state(module, probe.state)
-        module.to(device).eval()
-        method = probe.info.get("method", "forward")
-        with torch.no_grad():
-            out = (
-                getattr(module, method)(*args, **kwargs)
-                if method != "forward"
-                else module(*args, **kwargs)
-            )
-        return inputs_kept(out, before, (args, kwargs))
-    custom = getattr(ex, f"run_{probe.runner.partition(':')[0]}", None)
-    if custom is None:
-        raise ValueError(f"exercise {ex.id} has no runner {probe.runner!r}")
-    # an exercise's own runner gets copies too: the judge builds its reference from probe.args
-    mine = dataclasses.replace(
-        probe, args=clone_tensors(probe.args), kwargs=clone_tensors(probe.kwargs)
-    )
-    return custom(mine, candidate, device)
+    if probe.runner not in ("module", "module_info"):
+        raise ValueError(f"{probe.runner!r} is not a runner of calling.call_candidate")
+    module = candidate(**(probe.init or {}))
+    if not isinstance(module, torch.nn.Module):
+        return module  # the judge reports the type
+    if probe.runner == "module_info":
+        return module_info(module)
+    if probe.state is not None:
+        load_state(module, probe.state)
+    module.to(device).eval()
+    method = probe.info.get("method", "forward")
+    with torch.no_grad():
+        out = (
+            getattr(module, method)(*args, **kwargs)
+            if method != "forward"
+            else module(*args, **kwargs)
+        )
+    return inputs_kept(out, before, (args, kwargs))
 
 
 class StateMismatch(Exception):

@@ -1,0 +1,327 @@
+"""Run a module built from other exercises' parts again with those parts replaced, so that the
+judge can find the faulty one (kernel side; the judge's half is ``checks/parts.py``).
+
+The learner's module runs on the probe; then every learner-written part named in
+:data:`PARTS` (a LayerNorm, a MultiHeadAttention, an encoder block...) is replaced by a
+stand-in with the same weights and the module runs again. Only when that changes the output
+does each kind of part get replaced alone. Stand-ins are PyTorch's built-ins or an earlier
+notebook's blocks (never the graded notebook's): a LayerNorm on ``nn.LayerNorm`` (which
+05.LayerNorm switches off), a patch embedding on ``nn.Conv2d``, an attention or a block from
+``helpers.blocks``. :data:`FUNCTION_PARTS` does the same for a function the learner's module
+calls by its global name, and :data:`TRACED` records a block's children's calls.
+
+:func:`wrapped` applies them, by exercise id, to every runner but "module_info"
+(``runner.run_probe``); ``parts`` is the eval-mode runner of such modules.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections import OrderedDict
+from functools import partial
+
+import torch
+from torch import nn
+
+from .calling import load_weights, to_device
+
+FLOW_KEY = "__flow__"  # marks a runner's output that carries its children's calls
+
+
+PARTS_KEY = "__parts__"  # marks a runner's output that carries the swapped runs
+
+
+RANDOM_IN_EVAL = "__random_in_eval__"  # two calls in eval mode gave different outputs
+
+
+def _dtype(part: nn.Module) -> torch.dtype:
+    return next((p.dtype for p in part.parameters()), torch.float32)
+
+
+def _loaded(stand_in: nn.Module, part: nn.Module) -> nn.Module:
+    """``stand_in`` with ``part``'s parameters (by the contract's names), dtype and mode."""
+    own = stand_in.state_dict()
+    theirs = {k: v for k, v in part.state_dict().items() if k in own and v.shape == own[k].shape}
+    stand_in.to(_dtype(part)).load_state_dict(theirs, strict=False)
+    missing = [k for k, _ in stand_in.named_parameters() if k not in theirs]
+    if missing:
+        raise ValueError(f"no {missing[0]} to copy")  # a part off the contract: not swapped
+    return stand_in.train(part.training)
+
+
+class PatchEmbedding(nn.Module):
+    """09.PatchEmbedding on nn.Conv2d: (B, C, H, W) -> (B, N, d_model)."""
+
+    def __init__(self, conv: nn.Conv2d):
+        super().__init__()
+        self.proj = conv
+
+    def forward(self, images):
+        return self.proj(images).flatten(2).transpose(1, 2)
+
+
+def _layer_norm(part, init):
+    return _loaded(nn.LayerNorm(part.weight.shape[-1]), part)  # the contract's eps, 1e-5
+
+
+def _dropout(part, init, name: str = "dropout") -> float:
+    """The part's dropout as built (a block that forgets to pass it on is the block's fault)."""
+    drop = getattr(part, name, None)
+    return drop.p if isinstance(drop, nn.Dropout) else init.get("dropout", 0.0)
+
+
+def _feed_forward(part, init):
+    d_ff, d = part.linear1.weight.shape
+    x, training = torch.randn(3, d, dtype=_dtype(part)), part.training
+    acts = [nn.GELU(), nn.ReLU()] if init.get("activation") == "gelu" else [nn.ReLU(), nn.GELU()]
+    ffs = [  # 05.FeedForward on nn.Linear: linear1, activation, dropout, linear2
+        _loaded(nn.Sequential(OrderedDict(linear1=nn.Linear(d, d_ff), activation=act,
+                dropout=nn.Dropout(0), linear2=nn.Linear(d_ff, d))), part)
+        for act in acts
+    ]  # fmt: skip
+    with torch.no_grad():  # the activation as built (the block may not pass it on)
+        want = part.eval()(x)
+        ff = next((f for f in ffs if torch.allclose(f.eval()(x), want, atol=1e-5)), ffs[0])
+    part.train(training)
+    ff.dropout.p = _dropout(part, init)
+    return ff.train(training)
+
+
+def _attention(part, init):
+    from helpers.blocks.multihead import MultiHeadAttention  # notebook 03's
+
+    d = part.q_proj.weight.shape[0]
+    return _loaded(MultiHeadAttention(d, init["num_heads"], _dropout(part, init)), part)
+
+
+def _encoder_block(part, init):
+    from helpers.blocks.layers import TransformerEncoderBlock  # notebook 05's, configured ...
+
+    norm_first = getattr(part, "norm_first", None)  # ... as the learner's block was built
+    norm_first = norm_first if isinstance(norm_first, bool) else init.get("norm_first", True)
+    block = TransformerEncoderBlock(
+        init["d_model"], init["num_heads"], init["d_ff"], 0.0, norm_first
+    )
+    block.self_attn, block.ffn = _attention(part.self_attn, init), _feed_forward(part.ffn, init)
+    for name in ("dropout1", "dropout2"):
+        getattr(block, name).p = _dropout(part, {"dropout": init.get("dropout", 0.0)}, name)
+    return _loaded(block, part)
+
+
+def _positional(part, init):
+    from helpers.blocks.positional import PositionalEncoding  # notebook 04's
+
+    return PositionalEncoding(init["d_model"], dropout=init.get("dropout", 0.0)).train(
+        part.training
+    )
+
+
+def _patch_embedding(part, init):
+    w = part.proj.weight  # (d_model, C, p, p)
+    conv = nn.Conv2d(w.shape[1], w.shape[0], kernel_size=w.shape[-1], stride=w.shape[-1])
+    return _loaded(PatchEmbedding(conv), part)
+
+
+# exercise -> (submodule name pattern, the part's own exercise, stand-in factory)
+PARTS = {
+    "05.TransformerEncoderBlock": (
+        ("self_attn", "03.MultiHeadAttention", _attention),
+        ("ffn", "05.FeedForward", _feed_forward),
+        (r"norm\d", "05.LayerNorm", _layer_norm),
+    ),
+    "06.TransformerEncoder": (
+        ("pos_encoding", "04.PositionalEncoding", _positional),
+        (r"layers\.\d+", "05.TransformerEncoderBlock", _encoder_block),
+        ("norm", "05.LayerNorm", _layer_norm),
+    ),
+    "07.TransformerDecoderBlock": (
+        ("self_attn|cross_attn", "03.MultiHeadAttention", _attention),
+        ("ffn", "05.FeedForward", _feed_forward),
+        (r"norm\d", "05.LayerNorm", _layer_norm),
+    ),
+    "09.VisionTransformer": (
+        ("patch_embed", "09.PatchEmbedding", _patch_embedding),
+        (r"blocks\.\d+", "05.TransformerEncoderBlock", _encoder_block),
+        ("norm", "05.LayerNorm", _layer_norm),
+    ),
+}
+
+
+def learner_parts(ex_id: str, module: nn.Module) -> dict[str, list[tuple[str, object]]]:
+    """{part's exercise: [(submodule name, factory)]} for the learner-written parts."""
+    groups: dict[str, list] = {}
+    for name, sub in module.named_modules():
+        if type(sub).__module__.split(".")[0] in ("torch", "helpers"):
+            continue  # a built-in or the course's block: nothing of the learner's to replace
+        for pattern, part_id, factory in PARTS.get(ex_id, ()):
+            if re.fullmatch(pattern, name):
+                groups.setdefault(part_id, []).append((name, factory))
+    return groups
+
+
+def _replace(module: nn.Module, named: list, init: dict) -> None:
+    for name, factory in named:
+        parent_name, _, attr = name.rpartition(".")
+        parent = module.get_submodule(parent_name)
+        setattr(parent, attr, factory(getattr(parent, attr), init))
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
+        return a.shape == b.shape and bool(torch.allclose(a, b, atol=1e-6, rtol=1e-5))
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)) and len(a) == len(b):
+        return all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict) and set(a) == set(b):
+        return all(_same(a[k], b[k]) for k in a)
+    return type(a) is type(b) and not isinstance(a, torch.Tensor)
+
+
+def traced(runner, names: tuple[str, ...]):
+    """Wrap a runner: forward hooks on the module's children ``names`` record the first input
+    and output tensor of their first call and how many calls; a tensor output comes back as
+    {FLOW_KEY: {"norm1.in": ..., "norm1.out": ..., "norm1.calls": 1, ...}, "out": output}."""
+
+    def run(ex, probe, candidate, device):
+        flow: dict = {f"{name}.calls": 0 for name in names}
+
+        def record(name, module, args, kwargs, out):
+            flow[f"{name}.calls"] += 1
+            flow.setdefault(f"{name}.in", _first([*args, *kwargs.values()]))
+            flow.setdefault(f"{name}.out", _first(out))
+
+        def build(*args, **init):
+            module = candidate(*args, **init)
+            for name in names:
+                sub = getattr(module, name, None)
+                if isinstance(sub, nn.Module):
+                    sub.register_forward_hook(partial(record, name), with_kwargs=True)
+            return module
+
+        out = runner(ex, probe, build, device)
+        return {FLOW_KEY: flow, "out": out} if isinstance(out, torch.Tensor) else out
+
+    return run
+
+
+def _first(x):
+    x = x if isinstance(x, (tuple, list)) else [x]
+    return next((t.detach() for t in x if isinstance(t, torch.Tensor)), None)
+
+
+def with_parts(runner):
+    """Wrap a runner ``(ex, probe, candidate, device)``: run it, then again on modules whose
+    learner-written parts are replaced right after construction (the probe's weights are loaded
+    into the stand-ins by name). When that changes the output, each kind of part is replaced
+    alone too: {PARTS_KEY: True, "out", "parts": [exercise ids], "swaps": {"*" | id: output}}."""
+
+    def run(ex, probe, candidate, device):
+        found: list = []
+
+        def replacing(only):
+            def build(*args, **init):
+                module = candidate(*args, **init)
+                if isinstance(module, nn.Module):
+                    groups = learner_parts(ex.id, module)
+                    found.append(list(groups))
+                    for part_id, named in groups.items():
+                        if only in ("*", part_id):
+                            _replace(module, named, init)
+                return module
+
+            return build
+
+        try:  # first with every part replaced: without parts of the learner's, that is the run
+            every = runner(ex, probe, replacing("*"), device)
+        except Exception:  # a part off the contract, or a module that needs the learner's part
+            return runner(ex, probe, candidate, device)
+        parts = found[0] if found else []
+        if not parts:
+            return every
+        out = runner(ex, probe, candidate, device)
+        if _same(out, every):
+            return out
+        swaps = {"*": every}
+        for part_id in parts if len(parts) > 1 else ():
+            with contextlib.suppress(Exception):
+                swaps[part_id] = runner(ex, probe, replacing(part_id), device)
+        return {PARTS_KEY: True, "out": out, "parts": parts, "swaps": swaps}
+
+    return run
+
+
+def _attention_function():
+    from helpers.blocks.attention import scaled_dot_product_attention  # notebook 02's
+
+    return scaled_dot_product_attention
+
+
+#: exercise -> (a function the learner's forward calls by its global name, its exercise, stand-in)
+FUNCTION_PARTS = {
+    "03.MultiHeadAttention": (
+        "scaled_dot_product_attention",
+        "02.scaled_dot_product_attention",
+        _attention_function,
+    ),
+}
+
+
+def with_function_part(runner):
+    """Wrap a runner: run it again with the learner's own function of :data:`FUNCTION_PARTS`
+    (a global of the candidate's forward, e.g. the notebook's scaled_dot_product_attention)
+    replaced by the reference; a changed output comes back as :func:`with_parts`' does."""
+
+    def run(ex, probe, candidate, device):
+        out = runner(ex, probe, candidate, device)
+        name, part_id, stand_in = FUNCTION_PARTS[ex.id]
+        scope = getattr(getattr(candidate, "forward", None), "__globals__", {})
+        learner = scope.get(name)
+        if not callable(learner) or (getattr(learner, "__module__", None) or "").startswith(
+            ("torch", "helpers")
+        ):
+            return out  # no function of the learner's to replace
+        scope[name] = stand_in()
+        try:
+            every = runner(ex, probe, candidate, device)
+        except Exception:  # the learner's module calls it another way than the contract's
+            return out
+        finally:
+            scope[name] = learner
+        if _same(out, every):
+            return out
+        return {PARTS_KEY: True, "out": out, "parts": [part_id], "swaps": {"*": every}}
+
+    return run
+
+
+#: exercise -> the children whose calls :func:`traced` records (the judge: parts.flow_fault)
+TRACED = {"05.TransformerEncoderBlock": ("norm1", "self_attn", "norm2", "ffn")}
+
+
+def run_parts(ex, probe, candidate, device):
+    """Build, load the probe's weights, call ``forward`` or ``probe.info["method"]`` in eval
+    mode; a second call that differs (a dropout that eval() leaves on) as {RANDOM_IN_EVAL}."""
+    module = candidate(**probe.init)
+    if not isinstance(module, nn.Module):
+        return module
+    load_weights(module, probe.state or {})
+    module.to(device).eval()
+    args, kwargs = to_device(probe.args, device), to_device(probe.kwargs, device)
+    method = getattr(module, probe.info.get("method", "forward"))
+    with torch.no_grad():
+        out = method(*args, **kwargs)
+        if (probe.init or {}).get("dropout") and not _same(out, method(*args, **kwargs)):
+            return {RANDOM_IN_EVAL: True}  # a dropout that eval() does not switch off
+    return out
+
+
+def wrapped(ex_id: str, runner):
+    """``runner`` with the parts of exercise ``ex_id`` replaced and its children traced, as the
+    tables above say (the runner itself where they say nothing)."""
+    if ex_id in TRACED:
+        runner = traced(runner, TRACED[ex_id])
+    if ex_id in PARTS:
+        runner = with_parts(runner)
+    if ex_id in FUNCTION_PARTS:
+        runner = with_function_part(runner)
+    return runner
