@@ -34,7 +34,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from tests.checks.mutation_probes import PROBES, SOURCES, same
+from tests.checks.mutation_probes import SOURCES, probe_for, same
 
 ROOT = Path(__file__).resolve().parents[2]
 PROBE_SECONDS, CHECK_SECONDS = 20, 120  # generous: the machine may be shared
@@ -210,7 +210,7 @@ def run_probe(exercise, obj, seconds=PROBE_SECONDS):
         with time_limit(seconds), contextlib.ExitStack() as stack:
             if exercise != "06.train_one_epoch":
                 stack.enter_context(torch.no_grad())
-            return "ok", PROBES[exercise](obj)
+            return "ok", probe_for(exercise)(obj)
     except Exception as e:  # noqa: BLE001 - a mutant may raise anything
         return "crash", f"{type(e).__name__}: {e}"[:200]
 

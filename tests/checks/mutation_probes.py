@@ -1,5 +1,8 @@
 """Where each exercise's reference lives, and one seeded probe per exercise (for mutation.py).
 
+SOURCES is derived from the registry; PROBES holds the probes written by hand, and an exercise
+without one gets the check's own cases for other seeds (:func:`probe_for`).
+
 A probe runs a candidate (function or class) on small seeded inputs and returns everything it
 produced (tensors, floats, nested lists): two candidates that behave alike on the probe give
 equal results. Modules get the same random parameters (seeded, then loaded by name), and run
@@ -7,52 +10,34 @@ in eval mode and in train mode with the same dropout seed, so dropout slips show
 """
 
 import math
+from pathlib import Path
 
 import torch
 from torch import nn
+from torch.utils._pytree import tree_leaves
 
-# exercise id -> ("module", dotted module, name) for helpers/blocks, ("notebook", file, name) else
-SOURCES = {
-    "00.relu": ("notebook", "solutions/00_welcome.ipynb", "relu"),
-    "01.softmax": ("notebook", "solutions/01_dot_product_attention.ipynb", "softmax"),
-    "01.dot_product_attention": (
-        "notebook",
-        "solutions/01_dot_product_attention.ipynb",
-        "dot_product_attention",
-    ),
-    "02.scaled_dot_product_attention": (
-        "module",
-        "helpers.blocks.attention",
-        "scaled_dot_product_attention",
-    ),
-    "02.causal_mask": ("module", "helpers.blocks.attention", "causal_mask"),
-    "02.padding_mask": ("module", "helpers.blocks.attention", "padding_mask"),
-    "03.MultiHeadAttention": ("module", "helpers.blocks.multihead", "MultiHeadAttention"),
-    "04.sinusoidal_positional_encoding": (
-        "module",
-        "helpers.blocks.positional",
-        "sinusoidal_positional_encoding",
-    ),
-    "04.PositionalEncoding": ("module", "helpers.blocks.positional", "PositionalEncoding"),
-    "05.LayerNorm": ("module", "helpers.blocks.layers", "LayerNorm"),
-    "05.FeedForward": ("module", "helpers.blocks.layers", "FeedForward"),
-    "05.TransformerEncoderBlock": ("module", "helpers.blocks.layers", "TransformerEncoderBlock"),
-    "06.TransformerEncoder": ("module", "helpers.blocks.encoder", "TransformerEncoder"),
-    "06.train_one_epoch": (
-        "notebook",
-        "solutions/06_training_an_encoder.ipynb",
-        "train_one_epoch",
-    ),
-    "07.TransformerDecoderBlock": ("module", "helpers.blocks.decoder", "TransformerDecoderBlock"),
-    "07.greedy_decode": ("module", "helpers.blocks.decoder", "greedy_decode"),
-    "08.blockwise_attention": ("module", "helpers.blocks.efficient", "blockwise_attention"),
-    "08.sliding_window_mask": ("module", "helpers.blocks.efficient", "sliding_window_mask"),
-    "08.linear_attention": ("module", "helpers.blocks.efficient", "linear_attention"),
-    "08.kv_cache_step": ("module", "helpers.blocks.efficient", "kv_cache_step"),
-    "09.patchify": ("module", "helpers.blocks.vit", "patchify"),
-    "09.PatchEmbedding": ("module", "helpers.blocks.vit", "PatchEmbedding"),
-    "09.VisionTransformer": ("module", "helpers.blocks.vit", "VisionTransformer"),
-}
+from helpers import blocks
+from helpers.checks import EXERCISES
+from helpers.checks.run.runner import run_probe
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _source(ex) -> tuple[str, str, str] | None:
+    """Where ``ex``'s reference lives: ("module", dotted module, name) in helpers/blocks,
+    ("notebook", solved notebook, name) else; None for a trained model (nothing to mutate)."""
+    if ex.kind == "trained":
+        return None
+    name = ex.grade_target or ex.id.split(".", 1)[1]
+    found = getattr(blocks, name, None)
+    if found is not None:
+        return ("module", found.__module__, name)
+    (notebook,) = ROOT.glob(f"solutions/{ex.notebook}_*.ipynb")
+    return ("notebook", f"solutions/{notebook.name}", name)
+
+
+#: exercise id -> where its reference lives (derived from the registry and helpers/blocks)
+SOURCES = {i: where for i, ex in sorted(EXERCISES.items()) if (where := _source(ex))}
 
 
 def _gen(seed: int = 0) -> torch.Generator:
@@ -271,6 +256,29 @@ def probe_decoder_block(cls):
 
 
 PROBES["07.TransformerDecoderBlock"] = probe_decoder_block
+
+
+def probe_by_check(exercise: str):
+    """The probe of an exercise with none written above: the check's own cases for three seeds
+    other than the inline check's, run as the check runs them (on the CPU); every value and
+    error message, flattened."""
+    ex = EXERCISES[exercise]
+
+    def probe(obj):
+        out = []
+        for seed in (1, 2, 3):
+            for case in ex.probes(torch.Generator().manual_seed(seed)):
+                outcome = run_probe(ex, case, obj, torch.device("cpu"))
+                out += [outcome.error, *tree_leaves(outcome.value)]
+        return out
+
+    return probe
+
+
+def probe_for(exercise: str):
+    """The seeded probe of ``exercise``: its own (PROBES), else the check's cases
+    (:func:`probe_by_check`), so that a new exercise is mutation-tested with no entry here."""
+    return PROBES.get(exercise) or probe_by_check(exercise)
 
 
 def same(a, b, rtol=1e-4, atol=1e-5) -> bool:

@@ -9,9 +9,10 @@ import re
 from pathlib import Path
 
 import pytest
+import torch
 
 from helpers.checks import EXERCISES
-from tests.checks.mutation_probes import PROBES, SOURCES
+from tests.checks.mutation_probes import PROBES, SOURCES, probe_by_check, probe_for, same
 
 ROOT = Path(__file__).resolve().parents[2]
 CHECK_CALL = re.compile(r"""\bcheck\(\s*["'](\d\d\.\w+)["']""")
@@ -40,13 +41,19 @@ def test_every_check_call_names_a_registered_exercise_of_its_notebook(folder):
 
 
 def test_every_exercise_with_a_reference_has_its_mutation_source_and_probe():
-    """A trained-model exercise has no reference to mutate; every other one has both."""
+    """A trained-model exercise has no reference to mutate; every other one has its source
+    (derived) and a probe (its own, or the check's cases); a probe written for an id the
+    registry does not know is an error."""
     with_reference = {i for i, ex in EXERCISES.items() if getattr(ex, "kind", "") != "trained"}
-    assert set(SOURCES) == with_reference, (
-        f"mutation_probes.SOURCES misses {sorted(with_reference - set(SOURCES))}, "
-        f"names unknown {sorted(set(SOURCES) - with_reference)}"
-    )
-    assert set(PROBES) == set(SOURCES), sorted(set(PROBES) ^ set(SOURCES))
-    assert all(callable(probe) for probe in PROBES.values()), [
-        i for i, p in PROBES.items() if not callable(p)
-    ]
+    assert set(SOURCES) == with_reference, sorted(set(SOURCES) ^ with_reference)
+    assert set(PROBES) <= set(SOURCES), sorted(set(PROBES) - set(SOURCES))
+    assert all(callable(probe_for(i)) for i in SOURCES)
+
+
+def test_the_checks_cases_tell_a_wrong_answer_from_the_reference():
+    """The probe an exercise without one of its own gets: equal for the same function, not for
+    a wrong one (|x| for relu)."""
+    probe = probe_by_check("00.relu")
+    relu, wrong = probe(lambda x: x * (x > 0)), probe(lambda x: x.abs())
+    assert same(relu, probe(lambda x: torch.where(x > 0, x, torch.zeros_like(x))))
+    assert not same(relu, wrong)
