@@ -75,6 +75,12 @@ class Exercise:
     # instructor's grader runs; None = the name after the dot in the id. A training exercise
     # sets it to its trained model's variable (e.g. "model") and overrides grading_probes.
     grade_target: str | None = None
+    # a module built from other exercises' parts (run/parts.py): ((submodule name pattern, the
+    # part's exercise id), ...), each replaced by a stand-in to find the faulty one; functions
+    # its forward calls by their global name (exercise ids); children whose calls are recorded
+    parts: tuple[tuple[str, str], ...] = ()
+    function_parts: tuple[str, ...] = ()
+    traced: tuple[str, ...] = ()
 
     def grading_probes(self, gen: torch.Generator) -> Iterable[Probe]:
         """Probes for ``python -m helpers grade`` (made from the grader's secret seed).

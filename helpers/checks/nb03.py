@@ -107,6 +107,7 @@ class MultiHeadAttentionCheck(Exercise):
     points = 4.0
     kind = "module"
     forbid = ATTENTION_BUILTINS + ("torch.nn.MultiheadAttention.forward",)
+    function_parts = ("02.scaled_dot_product_attention",)
 
     def probes(self, gen):
         for init in (

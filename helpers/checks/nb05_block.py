@@ -39,6 +39,12 @@ class TransformerEncoderBlockCheck(PartsMixin, Exercise):
     title = "the transformer encoder block, pre-LN and post-LN"
     points = 3.0
     kind = "module"
+    parts = (
+        ("self_attn", "03.MultiHeadAttention"),
+        ("ffn", "05.FeedForward"),
+        (r"norm\d", "05.LayerNorm"),
+    )
+    traced = ("norm1", "self_attn", "norm2", "ffn")
 
     def probes(self, gen):
         small = {"d_model": 8, "num_heads": 2, "d_ff": 16}

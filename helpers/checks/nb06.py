@@ -42,6 +42,11 @@ from .references import STACK_MISPLACEMENTS, stack64
 
 @register
 class TransformerEncoderCheck(PartsMixin, Exercise):
+    parts = (
+        ("pos_encoding", "04.PositionalEncoding"),
+        (r"layers\.\d+", "05.TransformerEncoderBlock"),
+        ("norm", "05.LayerNorm"),
+    )
     id = "06.TransformerEncoder"
     title = "the encoder: embedding, positions, a stack of blocks, a final norm"
     points = 3.0

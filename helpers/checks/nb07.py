@@ -48,6 +48,11 @@ MISPLACED = BLOCK_MISPLACEMENTS + [
 
 @register
 class TransformerDecoderBlockCheck(PartsMixin, Exercise):
+    parts = (
+        ("self_attn|cross_attn", "03.MultiHeadAttention"),
+        ("ffn", "05.FeedForward"),
+        (r"norm\d", "05.LayerNorm"),
+    )
     id = "07.TransformerDecoderBlock"
     title = "the decoder block: causal self-attention, cross-attention, feed-forward"
     points = 3.0

@@ -43,6 +43,11 @@ from .trained import TrainedModelCheck, divisors
 
 @register
 class VisionTransformerCheck(PartsMixin, Exercise):
+    parts = (
+        ("patch_embed", "09.PatchEmbedding"),
+        (r"blocks\.\d+", "05.TransformerEncoderBlock"),
+        ("norm", "05.LayerNorm"),
+    )
     id = "09.VisionTransformer"
     title = "the Vision Transformer"
     points = 4.0

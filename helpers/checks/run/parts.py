@@ -1,17 +1,18 @@
 """Run a module built from other exercises' parts again with those parts replaced, so that the
 judge can find the faulty one (kernel side; the judge's half is ``checks/parts.py``).
 
-The learner's module runs on the probe; then every learner-written part named in
-:data:`PARTS` (a LayerNorm, a MultiHeadAttention, an encoder block...) is replaced by a
-stand-in with the same weights and the module runs again. Only when that changes the output
-does each kind of part get replaced alone. Stand-ins are PyTorch's built-ins or an earlier
-notebook's blocks (never the graded notebook's): a LayerNorm on ``nn.LayerNorm`` (which
-05.LayerNorm switches off), a patch embedding on ``nn.Conv2d``, an attention or a block from
-``helpers.blocks``. :data:`FUNCTION_PARTS` does the same for a function the learner's module
-calls by its global name, and :data:`TRACED` records a block's children's calls.
+The learner's module runs on the probe; then every learner-written part the exercise names
+(``ex.parts``: a LayerNorm, a MultiHeadAttention, an encoder block...) is replaced by a
+stand-in (:data:`STAND_INS`) with the same weights and the module runs again. Only when that
+changes the output does each kind of part get replaced alone. Stand-ins are PyTorch's
+built-ins or an earlier notebook's blocks (never the graded notebook's): a LayerNorm on
+``nn.LayerNorm`` (which 05.LayerNorm switches off), a patch embedding on ``nn.Conv2d``, an
+attention or a block from ``helpers.blocks``. ``ex.function_parts`` does the same for a
+function the learner's module calls by its global name (:data:`FUNCTIONS`), and
+``ex.traced`` records a block's children's calls.
 
-:func:`wrapped` applies them, by exercise id, to every runner but "module_info"
-(``runner.run_probe``); ``parts`` is the eval-mode runner of such modules.
+:func:`wrapped` applies them to every runner but "module_info" (``runner.call``); ``parts`` is
+the eval-mode runner of such modules.
 """
 
 from __future__ import annotations
@@ -123,40 +124,27 @@ def _patch_embedding(part, init):
     return _loaded(PatchEmbedding(conv), part)
 
 
-# exercise -> (submodule name pattern, the part's own exercise, stand-in factory)
-PARTS = {
-    "05.TransformerEncoderBlock": (
-        ("self_attn", "03.MultiHeadAttention", _attention),
-        ("ffn", "05.FeedForward", _feed_forward),
-        (r"norm\d", "05.LayerNorm", _layer_norm),
-    ),
-    "06.TransformerEncoder": (
-        ("pos_encoding", "04.PositionalEncoding", _positional),
-        (r"layers\.\d+", "05.TransformerEncoderBlock", _encoder_block),
-        ("norm", "05.LayerNorm", _layer_norm),
-    ),
-    "07.TransformerDecoderBlock": (
-        ("self_attn|cross_attn", "03.MultiHeadAttention", _attention),
-        ("ffn", "05.FeedForward", _feed_forward),
-        (r"norm\d", "05.LayerNorm", _layer_norm),
-    ),
-    "09.VisionTransformer": (
-        ("patch_embed", "09.PatchEmbedding", _patch_embedding),
-        (r"blocks\.\d+", "05.TransformerEncoderBlock", _encoder_block),
-        ("norm", "05.LayerNorm", _layer_norm),
-    ),
+#: a part's exercise -> the stand-in for a learner's module of it: factory(part, init)
+STAND_INS = {
+    "03.MultiHeadAttention": _attention,
+    "04.PositionalEncoding": _positional,
+    "05.FeedForward": _feed_forward,
+    "05.LayerNorm": _layer_norm,
+    "05.TransformerEncoderBlock": _encoder_block,
+    "09.PatchEmbedding": _patch_embedding,
 }
 
 
-def learner_parts(ex_id: str, module: nn.Module) -> dict[str, list[tuple[str, object]]]:
-    """{part's exercise: [(submodule name, factory)]} for the learner-written parts."""
+def learner_parts(ex, module: nn.Module) -> dict[str, list[tuple[str, object]]]:
+    """{part's exercise: [(submodule name, factory)]} for the learner-written parts of
+    ``module``, found by ``ex.parts`` ((submodule name pattern, the part's exercise), ...)."""
     groups: dict[str, list] = {}
     for name, sub in module.named_modules():
         if type(sub).__module__.split(".")[0] in ("torch", "helpers"):
             continue  # a built-in or the course's block: nothing of the learner's to replace
-        for pattern, part_id, factory in PARTS.get(ex_id, ()):
+        for pattern, part_id in ex.parts:
             if re.fullmatch(pattern, name):
-                groups.setdefault(part_id, []).append((name, factory))
+                groups.setdefault(part_id, []).append((name, STAND_INS[part_id]))
     return groups
 
 
@@ -222,7 +210,7 @@ def with_parts(runner):
             def build(*args, **init):
                 module = candidate(*args, **init)
                 if isinstance(module, nn.Module):
-                    groups = learner_parts(ex.id, module)
+                    groups = learner_parts(ex, module)
                     found.append(list(groups))
                     for part_id, named in groups.items():
                         if only in ("*", part_id):
@@ -256,46 +244,41 @@ def _attention_function():
     return scaled_dot_product_attention
 
 
-#: exercise -> (a function the learner's forward calls by its global name, its exercise, stand-in)
-FUNCTION_PARTS = {
-    "03.MultiHeadAttention": (
-        "scaled_dot_product_attention",
-        "02.scaled_dot_product_attention",
-        _attention_function,
-    ),
-}
+#: a function part's exercise -> its stand-in (the function itself)
+FUNCTIONS = {"02.scaled_dot_product_attention": _attention_function}
 
 
 def with_function_part(runner):
-    """Wrap a runner: run it again with the learner's own function of :data:`FUNCTION_PARTS`
-    (a global of the candidate's forward, e.g. the notebook's scaled_dot_product_attention)
-    replaced by the reference; a changed output comes back as :func:`with_parts`' does."""
+    """Wrap a runner: run it again with the learner's own functions of ``ex.function_parts``
+    (exercise ids; a global of the candidate's forward named as the exercise, e.g. the
+    notebook's scaled_dot_product_attention) replaced by the stand-ins of :data:`FUNCTIONS`; a
+    changed output comes back as :func:`with_parts`' does."""
 
     def run(ex, probe, candidate, device):
         out = runner(ex, probe, candidate, device)
-        name, part_id, stand_in = FUNCTION_PARTS[ex.id]
         scope = getattr(getattr(candidate, "forward", None), "__globals__", {})
-        learner = scope.get(name)
-        if not callable(learner) or (getattr(learner, "__module__", None) or "").startswith(
-            ("torch", "helpers")
-        ):
+        learner = {}  # part's exercise -> (global name, the learner's function)
+        for part_id in ex.function_parts:
+            name = part_id.split(".", 1)[1]
+            found = scope.get(name)
+            module = getattr(found, "__module__", None) or ""
+            if callable(found) and not module.startswith(("torch", "helpers")):
+                learner[part_id] = (name, found)
+        if not learner:
             return out  # no function of the learner's to replace
-        scope[name] = stand_in()
         try:
+            for part_id, (name, _) in learner.items():
+                scope[name] = FUNCTIONS[part_id]()
             every = runner(ex, probe, candidate, device)
         except Exception:  # the learner's module calls it another way than the contract's
             return out
         finally:
-            scope[name] = learner
+            scope.update(dict(learner.values()))
         if _same(out, every):
             return out
-        return {PARTS_KEY: True, "out": out, "parts": [part_id], "swaps": {"*": every}}
+        return {PARTS_KEY: True, "out": out, "parts": list(learner), "swaps": {"*": every}}
 
     return run
-
-
-#: exercise -> the children whose calls :func:`traced` records (the judge: parts.flow_fault)
-TRACED = {"05.TransformerEncoderBlock": ("norm1", "self_attn", "norm2", "ffn")}
 
 
 def run_parts(ex, probe, candidate, device):
@@ -315,13 +298,14 @@ def run_parts(ex, probe, candidate, device):
     return out
 
 
-def wrapped(ex_id: str, runner):
-    """``runner`` with the parts of exercise ``ex_id`` replaced and its children traced, as the
-    tables above say (the runner itself where they say nothing)."""
-    if ex_id in TRACED:
-        runner = traced(runner, TRACED[ex_id])
-    if ex_id in PARTS:
+def wrapped(ex, runner):
+    """``runner`` with the parts of exercise ``ex`` replaced and its children traced, as the
+    exercise declares (``traced``, ``parts``, ``function_parts``; the runner itself where it
+    declares none)."""
+    if ex.traced:
+        runner = traced(runner, ex.traced)
+    if ex.parts:
         runner = with_parts(runner)
-    if ex_id in FUNCTION_PARTS:
+    if ex.function_parts:
         runner = with_function_part(runner)
     return runner

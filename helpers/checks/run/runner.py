@@ -2,8 +2,8 @@
 
 :data:`RUNNERS` names every way a probe calls the learner's object (``Probe.runner``, up to a
 colon: "props:batch,meta" is the runner "props"). ``ex`` is what the kernel knows of the
-exercise: its ``id`` (the parts tables of parts.py) and ``forbid`` (the built-ins switched off),
-an Exercise inline or a :class:`Task` the grader sends. It never raises for a learner's
+exercise (:class:`Task`): its ``id``, ``forbid`` (the built-ins switched off) and its parts
+(parts.py); an Exercise inline, a Task the grader sends. It never raises for a learner's
 mistake: an exception becomes an Outcome with a message that points at the learner's own line.
 """
 
@@ -54,10 +54,14 @@ RUNNERS = {
 
 @dataclass(frozen=True)
 class Task:
-    """What a grading kernel knows of an exercise (plain data from the grader)."""
+    """What a grading kernel knows of an exercise (plain data from the grader; the Exercise's
+    attributes of these names, see checks/framework.py)."""
 
     id: str
     forbid: tuple[str, ...] = ()
+    parts: tuple[tuple[str, str], ...] = ()
+    function_parts: tuple[str, ...] = ()
+    traced: tuple[str, ...] = ()
 
 
 #: the start of torch's message when one operation meets tensors of two devices
@@ -109,7 +113,7 @@ def call(ex, probe: Probe, candidate: Any, device: torch.device) -> Any:
     name = probe.runner.partition(":")[0]
     if name not in RUNNERS:
         raise ValueError(f"exercise {ex.id} has no runner {probe.runner!r}")
-    runner = RUNNERS[name] if name == "module_info" else parts.wrapped(ex.id, RUNNERS[name])
+    runner = RUNNERS[name] if name == "module_info" else parts.wrapped(ex, RUNNERS[name])
     # copies: the judge builds its reference from probe.args
     mine = dataclasses.replace(
         probe, args=clone_tensors(probe.args), kwargs=clone_tensors(probe.kwargs)

@@ -112,9 +112,10 @@ def make_probes(ex: Exercise, seed: int) -> list[Probe]:
 
 
 def kernel_task(ex: Exercise) -> dict:
-    """What the kernel knows of exercise ``ex`` (checks/run/runner.py's Task): its id and the
-    built-ins switched off while the learner's object runs."""
-    return {"id": ex.id, "forbid": tuple(ex.forbid)}
+    """What the kernel knows of exercise ``ex`` (checks/run/runner.py's Task): its id, the
+    built-ins switched off while the learner's object runs, and its parts."""
+    fields = ("forbid", "parts", "function_parts", "traced")
+    return {"id": ex.id} | {f: tuple(getattr(ex, f)) for f in fields}
 
 
 def probe_fields(probe: Probe) -> dict:
