@@ -18,8 +18,8 @@ Two sides, along the line the grader draws between the learner's kernel and its 
   1. ``framework`` (Exercise, register, Fail, inputs, expect_*), ``references`` (float64
      formulas several notebooks share), ``weights`` (the contract's parameter names, random
      states, PyTorch's layers loaded with them);
-  2. tools: ``properties`` (diagnosis by property; it adds itself to
-     ``framework.DIAGNOSES``), ``parts`` (the faulty part, the faulty step), ``probes``,
+  2. tools: ``properties`` (diagnosis by property; listed in ``framework.DIAGNOSES`` here),
+     ``parts`` (the faulty part, the faulty step), ``probes``,
      ``modules``, ``trained`` and each notebook's float64 reference (``nbNN_reference.py``);
   3. the exercise modules and this package; an exercise module never imports another.
 """
@@ -34,10 +34,13 @@ from typing import Any
 
 import torch
 
-from .framework import REGISTRY, CheckResult, Exercise, Fail, Probe
+from . import properties
+from .framework import DIAGNOSES, REGISTRY, CheckResult, Exercise, Fail, Probe
 from .run import fake_gpu
 from .run.calling import INPUT_CHANGED, STATE_MISMATCH
 from .run.runner import DEVICE_ERRORS, Outcome, run_probe
+
+DIAGNOSES[:] = [properties.diagnose]  # what expect_close asks before its generic message
 
 for _mod in sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name.startswith("nb")):
     importlib.import_module(f"{__name__}.{_mod}")

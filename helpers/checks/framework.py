@@ -26,9 +26,9 @@ from .run.calling import Probe, Unsupported, plain  # noqa: F401 (the judge's na
 
 #: every exercise id -> its Exercise, filled by :func:`register` as the exercise modules load
 REGISTRY: dict[str, Exercise] = {}
-#: the diagnosis by property :func:`expect_close` asks before its generic message:
-#: properties.py adds its ``diagnose`` when imported, as exercise modules fill REGISTRY (the
-#: framework imports nothing from the rest of checks/)
+#: the diagnoses :func:`expect_close` asks before its generic message, in order: the package
+#: (checks/__init__.py) lists properties.diagnose here (the framework imports nothing from the
+#: rest of checks/)
 DIAGNOSES: list[Callable[..., Fail | None]] = []
 
 

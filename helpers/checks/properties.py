@@ -15,7 +15,8 @@ Judge side (the grader's own process; float64 references allowed):
         sqrt(d_model) times ..."); a constant offset; for attention weights (``weights=True``)
         a softmax of the scores times a constant (the scores divided by the wrong number,
         ``factors`` names it) and rows that do not sum to 1. ``expect_close`` calls it before
-        its generic message, so every table-driven judge gets it for free.
+        its generic message (checks/__init__.py lists it in ``framework.DIAGNOSES``), so every
+        table-driven judge gets it for free.
 
 Relations (the runner's half is ``run/relations.py``; probes built with its ``props(probe,
 *relations)``: "batch", "masked", "repeat", "meta"):
@@ -35,7 +36,7 @@ import math
 
 import torch
 
-from .framework import DIAGNOSES, DROPOUT_IN_EVAL, Fail, agree, close
+from .framework import DROPOUT_IN_EVAL, Fail, agree, close
 from .run.relations import base_runner
 
 #: the stable formula to name when an output turns NaN/inf at large magnitudes (``hint``)
@@ -92,9 +93,6 @@ def diagnose(
         if found:
             return found
     return _factor(g, r, what, factors or {}) or _offset(g, r, what)
-
-
-DIAGNOSES.append(diagnose)
 
 
 def _permuted(g, r, what, dims) -> Fail | None:
