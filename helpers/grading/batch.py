@@ -107,6 +107,7 @@ class _Batch:
         self.running: dict = {}  # connection -> worker state
         self.alone: list[Submission] = []  # timed out beside others: graded again, alone, last
         self.again: set[str] = set()  # the labels of those (each is graded again once)
+        self.settled: set[str] = set()  # the notebooks whose inputs' draws are found here
 
     def _next(self) -> list[Submission]:
         """Where the next submission comes from: the queue, then (with nothing else running)
@@ -126,6 +127,9 @@ class _Batch:
                     sub, Graded(problem_rows(sub, "error", sub.problem), notes=list(sub.notes))
                 )
                 continue
+            if sub.notebook not in self.settled:  # once per notebook, before a worker forks
+                self.settled.add(sub.notebook)
+                settle_draws(exercises_of(sub.notebook), self.settings.seed)
             here, there = self.ctx.Pipe(duplex=False)
             proc = self.ctx.Process(  # the worker reads the notebook again, for itself
                 target=_worker, args=(there, sub, None, self.settings, slot), daemon=True
@@ -293,10 +297,6 @@ def grade_batch(
     settings = replace(settings, hidden=[*settings.hidden, *hidden])
     import jupyter_client  # noqa: F401  (imported once here: forked workers inherit it)
     import nbformat  # noqa: F401
-
-    notebooks = sorted({s.notebook for s in subs if s.notebook and not s.problem})
-    if notebooks:  # nothing to grade (all resumed, all broken): no child to fork
-        settle_draws([ex for nb in notebooks for ex in exercises_of(nb)], settings.seed)
 
     book = Gradebook(out, kept)
     result = BatchResult(
