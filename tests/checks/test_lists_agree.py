@@ -57,3 +57,14 @@ def test_the_checks_cases_tell_a_wrong_answer_from_the_reference():
     relu, wrong = probe(lambda x: x * (x > 0)), probe(lambda x: x.abs())
     assert same(relu, probe(lambda x: torch.where(x > 0, x, torch.zeros_like(x))))
     assert not same(relu, wrong)
+
+
+def test_every_exercise_is_tested_in_its_notebooks_test_file():
+    """tests/checks/test_nbNN.py names every exercise of notebook NN (the solution passes, the
+    stub fails, each named mistake), and no exercise the registry does not know."""
+    for notebook in sorted({ex.notebook for ex in EXERCISES.values()}):
+        text = (ROOT / "tests" / "checks" / f"test_nb{notebook}.py").read_text(encoding="utf-8")
+        named = set(re.findall(rf"""["']({notebook}\.\w+)["']""", text))
+        mine = {i for i, ex in EXERCISES.items() if ex.notebook == notebook}
+        assert mine <= named, f"test_nb{notebook}.py never names {sorted(mine - named)}"
+        assert named <= set(EXERCISES), f"test_nb{notebook}.py names {sorted(named - mine)}"

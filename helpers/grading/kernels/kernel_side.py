@@ -61,7 +61,9 @@ def setup(sources, package=PRIVATE_PACKAGE, references=None):
                 return importlib.util.spec_from_loader(fullname, Loader(), origin=sources[short][0])
             return None
 
-    for name in [n for n in sys.modules if n == package or n.startswith(package + ".")]:
+    # list(): one step under the GIL (a comprehension over sys.modules itself fails with
+    # "dictionary changed size during iteration" when a thread of the kernel imports meanwhile)
+    for name in [n for n in list(sys.modules) if n == package or n.startswith(package + ".")]:
         del sys.modules[name]
     pkg = types.ModuleType(package)
     pkg.__path__ = []
