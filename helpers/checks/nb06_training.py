@@ -10,36 +10,12 @@ import math
 
 import torch
 import torch.nn.functional as F
-from torch import nn
 
 from .framework import Exercise, Fail, Probe, randint, randn, register
+from .run.loops import TinyNet, make_optimizer, tiny_net
 from .trained import TrainedModelCheck, divisors
 
 # --------------------------------------------------------------------------- the training loop
-
-
-class TinyNet(nn.Module):
-    """The model the training-loop check trains: Linear, tanh, Linear."""
-
-    def __init__(self, d_in: int, d_hidden: int, d_out: int, dtype=torch.float64):
-        super().__init__()
-        self.linear1 = nn.Linear(d_in, d_hidden, dtype=dtype)
-        self.linear2 = nn.Linear(d_hidden, d_out, dtype=dtype)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.linear2(torch.tanh(self.linear1(x)))
-
-
-def tiny_net(spec: dict) -> TinyNet:
-    net = TinyNet(*spec["sizes"])
-    net.load_state_dict(spec["state"])
-    return net
-
-
-def make_optimizer(spec: dict, params) -> torch.optim.Optimizer:
-    if spec["optimizer"] == "sgd":
-        return torch.optim.SGD(params, lr=spec["lr"], momentum=spec.get("momentum", 0.0))
-    return torch.optim.Adam(params, lr=spec["lr"])
 
 
 def reference_loop(spec: dict, batches: list, variant: str = "right") -> tuple[float, list]:
@@ -65,10 +41,6 @@ def reference_loop(spec: dict, batches: list, variant: str = "right") -> tuple[f
     mean = sum(losses) / len(losses)
     value = {"sum": sum(losses), "last": losses[-1], "first": losses[0]}.get(variant, mean)
     return value, [p.detach().clone() for p in model.parameters()]
-
-
-class LossArgsSwapped(Exception):
-    """Raised by the check's loss_fn when it is called with the targets first."""
 
 
 @register

@@ -8,59 +8,11 @@ wrong token otherwise, so reading the wrong position or feeding back the wrong t
 from __future__ import annotations
 
 import torch
-import torch.nn.functional as F
-from torch import nn
 
 from .framework import Exercise, Fail, Probe, expect_tensor, fmt_shape, randint, register
+from .run.loops import scripted_model
 
 # --------------------------------------------------------------------------- greedy decoding
-
-
-class ScriptedSeq2Seq(nn.Module):
-    """A stand-in for a trained model: ``model(src, tgt) -> logits (B, T, vocab_size)``.
-
-    At position t, row b scores ``script[b, t]`` highest when ``tgt[b, :t+1]`` is BOS followed
-    by ``script[b, :t]`` (the decoder has been fed its own greedy choices), and ``wrong_id``
-    otherwise. Each position's logits differ, so reading the wrong position shows.
-    """
-
-    def __init__(
-        self, script: torch.Tensor, src: torch.Tensor, vocab_size: int, bos_id: int, wrong_id: int
-    ):
-        super().__init__()
-        self.register_buffer("script", script.clone())  # (B, L): row b's tokens
-        self.register_buffer("src", src.clone())  # (B, S): the source row that selects script b
-        self.vocab_size, self.bos_id, self.wrong_id = vocab_size, bos_id, wrong_id
-        self.scale = nn.Parameter(torch.ones(()))  # a parameter, so model.parameters() has a device
-
-    def forward(self, src: torch.Tensor, tgt: torch.Tensor) -> torch.Tensor:
-        B, T = tgt.shape
-        if src.shape[0] != B:
-            raise ValueError(f"src has {src.shape[0]} rows but tgt has {B}")
-        if T > self.script.shape[1]:
-            raise ValueError(f"the decoder input is longer ({T}) than the model can take")
-        # which rows of the batch these are (a decoder may run on one row at a time, src[b:b+1])
-        same = (src[:, None, :] == self.src[None, :, :]).all(-1)  # (B, B_all)
-        if not bool(same.any(-1).all()):
-            raise ValueError("src holds a row that is not one of the batch's source rows")
-        script = self.script[same.long().argmax(-1)]  # (B, L)
-        bos = torch.full((B, 1), self.bos_id, dtype=torch.long, device=tgt.device)
-        expected = torch.cat([bos, script[:, : T - 1]], dim=1)  # (B, T)
-        ok = (tgt == expected).long().cumprod(dim=1).bool()  # the prefix up to t is right
-        nxt = torch.where(ok, script[:, :T], torch.full_like(tgt, self.wrong_id))
-        # a margin of 1 only: the best token has probability ~0.25, so sampling shows
-        logits = F.one_hot(nxt, self.vocab_size).float()  # (B, T, vocab_size)
-        # a small position-dependent tilt, so that each position's row is different
-        tilt = torch.arange(self.vocab_size, device=tgt.device).float() * 0.01
-        return self.scale * (
-            logits + tilt * torch.arange(T, device=tgt.device).float()[:, None] / T
-        )
-
-
-def scripted_model(spec: dict) -> ScriptedSeq2Seq:
-    return ScriptedSeq2Seq(
-        spec["script"], spec["src"], spec["vocab_size"], spec["bos_id"], spec["wrong_id"]
-    )
 
 
 @torch.no_grad()
