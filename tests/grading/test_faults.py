@@ -27,6 +27,8 @@ pytestmark = pytest.mark.slow
 SEED = 5
 CELL_TIMEOUT = 60
 SANDBOXES = ["none"] + (["bwrap"] if sandbox.resolve("auto")[0] == "bwrap" else [])
+if os.environ.get("CI_ENV_SUITE") == "1" and len(SANDBOXES) > 1:
+    SANDBOXES = ["bwrap"]  # CI's other torch builds: the default sandbox (both in the main suite)
 SLOW_CALL = "    __import__('time').sleep(0.5)  # the grader's interrupt strikes in here\n"
 
 
