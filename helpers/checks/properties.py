@@ -74,7 +74,8 @@ def diagnose(
     """A :class:`Fail` naming how ``got`` differs from ``ref`` by one property, or None."""
     g, r = got.double(), ref.double()
     if g.shape == r.shape and close(g, r, 1e-5, 1e-4):
-        return None
+        return _float32_sized(got, r, what)
+
     found = _permuted(g, r, what, dims)
     if found or g.shape != r.shape:
         return found
@@ -93,6 +94,31 @@ def diagnose(
         if found:
             return found
     return _factor(g, r, what, factors or {}) or _offset(g, r, what)
+
+
+#: float32's unit roundoff (2**-24); a float64 output off by a few of these, relative to the
+#: reference's scale, went through float32 (a float64 slip is 2**-53, 9 digits smaller)
+FLOAT32_ROUNDOFF = 2.0**-24
+
+
+def _float32_sized(got, r, what) -> Fail | None:
+    """A float64 output whose error is the size of float32 rounding (between a quarter and 16
+    roundoffs of the reference's largest value: a float64 slip is far smaller, a wrong
+    constant such as an eps larger): named as such."""
+    if got.dtype != torch.float64 or not torch.isfinite(r).all() or got.shape != r.shape:
+        return None
+    err = float((got.double() - r).abs().max())
+    scale = float(r.abs().max()) or 1.0
+    if not FLOAT32_ROUNDOFF / 4 * scale < err <= 16 * FLOAT32_ROUNDOFF * scale:
+        return None
+    return Fail(
+        f"{what} {agree(what, 'is')} right only to float32 precision (largest error {err:.3g}, "
+        f"about {err / scale / FLOAT32_ROUNDOFF:.2g} float32 roundings of its largest value) "
+        "although the inputs are float64: the computation drops to float32 somewhere (a "
+        ".float(), a torch.tensor(...) or torch.zeros(...) made without dtype=, a dtype= "
+        "float32). Keep the inputs' dtype throughout (dtype=x.dtype, torch.*_like).",
+        "float32_inside",
+    )
 
 
 def _permuted(g, r, what, dims) -> Fail | None:

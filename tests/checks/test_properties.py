@@ -14,6 +14,7 @@ import pytest
 import torch
 from hypothesis import assume, given, settings
 
+from helpers import check
 from helpers.checks import EXERCISES, judge_failure
 from helpers.checks.framework import Probe
 from helpers.checks.properties import STABLE, diagnose
@@ -173,3 +174,29 @@ def test_permuted_dims_are_named(case):
     names = tuple("BHTd"[: ref.dim()])
     fail = diagnose(ref.permute(perm), ref, "out", dims=names)
     assert fail is not None and fail.code == "dims_permuted"
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_a_float64_answer_computed_in_float32_is_named(seed):
+    x = torch.randn(6, 16, generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
+    ref = (x @ x.T).softmax(-1)
+    got = (x.float() @ x.float().T).softmax(-1).double()  # the same, in float32
+    assert diagnose(got, ref).code == "float32_inside"
+    assert diagnose(ref + 1e-9 * ref.abs().max(), ref) is None  # far below float32's rounding
+    assert diagnose(got.float(), ref) is None  # a float32 output is allowed its rounding
+    assert getattr(diagnose(ref * (1 + 1e-5), ref), "code", None) is None  # a constant's size
+
+
+def test_a_kv_cache_softmax_in_float32_is_told_about_precision():
+    """The tester's KV cache: right, but its softmax runs in float32 on float64 inputs."""
+
+    def kv_cache_step(q, k, v, cache=None):
+        if cache is not None:
+            k, v = torch.cat([cache[0], k], dim=-2), torch.cat([cache[1], v], dim=-2)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+        weights = scores.float().softmax(dim=-1).to(q.dtype)
+        return weights @ v, (k, v)
+
+    result = check("08.kv_cache_step", kv_cache_step, quiet=True)
+    assert result.mistake == "08.kv_cache_step/float32_inside", result.messages
+    assert "float32" in result.messages[0]
