@@ -207,3 +207,25 @@ def test_install_cell_does_nothing_where_helpers_is_importable(tmp_path):
 def test_without_repo_no_setup_cells():
     nb = new_notebook(cells=[new_markdown_cell("# 42")])
     assert [c.source for c in student_notebook(nb, "42_demo.ipynb").cells] == ["# 42"]
+
+
+def test_the_student_cell_names_what_its_check_switches_off():
+    """A learner reads in the task which built-ins the check switches off (issue 29): each one
+    of the exercise's ``forbid`` (as written in code; the dispatcher's names aside) is in the
+    student's exercise cell, from the check itself."""
+    from helpers.checks import EXERCISES
+
+    named = 0
+    for path in solution_paths():
+        student = load_notebook(path.parent.parent / "notebooks" / path.name)
+        for cell in student.cells:
+            ex = cell.metadata.get("course", {}).get("exercise")
+            if cell.cell_type != "code" or not ex:
+                continue
+            text = " ".join(cell.source.replace("#", " ").split())
+            for dotted in EXERCISES[ex].forbid:
+                *owner, last = dotted.split(".")
+                if owner[0] != "aten":
+                    assert (f"nn.{owner[-1]}" if last == "forward" else last) in text, (ex, dotted)
+                    named += 1
+    assert named > 20

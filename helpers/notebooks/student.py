@@ -1,7 +1,8 @@
 """Solved notebooks -> student notebooks (``python -m helpers student``).
 
 In a solved notebook, each ``### BEGIN SOLUTION`` ... ``### END SOLUTION`` region (nbgrader's
-markers) holds the answer. The student version replaces the region by a TODO comment and
+markers) holds the answer. The student version replaces the region by a TODO comment (with
+the built-ins the exercise's check switches off, read from the check) and
 ``raise NotImplementedError(...)`` at the same indentation (in a markdown cell, by
 "_Your answer here._"), clears outputs and execution counts, and drops ``# NBVAL_`` lines.
 Text after ``### BEGIN SOLUTION:`` becomes the TODO's wording.
@@ -19,6 +20,7 @@ import copy
 import json
 import os
 import re
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -94,12 +96,37 @@ def find_regions(lines: list[str], where: str) -> list[Region]:
     return regions
 
 
+def switched_off(exercise: str | None) -> list[str]:
+    """The built-ins the check of ``exercise`` switches off, as a learner writes them
+    (``torch.nn.functional.softmax`` -> softmax, ``torch.nn.LayerNorm.forward`` ->
+    nn.LayerNorm; the dispatcher's ``aten.*`` names left out): from the check itself."""
+    from ..checks import EXERCISES
+
+    ex = EXERCISES.get(exercise or "")
+    names = []
+    for dotted in ex.forbid if ex else ():
+        *owner, last = dotted.split(".")
+        name = f"nn.{owner[-1]}" if last == "forward" else last
+        if owner[0] != "aten" and name not in names:
+            names.append(name)
+    return names
+
+
+def _off_lines(indent: str, names: list[str]) -> list[str]:
+    """Comment lines naming ``names`` as switched off, each under 100 characters."""
+    text = f"The check switches these off while it runs your code: {', '.join(names)}."
+    return [f"{indent}# {line}" for line in textwrap.wrap(text, 96 - len(indent))]
+
+
 def strip_code(source: str, where: str, exercise: str | None) -> str:
     lines = source.split("\n")
     out, last = [], 0
+    off = switched_off(exercise)
     for r in find_regions(lines, where):
         out += lines[last : r.start]
         out.append(f"{r.indent}# TODO: {r.todo or 'your code here'}")
+        out += _off_lines(r.indent, off) if off else []
+        off = []  # said once, at the cell's first TODO
         label = f"{exercise}: " if exercise else ""
         out.append(f'{r.indent}raise NotImplementedError("{label}fill in this TODO")')
         last = r.end + 1
