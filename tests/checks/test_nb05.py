@@ -326,6 +326,22 @@ def test_block_written_differently_passes(run_check):
     assert run_check("05.TransformerEncoderBlock", make_block(branches)).passed
 
 
+def test_block_that_adds_into_its_input_is_named(run_check):
+    """``x += ...`` writes into the caller's tensor: named for a module as for a function."""
+
+    def in_place(self, x, mask):
+        if self.norm_first:
+            h = self.norm1(x)
+            x += self.dropout1(self.self_attn(h, h, h, mask)[0])
+            x += self.ffn(self.norm2(x))
+            return x
+        x = self.norm1(x + self.dropout1(self.self_attn(x, x, x, mask)[0]))
+        return self.norm2(x + self.ffn(x))
+
+    r = run_check("05.TransformerEncoderBlock", make_block(in_place))
+    assert r.mistake == "05.TransformerEncoderBlock/changes_input", r.messages
+
+
 def test_block_stub(run_check):
     r = run_check(
         "05.TransformerEncoderBlock",

@@ -10,6 +10,9 @@ mode with the check's fixed dropout masks (kernel side: plain data out, no refer
     encoder_train  build, load the weights, forward in training mode (masks of DROPOUT_SEED)
     block          a block in eval mode; a broadcasting error in a residual sum as data
     block_train    the same in training mode (masks of DROPOUT_SEED)
+
+The module runners report an input changed in place as {INPUT_CHANGED: True} (calling.py), as
+the plain runners do.
 """
 
 from __future__ import annotations
@@ -21,7 +24,15 @@ from torch import nn
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves
 
-from .calling import _resolve, describe_exception, load_state, load_weights, to_device
+from .calling import (
+    _resolve,
+    clone_tensors,
+    describe_exception,
+    inputs_kept,
+    load_state,
+    load_weights,
+    to_device,
+)
 
 # --------------------------------------------------------------------------- device
 
@@ -140,10 +151,12 @@ def run_train_mode(ex, probe, candidate, device):
     kwargs = dict(probe.kwargs)
     seed = kwargs.pop("dropout_seed")
     args, kwargs = to_device(probe.args, device), to_device(kwargs, device)
+    before = clone_tensors((args, kwargs))
     train, calls = train_forward(module, args, kwargs, seed)
     with torch.no_grad():
         evald = module.eval()(*args, **kwargs)
-    return {"train": train, "eval": evald, "dropout_calls": calls}
+    out = {"train": train, "eval": evald, "dropout_calls": calls}
+    return inputs_kept(out, before, (args, kwargs))
 
 
 def run_encoder_train(ex, probe, candidate, device):
@@ -154,7 +167,9 @@ def run_encoder_train(ex, probe, candidate, device):
     load_weights(module, probe.state)  # a positional table of another max_len stays as built
     module.to(device)
     args, kwargs = to_device(probe.args, device), to_device(probe.kwargs, device)
-    return train_forward(module, args, kwargs, DROPOUT_SEED)[0]
+    before = clone_tensors((args, kwargs))
+    out = train_forward(module, args, kwargs, DROPOUT_SEED)[0]
+    return inputs_kept(out, before, (args, kwargs))
 
 
 def _block_output(probe, candidate, device, train: bool):
@@ -164,11 +179,14 @@ def _block_output(probe, candidate, device, train: bool):
         return module
     load_weights(module, probe.state)
     args, kwargs = to_device(probe.args, device), to_device(probe.kwargs, device)
+    before = clone_tensors((args, kwargs))
     try:
         if train:
-            return train_forward(module.to(device), args, kwargs, DROPOUT_SEED)[0]
-        with torch.no_grad():
-            return module.to(device).eval()(*args, **kwargs)
+            out = train_forward(module.to(device), args, kwargs, DROPOUT_SEED)[0]
+        else:
+            with torch.no_grad():
+                out = module.to(device).eval()(*args, **kwargs)
+        return inputs_kept(out, before, (args, kwargs))
     except RuntimeError as exc:
         if "must match the size of tensor" not in str(exc):
             raise

@@ -25,7 +25,7 @@ from functools import partial
 import torch
 from torch import nn
 
-from .calling import load_weights, to_device
+from .calling import clone_tensors, inputs_kept, load_weights, to_device
 
 FLOW_KEY = "__flow__"  # marks a runner's output that carries its children's calls
 
@@ -290,12 +290,13 @@ def run_parts(ex, probe, candidate, device):
     load_weights(module, probe.state or {})
     module.to(device).eval()
     args, kwargs = to_device(probe.args, device), to_device(probe.kwargs, device)
+    before = clone_tensors((args, kwargs))
     method = getattr(module, probe.info.get("method", "forward"))
     with torch.no_grad():
         out = method(*args, **kwargs)
         if (probe.init or {}).get("dropout") and not _same(out, method(*args, **kwargs)):
             return {RANDOM_IN_EVAL: True}  # a dropout that eval() does not switch off
-    return out
+    return inputs_kept(out, before, (args, kwargs))
 
 
 def wrapped(ex, runner):
