@@ -8,6 +8,7 @@ import warnings
 from collections.abc import Iterator
 
 import torch
+from torch.utils._pytree import tree_leaves
 
 from .framework import Fail, Probe, close, describe_difference, rand_bool, randint
 from .references import Drops
@@ -176,9 +177,22 @@ def fixed_drops(p: float, skip=(), moved=()) -> Drops:
 
 
 def train_mode_parts(out) -> tuple:
-    """(train output, eval output, number of dropout calls) of a "train_mode" probe (judge)."""
-    if not isinstance(out, dict) or set(out) != {"train", "eval", "dropout_calls"}:
+    """(train output, eval output, number of dropout calls) of a "train_mode" probe (judge);
+    Fail when the module built with dropout=0.0 still drops in training mode."""
+    keys = {"train", "eval", "dropout_calls"}
+    if not isinstance(out, dict) or not keys <= set(out) <= keys | {"train_at_zero"}:
         raise Fail("the module did not run in training mode (is it an nn.Module?).")
+    zero, evald = tree_leaves(out.get("train_at_zero")), tree_leaves(out["eval"])
+    if zero and not all(
+        isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and close(a, b, 1e-6, 1e-5)
+        for a, b in zip(zero, evald)
+    ):
+        raise Fail(
+            "built with dropout=0.0, the module still changes its output in training mode: its "
+            "dropout does not use the `dropout` argument (nn.Dropout() alone drops with p=0.5). "
+            "Pass it on: self.dropout = nn.Dropout(dropout).",
+            P_IGNORED[1],
+        )
     return out["train"], out["eval"], out["dropout_calls"]
 
 

@@ -200,3 +200,30 @@ def test_a_kv_cache_softmax_in_float32_is_told_about_precision():
     result = check("08.kv_cache_step", kv_cache_step, quiet=True)
     assert result.mistake == "08.kv_cache_step/float32_inside", result.messages
     assert "float32" in result.messages[0]
+
+
+@pytest.mark.parametrize(
+    "exercise, block",
+    [
+        ("03.MultiHeadAttention", "helpers.blocks.multihead.MultiHeadAttention"),
+        ("04.PositionalEncoding", "helpers.blocks.positional.PositionalEncoding"),
+        ("05.FeedForward", "helpers.blocks.layers.FeedForward"),
+    ],
+)
+def test_a_dropout_that_ignores_its_argument_is_named(exercise, block):
+    """``nn.Dropout()`` alone drops with p=0.5, which is what the training-mode case passes:
+    the module built with dropout=0.0 must not drop (the course's own passes)."""
+    import importlib
+
+    module, name = block.rsplit(".", 1)
+    reference = getattr(importlib.import_module(module), name)
+
+    class Default(reference):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.dropout = torch.nn.Dropout()
+
+    assert check(exercise, reference, quiet=True).passed
+    result = check(exercise, Default, quiet=True)
+    assert result.mistake == f"{exercise}/dropout_p_ignored", result.messages
+    assert "dropout=0.0" in result.messages[0]

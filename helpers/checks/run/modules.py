@@ -6,7 +6,8 @@ mode with the check's fixed dropout masks (kernel side: plain data out, no refer
     sized          the call under :class:`LargestTensor`: {"out", "largest"}
     train_mode     build, load ``state``, forward in training mode (masks of seed
                    ``kwargs["dropout_seed"]``), then in eval mode: {"train", "eval",
-                   "dropout_calls"}
+                   "dropout_calls"}, and "train_at_zero": the training-mode output of the
+                   module built with dropout=0.0
     encoder_train  build, load the weights, forward in training mode (masks of DROPOUT_SEED)
     block          a block in eval mode; a broadcasting error in a residual sum as data
     block_train    the same in training mode (masks of DROPOUT_SEED)
@@ -156,6 +157,13 @@ def run_train_mode(ex, probe, candidate, device):
     with torch.no_grad():
         evald = module.eval()(*args, **kwargs)
     out = {"train": train, "eval": evald, "dropout_calls": calls}
+    if "dropout" in (probe.init or {}):  # the same module built with dropout=0.0: no dropout
+        with rng_untouched():
+            zero = candidate(**{**probe.init, "dropout": 0.0})
+        if isinstance(zero, nn.Module):
+            if probe.state is not None:
+                load_state(zero, probe.state)
+            out["train_at_zero"] = train_forward(zero.to(device), args, kwargs, seed)[0]
     return inputs_kept(out, before, (args, kwargs))
 
 
