@@ -223,6 +223,9 @@ PAD_MISTAKES = {
     "pad_id (token 0 here); use tokens != pad_id.",
     "pad_id_ignored": "the mask compares with 0, not with pad_id = {pad_id}: use the pad_id "
     "argument.",
+    "counted": "the mask keeps the first n positions, n the number of real tokens: right only "
+    "when the padding is at the end (notebook 07 pads on the left). Compare each token with "
+    "pad_id: tokens != pad_id.",
 }
 
 
@@ -243,6 +246,10 @@ class PaddingMaskCheck(Exercise):
         tokens[2, 0] = 0  # a real token with id 0
         yield Probe("random (3, 6) tokens, pad_id = 1, token 0 is real", args=(tokens, 1))
         yield Probe("no padding, (1, 4), pad_id = 2", args=(torch.tensor([[4, 5, 6, 7]]), 2))
+        yield Probe(
+            "padding on the left and in the middle, pad_id = 0 (notebook 07 pads on the left)",
+            args=(torch.tensor([[0, 0, 5, 7, 2], [3, 0, 9, 0, 4]]), 0),
+        )
 
     def judge(self, probe, out):
         tokens, pad_id = probe.args
@@ -281,6 +288,7 @@ class PaddingMaskCheck(Exercise):
             if (tokens < pad_id).any()
             else [],
             pad_id_ignored=[(tokens != 0)[:, None, None, :]] if pad_id != 0 else [],
+            counted=(torch.arange(T) < (tokens != pad_id).sum(-1, keepdim=True))[:, None, None],
         )
         otherwise = f"the mask is not tokens != pad_id; got {got[:, 0, 0].int().tolist()}"
         expect_equal(got, ref, mistakes, otherwise)

@@ -237,6 +237,12 @@ def test_padding_mask_stub(run_check):
         (lambda t, p: (t == p)[:, None, None, :], "True at the padding"),
         (lambda t, p: (t != 0)[:, None, None, :], "not with pad_id"),
         (lambda t, p: (t != p)[:, None, None, :].long(), "dtype"),
+        (
+            lambda t, p: (
+                torch.arange(t.shape[-1], device=t.device) < (t != p).sum(-1, keepdim=True)
+            )[:, None, None, :],
+            "right only when the padding is at the end",
+        ),
     ],
 )
 def test_padding_mask_mistakes(run_check, candidate, words):
