@@ -197,3 +197,11 @@ class PatchEmbeddingCheck(Exercise):
                 f"proj is a {info['children'].get('proj')}: make it an nn.Conv2d. {hint}",
                 "proj_not_conv2d",
             )
+        n = (probe.init["img_size"] // p) ** 2
+        if info["attributes"].get("num_patches") != n:
+            got = info["attributes"].get("num_patches", "missing")
+            raise Fail(
+                f"self.num_patches is {got}, expected N = (img_size // patch_size) ** 2 = {n}: "
+                "the ViT reads it to size its position embeddings.",
+                "num_patches",
+            )

@@ -72,6 +72,7 @@ def test_patchify_mistakes(run_check, candidate, words):
 class PatchEmbedding(nn.Module):
     def __init__(self, img_size, patch_size, in_channels, d_model, layout="right"):
         super().__init__()
+        self.num_patches = (img_size // patch_size) ** 2
         self.proj = nn.Conv2d(in_channels, d_model, patch_size, patch_size)
         self.layout = layout
 
@@ -91,7 +92,7 @@ class LinearPatchEmbedding(
 ):  # written differently: patchify + the conv weight as a matrix
     def __init__(self, img_size, patch_size, in_channels, d_model):
         super().__init__()
-        self.patch_size = patch_size
+        self.patch_size, self.num_patches = patch_size, (img_size // patch_size) ** 2
         self.proj = nn.Conv2d(in_channels, d_model, patch_size, patch_size)
 
     def forward(self, images):
@@ -106,6 +107,18 @@ def test_embedding_solution_passes(run_check):
 
 def test_embedding_written_differently_passes(run_check):
     assert run_check("09.PatchEmbedding", LinearPatchEmbedding).passed
+
+
+def test_embedding_with_a_wrong_num_patches_is_named(run_check):
+    """The ViT reads num_patches to size pos_embed: the attribute the text states is checked."""
+
+    class Unsquared(PatchEmbedding):
+        def __init__(self, img_size, patch_size, in_channels, d_model):
+            super().__init__(img_size, patch_size, in_channels, d_model)
+            self.num_patches = img_size // patch_size
+
+    r = run_check("09.PatchEmbedding", Unsquared)
+    assert r.mistake == "09.PatchEmbedding/num_patches", r.messages
 
 
 def test_embedding_stub(run_check):

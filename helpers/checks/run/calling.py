@@ -351,7 +351,9 @@ def inputs_kept(out: Any, before: Any, after: Any) -> Any:
 
 
 def module_info(module: torch.nn.Module) -> dict:
-    """Names and shapes of parameters and buffers, and the child modules' class names.
+    """Names and shapes of parameters and buffers, the child modules' class names, and the
+    module's own attributes that are plain numbers or strings ("attributes": the contract names
+    some, such as PatchEmbedding's num_patches).
 
     Lazy layers (nn.LazyLinear) have no shape before their first call: their names are listed
     under "lazy" (the judge asks for layers sized at construction)."""
@@ -362,6 +364,11 @@ def module_info(module: torch.nn.Module) -> dict:
         },
         "buffers": {n: ([] if is_lazy(b) else list(b.shape)) for n, b in module.named_buffers()},
         "children": {n: type(m).__name__ for n, m in module.named_children()},
+        "attributes": {
+            n: v
+            for n, v in vars(module).items()
+            if type(v) in (int, float, bool, str) and not n.startswith("_") and n != "training"
+        },
     }
     if lazy:
         info["lazy"] = lazy
