@@ -19,6 +19,7 @@ Two sides, along the line the grader draws between the learner's kernel and its 
      formulas several notebooks share), ``weights`` (the contract's parameter names, random
      states, PyTorch's layers loaded with them);
   2. tools: ``properties`` (diagnosis by property; listed in ``framework.DIAGNOSES`` here),
+     ``edits`` (the reference as an error model: the edit that reproduces a wrong answer),
      ``parts`` (the faulty part, the faulty step), ``probes``,
      ``modules``, ``trained`` and each notebook's float64 reference (``nbNN_reference.py``);
   3. the exercise modules and this package; an exercise module never imports another.
@@ -34,7 +35,7 @@ from typing import Any
 
 import torch
 
-from . import properties
+from . import edits, properties
 from .framework import DIAGNOSES, REGISTRY, CheckResult, Exercise, Fail, Probe
 from .run import fake_gpu
 from .run.calling import INPUT_CHANGED, STATE_MISMATCH
@@ -142,9 +143,11 @@ def evaluate(
 
 
 def _evaluate(ex: Exercise, outcomes, carry_forward: bool) -> CheckResult:
-    count, carried, off_device = 0, None, None
+    count, carried, off_device, seen = 0, None, None, []
+    outcomes = iter(outcomes)
     for probe, outcome in outcomes:
         count += 1
+        seen.append((probe, outcome))
         if outcome.on_cpu is not None:  # it failed for its device: what does the CPU run show?
             cpu = outcome.on_cpu
             fail = None if cpu.device_failed else judge_failure(ex, probe, cpu)
@@ -158,6 +161,8 @@ def _evaluate(ex: Exercise, outcomes, carry_forward: bool) -> CheckResult:
             carried = carried or fail  # the first such message names the parts
             continue
         if fail is not None:
+            if fail.code is None and outcome.error is None:  # no mistake named: an edit?
+                fail = by_edit(ex, seen, outcomes, fail)
             return _failed(ex, probe, outcome, fail)
     if off_device is not None:
         return _failed(ex, *off_device, judge_failure(ex, *off_device))
@@ -165,6 +170,17 @@ def _evaluate(ex: Exercise, outcomes, carry_forward: bool) -> CheckResult:
         message = f"carried forward from {', '.join(carried.parts)}: {carried}"
         return CheckResult(ex.id, True, ex.points, ex.points, [message], "passed")
     return CheckResult(ex.id, True, ex.points, ex.points, [f"passed {count} cases"], "passed")
+
+
+def by_edit(ex: Exercise, seen: list, rest: Iterable, fail: Fail) -> Fail:
+    """``fail`` (a difference no mistake named) named by the edit of the reference that gives the
+    learner's outputs on every probe (edits.py), the ones after it run too; else ``fail``."""
+    pairs = seen + list(rest)
+    found = edits.explain(ex, pairs, first=len(seen) - 1)
+    if found is None:
+        return fail
+    found.figure = fail.figure
+    return Fail(f"{found}\n   {fail}", found.code, fail.figure)
 
 
 def _failed(ex: Exercise, probe: Probe, outcome: Outcome, fail: Fail) -> CheckResult:
