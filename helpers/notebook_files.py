@@ -15,21 +15,30 @@ BEGIN = "### BEGIN SOLUTION"
 END = "### END SOLUTION"
 NBVAL_LINE = re.compile(r"^\s*# NBVAL_[A-Z_]+\s*$")  # dropped from student notebooks
 ROOT = Path(__file__).resolve().parent.parent
-# "09" in "09_vision_transformer.ipynb" (also "09-vit.ipynb", "09.ipynb": submissions' names)
-NUMBER = re.compile(r"^(\d{2})(?:[_\-. ]|$)")
+# "09" in "09_vision_transformer.ipynb" (also "09-vit.ipynb", "09.ipynb": submissions' names);
+# a notebook put between two others has a letter, "07b" (07, 07b, 08: the ids before it stay)
+NUMBER = re.compile(r"^(\d{2}[a-z]?)(?:[_\-. ]|$)")
 
 
 def notebook_number(path: str | Path) -> str | None:
-    """``"09"`` for ``solutions/09_vit.ipynb``; None for a name without a number."""
+    """``"09"`` for ``solutions/09_vit.ipynb``, ``"07b"`` for ``07b_language_model.ipynb``; None
+    for a name without a number."""
     m = NUMBER.match(Path(str(path)).name)
     return m.group(1) if m else None
 
 
 def solution_paths(root: Path = ROOT) -> list[Path]:
-    """The solved notebooks, ``solutions/NN_*.ipynb``, in order."""
+    """The solved notebooks, ``solutions/NN_*.ipynb`` and ``NNx_*.ipynb``: 07, 07b, 08."""
     return sorted(
-        p for p in (root / "solutions").glob("*_*.ipynb") if notebook_number(p) and p.name[2] == "_"
+        (p for p in (root / "solutions").glob("*_*.ipynb") if _numbered(p)),
+        key=lambda p: (notebook_number(p), p.name),
     )
+
+
+def _numbered(path: Path) -> bool:
+    """``NN_name.ipynb`` or ``NNx_name.ipynb``: the number, then ``_``."""
+    number = notebook_number(path)
+    return number is not None and path.name[len(number)] == "_"
 
 
 def load_notebook(path: Path):

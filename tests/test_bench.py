@@ -12,6 +12,7 @@ from helpers.notebooks import bench
     [
         ("solutions/00_welcome.ipynb", 60.0),
         ("solutions/05_transformer_block.ipynb", 60.0),
+        ("solutions/07b_language_model.ipynb", 60.0),
         ("solutions/09_vision_transformer.ipynb", 90.0),
         ("09_vit.ipynb", 90.0),
         ("scratch.ipynb", 60.0),

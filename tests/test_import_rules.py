@@ -24,7 +24,7 @@ LEARNER = [
     "helpers.device",
     "helpers.my_blocks",
 ]
-EXERCISE_FILE = re.compile(r"^nb\d\d")  # nbNN*.py: a notebook's modules
+EXERCISE_FILE = re.compile(r"^nb\d\d[a-z]?")  # nbNN*.py, nbNNx*.py: a notebook's modules
 
 
 def module_files() -> dict[str, Path]:

@@ -13,7 +13,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from helpers.notebooks.common import BEGIN, END, ROOT, solution_paths
+from helpers.notebooks.common import BEGIN, END, ROOT, notebook_number, solution_paths
 from helpers.notebooks.kernel import run_fresh
 
 LATER = ["04", "05", "06", "07", "08", "09"]
@@ -24,7 +24,7 @@ def learner_copy(folder: Path, numbers: list[str], bug: tuple[str, str, str] | N
     solution markers, outputs cleared; ``bug`` = (number, old, new) edits one answer."""
     folder.mkdir(parents=True, exist_ok=True)
     for path in solution_paths():
-        if path.name[:2] not in numbers:
+        if notebook_number(path) not in numbers:
             continue
         nb = nbformat.read(str(path), as_version=4)
         for cell in nb.cells:
@@ -34,7 +34,7 @@ def learner_copy(folder: Path, numbers: list[str], bug: tuple[str, str, str] | N
                     line for line in lines if not line.strip().startswith((BEGIN, END))
                 )
                 cell.outputs, cell.execution_count = [], None
-                if bug and bug[0] == path.name[:2] and bug[1] in cell.source:
+                if bug and bug[0] == notebook_number(path) and bug[1] in cell.source:
                     cell.source = cell.source.replace(bug[1], bug[2])
         nbformat.write(nb, str(folder / path.name))
 

@@ -4,7 +4,14 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from helpers.notebooks.common import BEGIN, END, MarkerError, load_notebook, solution_paths
+from helpers.notebooks.common import (
+    BEGIN,
+    END,
+    MarkerError,
+    load_notebook,
+    notebook_number,
+    solution_paths,
+)
 from helpers.notebooks.export import export
 from helpers.notebooks.student import generate, strip_code, student_notebook
 
@@ -129,7 +136,7 @@ def test_every_exercise_cell_names_a_known_exercise():
                     for e, x in EXERCISES.items()
                     if x.kind == "trained" and f'check("{e}"' in cell.source
                 )
-    notebooks = {p.name[:2] for p in solution_paths()}
+    notebooks = {notebook_number(p) for p in solution_paths()}
     missing = [e for e in EXERCISES if e.split(".")[0] in notebooks and e not in seen]
     assert not missing, (
         f"exercises with no cell (trained: no check cell) in their notebook: {missing}"

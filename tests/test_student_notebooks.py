@@ -10,7 +10,7 @@ from nbclient import NotebookClient
 
 from helpers.notebooks.common import ROOT, solution_paths
 
-CHECK_CALL = re.compile(r"""check\(\s*["'](\d\d\.\w+)["']\s*,\s*(\w+)""")
+CHECK_CALL = re.compile(r"""check\(\s*["'](\d\d[a-z]?\.\w+)["']\s*,\s*(\w+)""")
 
 
 def stub_checks(nb):

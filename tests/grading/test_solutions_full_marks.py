@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from helpers.checks import REGISTRY
+from helpers.notebook_files import solution_paths
 
 from .builders import ROOT, SOLUTIONS
 
@@ -24,7 +25,7 @@ def test_every_exercise_of_every_solved_notebook_gets_full_points(tmp_path, grad
     assert done.returncode == 0, done.stdout + done.stderr
     with open(out, newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
-    assert len({r["submission"] for r in rows}) == len(list(SOLUTIONS.glob("[0-9][0-9]_*.ipynb")))
+    assert len({r["submission"] for r in rows}) == len(solution_paths())
     assert sorted(r["exercise"] for r in rows) == sorted(REGISTRY)
     lost = [r for r in rows if r["status"] != "passed" or r["points"] != r["max_points"]]
     assert lost == [], "\n".join(f"{r['exercise']}: {r['status']}: {r['message']}" for r in lost)

@@ -32,6 +32,7 @@ import zipfile
 from pathlib import Path
 
 from ...notebook_files import ROOT
+from ...notebook_files import notebook_number as number_in_name
 
 PACKAGE = ROOT / "helpers"
 # packages the tests and the lab need but grading does not
@@ -121,7 +122,7 @@ def pick_submission(folder: Path, number: str) -> Path | None:
     found = sorted(
         p for p in folder.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts and p.is_file()
     )
-    named = [p for p in found if p.name.startswith(number)]
+    named = [p for p in found if number_in_name(p) == number]  # 07b_* is not notebook 07
     return (named or found or [None])[0]
 
 
@@ -229,7 +230,8 @@ def _grade_file(picked: Path, number: str, seed: int | None, user: str | None):
         # the bundle grades notebook NN whatever the upload is called: name the copy NN_...
         work = Path(tmp) / "work"
         shutil.copytree(picked.parent, work, ignore=shutil.ignore_patterns("*.ipynb"))
-        path = work / (picked.name if picked.name.startswith(number) else f"{number}_{picked.name}")
+        named = number_in_name(picked) == number
+        path = work / (picked.name if named else f"{number}_{picked.name}")
         shutil.copyfile(picked, path)
         sub = Submission(path, picked.name)
         if kind != "user":

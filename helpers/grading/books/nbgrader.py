@@ -24,7 +24,14 @@ from pathlib import Path
 import nbformat
 from nbformat.v4 import new_code_cell
 
-from ...notebook_files import BEGIN, NBVAL_LINE, ROOT, load_notebook, solution_paths
+from ...notebook_files import (
+    BEGIN,
+    NBVAL_LINE,
+    ROOT,
+    load_notebook,
+    notebook_number,
+    solution_paths,
+)
 
 SCHEMA = 3
 COURSE_ID = "attention-to-vit"
@@ -127,13 +134,14 @@ def write_course(
 
     course = Path(course)
     graded = {ex.notebook for ex in EXERCISES.values()}
-    wanted = {f"{int(n):02d}" for n in numbers} if numbers else graded
-    unknown = wanted - {p.name[:2] for p in solution_paths(root)}
+    # "2", "02" and 2 all name notebook 02; "7b" names 07b
+    wanted = {re.sub(r"^(\d)(?!\d)", r"0\1", str(n)) for n in numbers or ()} or graded
+    unknown = wanted - {notebook_number(p) for p in solution_paths(root)}
     if unknown:
         raise ValueError(f"no solved notebook numbered {', '.join(sorted(unknown))}")
     written = []
     for path in solution_paths(root):
-        if path.name[:2] not in wanted or path.name[:2] not in graded:
+        if notebook_number(path) not in wanted or notebook_number(path) not in graded:
             continue
         folder = course / "source" / path.stem
         folder.mkdir(parents=True, exist_ok=True)

@@ -63,9 +63,9 @@ __all__ = ["check", "EXERCISES", "CheckResult"]
 
 
 def block_notebook(text: str) -> str | None:
-    """The notebook a block module was exported from ("02"), from its first line."""
+    """The notebook a block module was exported from ("02", "07b"), from its first line."""
     first = text.split("\n", 1)[0]
-    found = re.search(r"solutions/(\d\d)_", first)
+    found = re.search(r"solutions/(\d\d[a-z]?)_", first)
     return found.group(1) if found else None
 
 

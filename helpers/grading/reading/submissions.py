@@ -110,12 +110,14 @@ def read_notebook(sub: Submission):
 
 
 def metadata_number(meta: Any) -> str | None:
-    """``metadata.course.notebook`` as "NN": an int 0-99 or one or two ASCII digits, else None
+    """``metadata.course.notebook`` as "NN": an int 0-99 or one or two ASCII digits, with a
+    lower-case letter after them for a notebook between two others ("07b"), else None
     (``"²"`` is a digit to ``str.isdigit``, not to ``int``)."""
     if type(meta) is int and 0 <= meta <= 99:
         return f"{meta:02d}"
-    if type(meta) is str and re.fullmatch(r"[0-9]{1,2}", meta):
-        return f"{int(meta):02d}"
+    found = re.fullmatch(r"([0-9]{1,2})([a-z]?)", meta) if type(meta) is str else None
+    if found:
+        return f"{int(found.group(1)):02d}{found.group(2)}"
     return None
 
 
