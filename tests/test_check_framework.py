@@ -5,7 +5,7 @@ import math
 import pytest
 import torch
 
-from helpers import check
+from helpers import check, checks
 from helpers.checks import EXERCISES, CheckResult
 from helpers.checks.framework import Unsupported, plain
 from helpers.checks.run.calling import builtins_off
@@ -230,7 +230,7 @@ def test_every_probe_names_a_runner_of_the_kernel_side():
     named = {
         p.runner.partition(":")[0]
         for ex in EXERCISES.values()
-        for p in [*ex.probes(gen), *ex.grading_probes(gen)]
+        for p in [*checks.probes(ex, gen), *ex.grading_probes(gen)]
     }
     assert named <= set(RUNNERS), named - set(RUNNERS)
     assert set(RUNNERS) - named == set(), "a runner no exercise uses"

@@ -20,6 +20,7 @@ Two sides, along the line the grader draws between the learner's kernel and its 
      states, PyTorch's layers loaded with them);
   2. tools: ``properties`` (diagnosis by property; listed in ``framework.DIAGNOSES`` here),
      ``edits`` (the reference as an error model: the edit that reproduces a wrong answer),
+     ``backward`` (the gradients compared with the reference's), ``state`` (state_dict keys),
      ``parts`` (the faulty part, the faulty step), ``probes``,
      ``modules``, ``trained`` and each notebook's float64 reference (``nbNN_reference.py``);
   3. the exercise modules and this package; an exercise module never imports another.
@@ -28,6 +29,7 @@ Two sides, along the line the grader draws between the learner's kernel and its 
 from __future__ import annotations
 
 import importlib
+import itertools
 import pkgutil
 import sys
 from collections.abc import Iterable
@@ -35,7 +37,7 @@ from typing import Any
 
 import torch
 
-from . import edits, properties
+from . import backward, edits, properties, state
 from .framework import DIAGNOSES, REGISTRY, CheckResult, Exercise, Fail, Probe
 from .run import fake_gpu
 from .run.calling import INPUT_CHANGED, STATE_MISMATCH
@@ -97,6 +99,13 @@ def off_device_fail(probe: Probe) -> Fail:
     )
 
 
+def probes(ex: Exercise, gen: torch.Generator) -> list[Probe]:
+    """The exercise's cases, and last the gradients of its first forward case (backward.py)."""
+    cases = list(ex.probes(gen))
+    grad = backward.gradient_probe(ex, cases)
+    return cases + ([grad] if grad else [])
+
+
 def judge_failure(ex: Exercise, probe: Probe, outcome: Outcome) -> Fail | None:
     """None when the probe passed, else the :class:`Fail` (its ``code`` names the mistake)."""
     if outcome.error is not None:
@@ -118,11 +127,13 @@ def judge_failure(ex: Exercise, probe: Probe, outcome: Outcome) -> Fail | None:
         )
     if outcome.off_device:
         return off_device_fail(probe)
+    if probe.runner == "grad":
+        return backward.judge(ex, probe, value)
     try:
         ex.judge(probe, outcome.value)
     except Fail as fail:
         return fail
-    return None
+    return state.judge(ex, probe, value) if probe.runner == "module_info" else None
 
 
 def evaluate(
@@ -146,6 +157,8 @@ def _evaluate(ex: Exercise, outcomes, carry_forward: bool) -> CheckResult:
     count, carried, off_device, seen = 0, None, None, []
     outcomes = iter(outcomes)
     for probe, outcome in outcomes:
+        if probe.runner == "grad" and carried is not None:
+            break  # the gradients of a module whose parts are at fault: those parts say it
         count += 1
         seen.append((probe, outcome))
         if outcome.on_cpu is not None:  # it failed for its device: what does the CPU run show?
@@ -175,8 +188,7 @@ def _evaluate(ex: Exercise, outcomes, carry_forward: bool) -> CheckResult:
 def by_edit(ex: Exercise, seen: list, rest: Iterable, fail: Fail) -> Fail:
     """``fail`` (a difference no mistake named) named by the edit of the reference that gives the
     learner's outputs on every probe (edits.py), the ones after it run too; else ``fail``."""
-    pairs = seen + list(rest)
-    found = edits.explain(ex, pairs, first=len(seen) - 1)
+    found = edits.explain(ex, itertools.chain(seen[-1:], seen[:-1], rest))
     if found is None:
         return fail
     found.figure = fail.figure
@@ -230,7 +242,7 @@ def check(
         return result
     gen = torch.Generator().manual_seed(DEFAULT_SEED if seed is None else seed)
     device = get_device() if device is None else fake_gpu.named(device)
-    outcomes = ((p, run_probe(ex, p, candidate, device)) for p in ex.probes(gen))
+    outcomes = ((p, run_probe(ex, p, candidate, device)) for p in probes(ex, gen))
     result = evaluate(ex, outcomes, carry_forward)
     if not quiet:
         print(report(result, ex.title))

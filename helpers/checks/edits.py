@@ -26,7 +26,7 @@ import math
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,6 +38,7 @@ from torch.utils._pytree import tree_leaves
 from .. import blocks
 from ..notebook_files import ROOT, solution_paths
 from .framework import Exercise, Fail, Probe
+from .run.parts import PARTS_KEY
 from .run.runner import Outcome, Task, _run_on
 
 #: the whole search stops after this many seconds (check() stays under 1 s)
@@ -471,6 +472,10 @@ SAME, CLOSER = 1e-4, 0.1
 
 @contextlib.contextmanager
 def _time_limit(seconds: float):
+    if threading.current_thread() is not threading.main_thread():
+        yield  # no alarm there: the reference alone runs so (reproducing() searches in main)
+        return
+
     def expire(*_):
         raise TimeoutError(f"still running after {seconds} s")
 
@@ -512,46 +517,59 @@ def _run(task: Task, probe: Probe, obj: Any, tag: str, key: str) -> Outcome:
     return _OUTCOMES[task.id, tag, key]
 
 
-def reproducing(ex: Exercise, pairs: list[tuple[Probe, Outcome]], first: int = 0) -> list[Edit]:
+def reference_outcome(ex: Exercise, probe: Probe) -> Outcome | None:
+    """The course's reference on ``probe``, on the CPU (None where it has none)."""
+    reference, _ = mutants(ex)
+    if reference is None:
+        return None
+    task = Task(ex.id, (), ex.parts, ex.function_parts, ex.traced)
+    return _run(task, probe, reference, "reference", fingerprint(probe))
+
+
+def _own(value: Any) -> Any:
+    """The learner's module run with the course's parts, where its own parts changed the output
+    (run/parts.py): the edit is looked for in the module itself."""
+    if isinstance(value, dict) and value.get(PARTS_KEY):
+        return value["swaps"]["*"]
+    return value
+
+
+def reproducing(ex: Exercise, pairs: Iterable[tuple[Probe, Outcome]]) -> list[Edit]:
     """The edits of ``ex``'s reference whose outputs equal the learner's on every probe of
-    ``pairs`` (the learner's outcomes, none an error), ``first`` (the failing probe) tried first;
-    [] when the search does not apply, or runs past :data:`BUDGET_S`."""
+    ``pairs`` (the learner's outcomes, the failing one first; read lazily, as long as an edit
+    still reproduces them all); [] when the search does not apply, or runs past
+    :data:`BUDGET_S`."""
     if threading.current_thread() is not threading.main_thread():
         return []  # no alarm to stop a mutant that loops forever
-    if any(o.error is not None or o.value is None for _, o in pairs):
-        return []
-    reference, built = mutants(ex)
+    reference, alive = mutants(ex)
     if reference is None:
         return []
     # the course's own code: no built-in switched off (a dispatch mode costs 5x)
     task = Task(ex.id, (), ex.parts, ex.function_parts, ex.traced)
-    order = [pairs[first]] + pairs[:first] + pairs[first + 1 :]
-    keys = [fingerprint(probe) for probe, _ in order]
     deadline = time.perf_counter() + BUDGET_S
-    found, ref_cache = [], {}
     with torch.random.fork_rng(devices=[]):
-        for edit, obj in built:
-            for k, (probe, mine) in enumerate(order):
+        for probe, mine in pairs:
+            if mine.error is not None or mine.value is None:
+                return []
+            key, value = fingerprint(probe), _own(mine.value)
+            off = distance(_run(task, probe, reference, "reference", key).value, value)
+            kept = []
+            for edit, obj in alive:
                 if time.perf_counter() > deadline:
                     return []  # not searched to the end: nothing is claimed
-                got = _run(task, probe, obj, edit.tag, keys[k])
-                if got.error is not None or distance(got.value, mine.value) > SAME:
-                    break
-                if k not in ref_cache:
-                    ref_cache[k] = distance(
-                        _run(task, probe, reference, "reference", keys[k]).value, mine.value
-                    )
-                if distance(got.value, mine.value) > CLOSER * ref_cache[k]:
-                    break
-            else:
-                found.append(edit)
-    return found
+                got = _run(task, probe, obj, edit.tag, key)
+                if got.error is None and distance(got.value, value) <= min(SAME, CLOSER * off):
+                    kept.append((edit, obj))
+            alive = kept
+            if not alive:
+                return []
+    return [edit for edit, _ in alive]
 
 
-def explain(ex: Exercise, pairs: list[tuple[Probe, Outcome]], first: int = 0) -> Fail | None:
+def explain(ex: Exercise, pairs: Iterable[tuple[Probe, Outcome]]) -> Fail | None:
     """A :class:`Fail` naming the edit(s) of the reference that reproduce the learner's outputs
     on every probe, or None."""
-    found = reproducing(ex, pairs, first)
+    found = reproducing(ex, pairs)
     if not found:
         return None
     words = list(dict.fromkeys(e.words.strip() for e in found))

@@ -364,6 +364,7 @@ def module_info(module: torch.nn.Module) -> dict:
         },
         "buffers": {n: ([] if is_lazy(b) else list(b.shape)) for n, b in module.named_buffers()},
         "children": {n: type(m).__name__ for n, m in module.named_children()},
+        "state_dict": sorted(module.state_dict()),
         "attributes": {
             n: v
             for n, v in vars(module).items()

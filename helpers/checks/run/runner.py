@@ -15,7 +15,7 @@ from typing import Any
 
 import torch
 
-from . import loops, modules, parts, relations
+from . import gradients, loops, modules, parts, relations
 from .calling import (
     ForbiddenBuiltin,
     Probe,
@@ -49,6 +49,7 @@ RUNNERS = {
     "decode": loops.run_decode,
     "kv_decode": loops.run_kv_decode,
     "predict": loops.run_predict,
+    "grad": gradients.run_gradients,
 }
 
 
@@ -113,7 +114,8 @@ def call(ex, probe: Probe, candidate: Any, device: torch.device) -> Any:
     name = probe.runner.partition(":")[0]
     if name not in RUNNERS:
         raise ValueError(f"exercise {ex.id} has no runner {probe.runner!r}")
-    runner = RUNNERS[name] if name == "module_info" else parts.wrapped(ex, RUNNERS[name])
+    plain_runner = name in ("module_info", "grad")  # the learner's module as it is, no parts
+    runner = RUNNERS[name] if plain_runner else parts.wrapped(ex, RUNNERS[name])
     # copies: the judge builds its reference from probe.args
     mine = dataclasses.replace(
         probe, args=clone_tensors(probe.args), kwargs=clone_tensors(probe.kwargs)

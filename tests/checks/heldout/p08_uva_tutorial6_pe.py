@@ -1,6 +1,6 @@
 META = {"exercise": "04.PositionalEncoding", "correct": True,
         "source": "https://github.com/phlippe/uvadlc_notebooks/blob/master/docs/tutorial_notebooks/tutorial6/Transformers_and_MHAttention.ipynb",
-        "adapted": "dropout argument added (the tutorial has none); the non-persistent (1, max_len, d_model) buffer kept"}
+        "adapted": "dropout argument added (the tutorial has none); the (1, max_len, d_model) buffer kept, made persistent: the tutorial's persistent=False leaves pe out of state_dict(), which notebook 04 states it is in (issue 29, item 3)"}
 
 
 class PositionalEncoding(nn.Module):
@@ -12,7 +12,7 @@ class PositionalEncoding(nn.Module):
         pe[:, 0::2] = torch.sin(position * div_term)
         pe[:, 1::2] = torch.cos(position * div_term)
         pe = pe.unsqueeze(0)
-        self.register_buffer("pe", pe, persistent=False)
+        self.register_buffer("pe", pe)
         self.dropout = nn.Dropout(dropout)
 
     def forward(self, x):

@@ -1,0 +1,34 @@
+"""The saved state of a module: every key of the reference's ``state_dict()`` is in the
+learner's too (a buffer registered with ``persistent=False`` is not saved with the model, and a
+checkpoint of the reference does not load into it)."""
+
+from __future__ import annotations
+
+from . import edits
+from .framework import Exercise, Fail, Probe
+
+
+def judge(ex: Exercise, probe: Probe, info) -> Fail | None:
+    """None when the learner's ``module_info`` lists every ``state_dict`` key of the reference's
+    (or there is no reference to run)."""
+    ref = edits.reference_outcome(ex, probe)
+    if ref is None or not isinstance(ref.value, dict) or not isinstance(info, dict):
+        return None
+    mine = set(info.get("state_dict") or ())
+    missing = [k for k in ref.value.get("state_dict") or () if k not in mine]
+    if not missing:
+        return None
+    held = [k for k in missing if k in info.get("buffers", {})]
+    if held:
+        return Fail(
+            f"the buffer `{held[0]}` is not in state_dict(), so it is not saved with the model "
+            "and a checkpoint's copy of it is not loaded: register it with "
+            f"self.register_buffer({held[0].rsplit('.', 1)[-1]!r}, tensor) (persistent, the "
+            "default; persistent=False leaves it out).",
+            "buffer_not_saved",
+        )
+    return Fail(
+        f"state_dict() has no {', '.join(missing[:4])}: the contract saves them with the "
+        "model (a parameter or a persistent buffer under that name).",
+        "state_dict_keys",
+    )
