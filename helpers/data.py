@@ -174,3 +174,19 @@ def addition_batch(
     pos = torch.arange(targets.size(1))
     keep = (pos[None, :] >= eq[:, None]) & (pos[None, :] < end[:, None])
     return inputs, targets.masked_fill(~keep, ignore_index)
+
+
+# --------------------------------------------------------------------------- text
+# The text notebook 07b trains a language model on: the markdown cells of the series' solved
+# notebooks 00-09, joined with blank lines, written once (at commit 7746739) and shipped with the
+# package. A file of the course's own, not text read from the Python installation: the standard
+# library's docstrings change between Python versions, and the stored outputs must not.
+COURSE_TEXT = "course_text.txt"
+
+
+def course_text() -> str:
+    """The series' own prose (about 107,000 characters of English with some Markdown, LaTeX and
+    code), the same on every machine and Python version."""
+    from importlib.resources import files
+
+    return files(__package__).joinpath(COURSE_TEXT).read_text(encoding="utf-8")

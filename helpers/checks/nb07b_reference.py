@@ -1,0 +1,149 @@
+"""Notebook 07b's references: the character tokenizer, the learning-rate schedule and the
+sampling filters, each with switches that give the known wrong variants (a switch flipped is
+a mistake a learner makes; the checks name it when an answer equals that variant).
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+# --------------------------------------------------------------------------- tokenizer
+
+
+def encode64(text: str, vocab: str, *, offset: int = 0) -> torch.Tensor:
+    """The id of each character: its index in ``vocab`` (+ ``offset``: a wrong variant)."""
+    return torch.tensor([vocab.index(c) + offset for c in text], dtype=torch.long)
+
+
+def decode64(ids: list[int], vocab: str, *, offset: int = 0, sep: str = "") -> str:
+    """The characters of ``ids`` joined (``sep`` between them, ids shifted by ``offset``: wrong
+    variants)."""
+    return sep.join(vocab[(i - offset) % len(vocab)] for i in ids)
+
+
+# --------------------------------------------------------------------------- schedule
+
+
+def lr64(
+    step: int,
+    warmup: int,
+    total: int,
+    max_lr: float,
+    min_lr: float,
+    *,
+    warm: str = "right",
+    progress: str = "right",
+    floor: bool = True,
+    shape: str = "cosine",
+) -> float:
+    """Linear warm-up, max_lr * (step + 1) / (warmup + 1) for step < warmup, then a cosine
+    from max_lr at step = warmup down to min_lr at step = total, and min_lr after it.
+
+    Wrong variants: ``warm`` "from_zero" (step / warmup), "one_short" ((step + 1) / warmup),
+    "none" (no warm-up); ``progress`` "from_zero" (step / total), "over_total" ((step -
+    warmup) / total); ``floor=False``: the cosine goes on after ``total``; ``shape``
+    "to_zero" (min_lr ignored), "min_added" (min_lr + the full cosine of max_lr), "no_half"
+    (1 + cos without 0.5), "linear" (a straight line).
+    """
+    if warm != "none" and step < warmup:
+        num, den = {"right": (step + 1, warmup + 1), "from_zero": (step, warmup)}.get(
+            warm, (step + 1, warmup)
+        )
+        return max_lr * num / den
+    if floor and step > total:
+        return min_lr
+    if progress == "from_zero" or warm == "none":
+        t = step / total
+    elif progress == "over_total":
+        t = (step - warmup) / total
+    else:
+        t = (step - warmup) / (total - warmup)
+    cos = 0.5 * (1 + math.cos(math.pi * t))
+    if shape == "to_zero":
+        return max_lr * cos
+    if shape == "min_added":
+        return min_lr + max_lr * cos
+    if shape == "no_half":
+        return min_lr + (max_lr - min_lr) * 2 * cos
+    if shape == "linear":
+        return min_lr + (max_lr - min_lr) * (1 - t)
+    return min_lr + (max_lr - min_lr) * cos
+
+
+# --------------------------------------------------------------------------- sampling
+
+
+def temperature64(logits: torch.Tensor, temperature: float, *, variant: str = "right"):
+    """softmax(logits / temperature) over the last dim; a one-hot at the argmax for 0."""
+    x = logits.double()
+    if temperature == 0 and variant != "no_greedy":
+        return torch.nn.functional.one_hot(x.argmax(-1), x.size(-1)).double()
+    if variant == "multiplied":
+        x = x * temperature
+    elif variant == "ignored":
+        pass
+    else:
+        x = x / temperature
+    if variant == "logits":
+        return x
+    if variant == "log_softmax":
+        return x.log_softmax(-1)
+    dim = 0 if variant == "wrong_dim" else -1
+    return x.softmax(dim)
+
+
+def top_k_keep(logits: torch.Tensor, k: int, *, variant: str = "right") -> torch.Tensor:
+    """Which logits top-k keeps (bool, the logits' shape): every logit >= the k-th largest of
+    its row (ties with it stay); all of them when k >= the vocabulary.
+
+    Wrong variants: "strict" (> the k-th: k - 1 kept), "k_plus_one", "smallest", "exactly_k"
+    (the indices of topk: a tie at the k-th value cut), "wrong_dim" (over dim 0).
+    """
+    x = logits.double()
+    dim = 0 if variant == "wrong_dim" else -1
+    n = x.size(dim)
+    kk = min(k + 1 if variant == "k_plus_one" else k, n)
+    largest = variant != "smallest"
+    values, indices = x.topk(kk, dim=dim, largest=largest)
+    if variant == "exactly_k":
+        return torch.zeros_like(x, dtype=torch.bool).scatter(dim, indices, True)
+    kth = values.narrow(dim, kk - 1, 1)
+    if variant == "strict":
+        return x > kth
+    return x >= kth if largest else x <= kth
+
+
+def top_p_keep(logits: torch.Tensor, p: float, *, variant: str = "right") -> torch.Tensor:
+    """Which logits top-p keeps: sorted by probability, every token whose preceding tokens'
+    probability is below p (the smallest set that reaches p, the token crossing p included).
+
+    Wrong variants: "drops_crossing" (only the tokens before the crossing one), "inverted",
+    "on_logits" (cumulative sum of the sorted logits), "wrong_dim" (softmax and sort over dim 0).
+    """
+    x = logits.double()
+    dim = 0 if variant == "wrong_dim" else -1
+    sorted_x, idx = x.sort(dim=dim, descending=True)
+    probs = sorted_x if variant == "on_logits" else sorted_x.softmax(dim)
+    cum = probs.cumsum(dim)
+    keep_sorted = (cum <= p) if variant == "drops_crossing" else (cum - probs < p)
+    if variant == "inverted":
+        keep_sorted = ~keep_sorted
+    return torch.zeros_like(keep_sorted).scatter(dim, idx, keep_sorted)
+
+
+def top_p_sorted_variants(logits: torch.Tensor, p: float) -> dict[str, torch.Tensor]:
+    """The right filter left in sorted order, and put back with gather instead of scatter."""
+    x = logits.double()
+    sorted_x, idx = x.sort(dim=-1, descending=True)
+    probs = sorted_x.softmax(-1)
+    kept = sorted_x.masked_fill(probs.cumsum(-1) - probs >= p, -math.inf)
+    return {"not_unsorted": kept, "gather_not_scatter": kept.gather(-1, idx)}
+
+
+def far_from_p(logits: torch.Tensor, p: float, margin: float = 0.02) -> bool:
+    """Whether no row's cumulative probability lies within ``margin`` of p (so that float32
+    rounding cannot move a token across it)."""
+    probs = logits.double().softmax(-1).sort(dim=-1, descending=True).values
+    return bool(((probs.cumsum(-1) - p).abs() > margin).all())

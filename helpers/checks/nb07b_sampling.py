@@ -1,0 +1,244 @@
+"""Notebook 07b, part 2: sampling the next token (temperature, top-k, top-p).
+
+A filter's answer is judged by which logits it keeps: each kept logit must be the input's, each
+other one -inf. The known wrong variants are the same filters with one switch flipped
+(nb07b_reference.py); a case's ties and its p are chosen so that one slip shows in each.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from .framework import (
+    Exercise,
+    Fail,
+    Probe,
+    expect_close,
+    expect_like,
+    expect_tensor,
+    randn,
+    register,
+)
+from .nb07b_reference import (
+    far_from_p,
+    temperature64,
+    top_k_keep,
+    top_p_keep,
+    top_p_sorted_variants,
+)
+
+# --------------------------------------------------------------------------- temperature
+
+TEMPERATURE_MISTAKES = {
+    "multiplied": "the logits are multiplied by the temperature: divide them, "
+    "softmax(logits / temperature), so that a low temperature sharpens the distribution.",
+    "ignored": "the temperature is ignored: softmax(logits / temperature).",
+    "logits": "the output is logits / temperature, not probabilities: apply softmax over the "
+    "last dim.",
+    "log_softmax": "the output is log-probabilities (log_softmax): return the probabilities, "
+    "softmax.",
+    "wrong_dim": "the softmax runs over the wrong dim: each row of the vocabulary (the last "
+    "dim, dim=-1) must sum to 1.",
+}
+
+
+@register
+class TemperatureProbsCheck(Exercise):
+    id = "07b.temperature_probs"
+    title = "temperature"
+    points = 1.0
+
+    def probes(self, gen):
+        x = torch.tensor([[2.0, 1.0, 0.0, -1.0]])
+        yield Probe("logits [2, 1, 0, -1], temperature 1", args=(x, 1.0))
+        yield Probe("random (3, 7), temperature 0.5", args=(randn(3, 7, generator=gen), 0.5))
+        yield Probe("random (2, 2, 6), temperature 2", args=(randn(2, 2, 6, generator=gen), 2.0))
+        yield Probe("random (4, 5), float64, temperature 0.8",
+                    args=(randn(4, 5, dtype=torch.float64, generator=gen), 0.8))  # fmt: skip
+        yield Probe("random (3, 6), temperature 0 (greedy)", args=(randn(3, 6, generator=gen), 0))
+        y = randn(2, 5, generator=gen)
+        y[0, 1] = -math.inf  # a logit a filter removed
+        yield Probe("a -inf logit (removed by a filter), temperature 0.7", args=(y, 0.7))
+
+    def judge(self, probe, out):
+        x, temperature = probe.args
+        got = expect_tensor(out, "the probabilities")
+        if temperature == 0 and tuple(got.shape) == tuple(x.shape[:-1]):
+            raise Fail(
+                "with temperature 0 the output is the argmax's index: return a distribution, a "
+                "one-hot row with 1 at the argmax (F.one_hot(logits.argmax(-1), V).to(dtype)).",
+                "index_not_one_hot",
+            )
+        expect_like(got, x.shape, x.dtype)
+        if temperature == 0 and torch.isnan(got).any():
+            raise Fail(
+                "with temperature 0 the output is NaN (logits / 0): temperature 0 means greedy, "
+                "a one-hot row with 1 at the argmax of each row.",
+                "zero_temperature_nan",
+            )
+        mistakes = [
+            (lambda v=v: temperature64(x, temperature, variant=v), m, v)
+            for v, m in TEMPERATURE_MISTAKES.items()
+        ]
+        expect_close(got, temperature64(x, temperature), "the probabilities", mistakes=mistakes)
+
+
+# --------------------------------------------------------------------------- filters
+
+FILTER_FILL = {
+    "zero_fill": "the removed logits are set to 0, and softmax still gives them probability "
+    "(exp(0) = 1): set them to float('-inf').",
+    "finite_fill": "the removed logits are set to a large negative number: set them to "
+    "float('-inf') (exactly 0 probability, and a value nothing can mistake for a logit).",
+}
+
+TOP_K_MISTAKES = {
+    "strict": "a logit equal to the k-th largest is removed, so k - 1 are left: keep every "
+    "logit >= the k-th largest (remove logits < it).",
+    "k_plus_one": "k + 1 logits are kept: keep the k largest (the k-th largest is "
+    "torch.topk(logits, k).values[..., -1:]).",
+    "smallest": "the k smallest logits are kept: keep the k largest.",
+    "exactly_k": "with a tie at the k-th largest value only some of the tied logits are kept "
+    "(the indices torch.topk returns): keep every logit >= the k-th largest, ties included.",
+    "wrong_dim": "the filter works over the wrong dim: keep the k largest of each row of the "
+    "vocabulary, the last dim.",
+}
+
+TOP_P_MISTAKES = {
+    "drops_crossing": "the token whose probability carries the total past p is removed: keep "
+    "it. The nucleus is the smallest set whose probability reaches p (so it always holds the "
+    "most likely token); remove a token when the probability of the tokens before it is "
+    ">= p, (cum - probs) >= p.",
+    "inverted": "the mask is inverted: the most likely tokens are removed and the tail is kept.",
+    "on_logits": "the cumulative sum runs over the sorted logits: sum the probabilities, "
+    "softmax of the sorted logits.",
+    "wrong_dim": "the filter works over the wrong dim: sort, softmax and sum over the last dim "
+    "(the vocabulary) of each row.",
+    "not_unsorted": "the result is in sorted order: put each logit back at its token's place "
+    "(scatter with the sort's indices, or index with their argsort).",
+    "gather_not_scatter": "the sorted logits are put back with gather(-1, indices), which "
+    "sorts them once more: use scatter(-1, indices, ...), the inverse permutation.",
+}
+
+
+def judge_filter(got_out, x: torch.Tensor, keep: torch.Tensor, masks, values, messages) -> None:
+    """A filter's output: the logits where ``keep``, -inf elsewhere. ``masks``: (variant keep
+    mask, code) of the wrong filters; ``values``: (wrong output, code)."""
+    got = expect_tensor(got_out, "the filtered logits")
+    expect_like(got, x.shape, x.dtype)
+    xd = x.double()
+    ref = xd.masked_fill(~keep, -math.inf)
+
+    def same(a: torch.Tensor) -> bool:
+        return bool(torch.isclose(got.double(), a, rtol=1e-6, atol=1e-7).all())
+
+    if same(ref):
+        return
+    if torch.isnan(got).any():
+        raise Fail("the filtered logits contain NaN.", "not_finite")
+    for mask, code in masks:
+        if mask.shape == keep.shape and same(xd.masked_fill(~mask, -math.inf)):
+            raise Fail(messages[code], code)
+    for value, code in values:
+        if value.shape == xd.shape and same(value):
+            raise Fail(messages[code], code)
+    if same(xd.masked_fill(~keep, 0.0)):
+        raise Fail(FILTER_FILL["zero_fill"], "zero_fill")
+    removed = got.double()[~keep]
+    if (
+        removed.numel()
+        and torch.isfinite(removed).all()
+        and (removed < -1e4).all()
+        and same(torch.where(keep, xd, got.double()))
+    ):
+        raise Fail(FILTER_FILL["finite_fill"], "finite_fill")
+    kept_got = torch.isfinite(got) & torch.isclose(got.double(), xd, rtol=1e-6, atol=1e-7)
+    changed = torch.isfinite(got) & ~kept_got
+    if changed.any():
+        raise Fail(
+            "some logits are changed, not kept: keep each logit as it is (no softmax, no "
+            "scaling) and set the removed ones to -inf.",
+            "values_changed",
+        )
+    row = int((kept_got != keep).flatten(0, -2).any(-1).nonzero()[0, 0])
+    flat_x, flat_keep, flat_got = x.flatten(0, -2), keep.flatten(0, -2), kept_got.flatten(0, -2)
+    raise Fail(
+        f"row {row} keeps {int(flat_got[row].sum())} logits, expected {int(flat_keep[row].sum())}"
+        f" (logits {[round(v, 3) for v in flat_x[row].tolist()]}; kept: "
+        f"{flat_got[row].nonzero().flatten().tolist()}, expected "
+        f"{flat_keep[row].nonzero().flatten().tolist()})."
+    )
+
+
+@register
+class TopKFilterCheck(Exercise):
+    id = "07b.top_k_filter"
+    title = "top-k filtering"
+    points = 1.0
+
+    def probes(self, gen):
+        yield Probe("logits [2, -1, 0.5, 3, 0], k = 2",
+                    args=(torch.tensor([[2.0, -1.0, 0.5, 3.0, 0.0]]), 2))  # fmt: skip
+        yield Probe("random (4, 10), k = 3", args=(randn(4, 10, generator=gen), 3))
+        yield Probe("random (2, 3, 7), k = 1", args=(randn(2, 3, 7, generator=gen), 1))
+        ties = torch.tensor([[1.0, 2.0, 2.0, 0.0, 3.0], [0.5, 0.5, 0.5, -1.0, 2.0]])
+        yield Probe("ties at the k-th largest, k = 2", args=(ties, 2))
+        yield Probe("k = 10 larger than the vocabulary (6)", args=(randn(3, 6, generator=gen), 10))
+        yield Probe("random (2, 9), float64, k = 4",
+                    args=(randn(2, 9, dtype=torch.float64, generator=gen), 4))  # fmt: skip
+
+    def explain_error(self, probe, error):
+        x, k = probe.args
+        if k > x.size(-1) and ("out of range" in error or "selected index" in error):
+            return Fail(
+                f"k = {k} is larger than the vocabulary ({x.size(-1)}) and torch.topk raised: "
+                "use k = min(k, logits.size(-1)); then every logit is kept.",
+                "k_larger_than_vocab",
+            )
+        return None
+
+    def judge(self, probe, out):
+        x, k = probe.args
+        keep = top_k_keep(x, k)
+        variants = ("strict", "k_plus_one", "smallest", "exactly_k", "wrong_dim")
+        variants = variants if x.dim() > 1 else variants[:-1]  # wrong_dim needs two dims
+        masks = [(top_k_keep(x, k, variant=v), v) for v in variants]
+        judge_filter(out, x, keep, masks, [], TOP_K_MISTAKES)
+
+
+def _logits_far_from_p(gen, shape, p, scale=2.0):
+    """Random logits whose cumulative probabilities all keep away from p."""
+    while True:
+        x = randn(*shape, generator=gen) * scale
+        if far_from_p(x, p):
+            return x
+
+
+@register
+class TopPFilterCheck(Exercise):
+    id = "07b.top_p_filter"
+    title = "top-p (nucleus) filtering"
+    points = 2.0
+
+    def probes(self, gen):
+        x = torch.tensor([[math.log(0.5), math.log(0.3), math.log(0.15), math.log(0.05)]])
+        yield Probe("probabilities [0.5, 0.3, 0.15, 0.05], p = 0.7", args=(x, 0.7))
+        yield Probe("random (4, 10), p = 0.9", args=(_logits_far_from_p(gen, (4, 10), 0.9), 0.9))
+        w = _logits_far_from_p(gen, (2, 3, 8), 0.5)
+        yield Probe("random (2, 3, 8), p = 0.5", args=(w, 0.5))
+        y = _logits_far_from_p(gen, (3, 6), 0.05, scale=1.0)
+        yield Probe("p = 0.05, below the top probability: the top token alone", args=(y, 0.05))
+        yield Probe("p = 1.0: every token", args=(randn(2, 7, generator=gen), 1.0))
+        z = _logits_far_from_p(gen, (2, 9), 0.8).double()
+        yield Probe("random (2, 9), float64, p = 0.8", args=(z, 0.8))
+
+    def judge(self, probe, out):
+        x, p = probe.args
+        keep = top_p_keep(x, p)
+        variants = ("drops_crossing", "inverted", "on_logits", "wrong_dim")
+        variants = variants if x.dim() > 1 else variants[:-1]  # wrong_dim needs two dims
+        masks = [(top_p_keep(x, p, variant=v), v) for v in variants]
+        values = [(v, code) for code, v in top_p_sorted_variants(x, p).items()]
+        judge_filter(out, x, keep, masks, values, TOP_P_MISTAKES)

@@ -1,0 +1,347 @@
+"""Checks of notebook 07b: the solution passes, the stub is 'not implemented', each mistake is
+named."""
+
+import math
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from .conftest import stub
+
+# --------------------------------------------------------------------------- tokenizer
+
+
+def encode(text, vocab):
+    stoi = {ch: i for i, ch in enumerate(vocab)}
+    return torch.tensor([stoi[ch] for ch in text], dtype=torch.long)
+
+
+def encode_index(text, vocab):  # written differently: str.index, a list then a tensor
+    return torch.LongTensor([vocab.index(c) for c in text])
+
+
+def decode(ids, vocab):
+    return "".join(vocab[int(i)] for i in ids)
+
+
+def test_encode_solution_passes(run_check):
+    for candidate in (encode, encode_index):
+        r = run_check("07b.encode", candidate)
+        assert r.passed and r.points == r.max_points, r.messages
+
+
+def test_encode_stub(run_check):
+    r = run_check("07b.encode", stub)
+    assert r.status == "missing" and "not implemented yet" in r.messages[0]
+
+
+@pytest.mark.parametrize(
+    "candidate, words",
+    [
+        (lambda text, vocab: encode(text, vocab) + 1, "start at 1"),
+        (lambda text, vocab: encode(text, "".join(sorted(set(text)))), "text's own characters"),
+        (lambda text, vocab: encode(text, vocab).tolist(), "Python list"),
+        (lambda text, vocab: encode(text, vocab).float(), "torch.long"),
+        (lambda text, vocab: torch.tensor([vocab.index(c) for c in text]), "torch.long"),
+        (lambda text, vocab: encode(text, vocab)[None], "shape"),
+    ],
+)
+def test_encode_mistakes(run_check, candidate, words):
+    r = run_check("07b.encode", candidate)
+    assert not r.passed
+    assert words in r.messages[0], r.messages
+
+
+def test_decode_solution_passes(run_check):
+    r = run_check("07b.decode", decode)
+    assert r.passed and r.points == r.max_points, r.messages
+
+
+def test_decode_stub(run_check):
+    r = run_check("07b.decode", stub)
+    assert r.status == "missing" and "not implemented yet" in r.messages[0]
+
+
+@pytest.mark.parametrize(
+    "candidate, words",
+    [
+        (lambda ids, vocab: " ".join(vocab[int(i)] for i in ids), "joined with ' '"),
+        (lambda ids, vocab: [vocab[int(i)] for i in ids], "list of characters"),
+        (lambda ids, vocab: "".join(vocab[int(i) - 1] for i in ids), "one place off"),
+        (lambda ids, vocab: None, "forget `return`"),
+    ],
+)
+def test_decode_mistakes(run_check, candidate, words):
+    r = run_check("07b.decode", candidate)
+    assert not r.passed
+    assert words in r.messages[0], r.messages
+
+
+# --------------------------------------------------------------------------- schedule
+
+
+def lr_at(step, warmup, total, max_lr, min_lr):
+    if step < warmup:
+        return max_lr * (step + 1) / (warmup + 1)
+    if step > total:
+        return min_lr
+    t = (step - warmup) / (total - warmup)
+    return min_lr + (max_lr - min_lr) * 0.5 * (1 + math.cos(math.pi * t))
+
+
+def lr_at_tensor(step, warmup, total, max_lr, min_lr):  # written differently: torch, clamp
+    t = torch.tensor((step - warmup) / (total - warmup)).clamp(0, 1)
+    cosine = min_lr + (max_lr - min_lr) * 0.5 * (1 + torch.cos(math.pi * t))
+    return torch.where(torch.tensor(step < warmup), max_lr * (step + 1) / (warmup + 1), cosine)
+
+
+def test_lr_solution_passes(run_check):
+    for candidate in (lr_at, lr_at_tensor):
+        r = run_check("07b.lr_at", candidate)
+        assert r.passed and r.points == r.max_points, r.messages
+
+
+def test_lr_stub(run_check):
+    r = run_check("07b.lr_at", stub)
+    assert r.status == "missing" and "not implemented yet" in r.messages[0]
+
+
+def _lr(warm=lambda s, w, m: m * (s + 1) / (w + 1), progress=None, floor=True, shape=None):
+    """lr_at with one of its pieces replaced."""
+
+    def lr(step, warmup, total, max_lr, min_lr):
+        if step < warmup:
+            return warm(step, warmup, max_lr)
+        if floor and step > total:
+            return min_lr
+        t = progress(step, warmup, total) if progress else (step - warmup) / (total - warmup)
+        cos = 0.5 * (1 + math.cos(math.pi * t))
+        return shape(cos, t, max_lr, min_lr) if shape else min_lr + (max_lr - min_lr) * cos
+
+    return lr
+
+
+@pytest.mark.parametrize(
+    "candidate, code",
+    [
+        (_lr(warm=lambda s, w, m: m * s / w), "warmup_from_zero"),
+        (_lr(warm=lambda s, w, m: m * (s + 1) / w), "warmup_one_short"),
+        (_lr(progress=lambda s, w, T: s / T), "progress_from_zero"),
+        (_lr(progress=lambda s, w, T: (s - w) / T), "progress_over_total"),
+        (_lr(floor=False), "no_floor"),
+        (_lr(shape=lambda c, t, M, m: M * c), "to_zero"),
+        (_lr(shape=lambda c, t, M, m: m + M * c), "min_added"),
+        (_lr(shape=lambda c, t, M, m: m + (M - m) * 2 * c), "no_half"),
+        (_lr(shape=lambda c, t, M, m: m + (M - m) * (1 - t)), "linear"),
+    ],
+)
+def test_lr_mistakes(run_check, candidate, code):
+    r = run_check("07b.lr_at", candidate)
+    assert not r.passed
+    assert r.mistake == f"07b.lr_at/{code}", r.messages
+
+
+def test_lr_no_warmup_is_named(run_check):
+    def no_warmup(step, warmup, total, max_lr, min_lr):
+        if step > total:
+            return min_lr
+        return min_lr + (max_lr - min_lr) * 0.5 * (1 + math.cos(math.pi * step / total))
+
+    r = run_check("07b.lr_at", no_warmup)
+    assert not r.passed and "no warm-up" in r.messages[0], r.messages
+
+
+# --------------------------------------------------------------------------- temperature
+
+
+def temperature_probs(logits, temperature):
+    if temperature == 0:
+        return F.one_hot(logits.argmax(dim=-1), logits.size(-1)).to(logits.dtype)
+    return F.softmax(logits / temperature, dim=-1)
+
+
+def test_temperature_solution_passes(run_check):
+    r = run_check("07b.temperature_probs", temperature_probs)
+    assert r.passed and r.points == r.max_points, r.messages
+
+
+def test_temperature_stub(run_check):
+    r = run_check("07b.temperature_probs", stub)
+    assert r.status == "missing" and "not implemented yet" in r.messages[0]
+
+
+def _greedy_or(f):
+    return lambda x, t: temperature_probs(x, 0) if t == 0 else f(x, t)
+
+
+@pytest.mark.parametrize(
+    "candidate, words",
+    [
+        (_greedy_or(lambda x, t: F.softmax(x * t, dim=-1)), "multiplied"),
+        (_greedy_or(lambda x, t: F.softmax(x, dim=-1)), "ignored"),
+        (_greedy_or(lambda x, t: x / t), "not probabilities"),
+        (_greedy_or(lambda x, t: F.log_softmax(x / t, dim=-1)), "log-probabilities"),
+        (_greedy_or(lambda x, t: F.softmax(x / t, dim=0)), "wrong dim"),
+        (lambda x, t: F.softmax(x / t, dim=-1), "NaN"),
+        (lambda x, t: x.argmax(-1) if t == 0 else F.softmax(x / t, dim=-1), "argmax's index"),
+        (
+            lambda x, t: (
+                F.one_hot(x.argmax(-1), x.size(-1)) if t == 0 else F.softmax(x / t, dim=-1)
+            ),
+            "dtype",
+        ),
+    ],
+)
+def test_temperature_mistakes(run_check, candidate, words):
+    r = run_check("07b.temperature_probs", candidate)
+    assert not r.passed
+    assert words in r.messages[0], r.messages
+
+
+# --------------------------------------------------------------------------- top-k
+
+
+def top_k_filter(logits, k):
+    k = min(k, logits.size(-1))
+    kth = torch.topk(logits, k, dim=-1).values[..., -1:]
+    return logits.masked_fill(logits < kth, float("-inf"))
+
+
+def top_k_sorted(logits, k):  # written differently: sort, a where
+    kth = logits.sort(dim=-1, descending=True).values[..., min(k, logits.size(-1)) - 1, None]
+    return torch.where(logits >= kth, logits, torch.full_like(logits, -math.inf))
+
+
+def test_top_k_solution_passes(run_check):
+    for candidate in (top_k_filter, top_k_sorted):
+        r = run_check("07b.top_k_filter", candidate)
+        assert r.passed and r.points == r.max_points, r.messages
+
+
+def test_top_k_stub(run_check):
+    r = run_check("07b.top_k_filter", stub)
+    assert r.status == "missing" and "not implemented yet" in r.messages[0]
+
+
+def _top_k_in_place(logits, k):  # nanoGPT's line, on the caller's tensor
+    kth = torch.topk(logits, min(k, logits.size(-1)), dim=-1).values[..., -1:]
+    logits[logits < kth] = -float("inf")
+    return logits
+
+
+def _top_k_exactly(logits, k):
+    idx = torch.topk(logits, min(k, logits.size(-1)), dim=-1).indices
+    keep = torch.zeros_like(logits, dtype=torch.bool).scatter(-1, idx, True)
+    return logits.masked_fill(~keep, -math.inf)
+
+
+@pytest.mark.parametrize(
+    "candidate, code",
+    [
+        (lambda x, k: top_k_filter(x, k).masked_fill(top_k_filter(x, k).isinf(), 0.0), "zero_fill"),
+        (lambda x, k: top_k_filter(x, k).clamp_min(-1e9), "finite_fill"),
+        (
+            lambda x, k: x.masked_fill(
+                x <= torch.topk(x, min(k, x.size(-1)), -1).values[..., -1:], -math.inf
+            ),
+            "inverted_or_strict",
+        ),
+        (lambda x, k: -top_k_filter(-x, k), "smallest_or_fill"),
+        (_top_k_exactly, "exactly_k"),
+        (lambda x, k: top_k_filter(x, k + 1), "k_plus_one"),
+        (
+            lambda x, k: x.masked_fill(x < torch.topk(x, k, dim=-1).values[..., -1:], -math.inf),
+            "k_larger_than_vocab",
+        ),  # fmt: skip
+    ],
+)
+def test_top_k_mistakes(run_check, candidate, code):
+    r = run_check("07b.top_k_filter", candidate)
+    assert not r.passed
+    if "_or_" not in code:
+        assert r.mistake == f"07b.top_k_filter/{code}", r.messages
+
+
+def test_top_k_strict_is_named(run_check):
+    strict = (
+        lambda x, k: x.masked_fill(  # noqa: E731
+            x <= torch.topk(x, min(k + 1, x.size(-1)), -1).values[..., -1:], -math.inf
+        )
+    )
+    r = run_check("07b.top_k_filter", strict)
+    assert not r.passed and r.mistake in ("07b.top_k_filter/strict", None), r.messages
+
+
+def test_top_k_in_place_is_reported(run_check):
+    r = run_check("07b.top_k_filter", _top_k_in_place)
+    assert not r.passed and "in place" in " ".join(r.messages), r.messages
+
+
+# --------------------------------------------------------------------------- top-p
+
+
+def top_p_filter(logits, p):
+    sorted_logits, idx = logits.sort(dim=-1, descending=True)
+    probs = sorted_logits.softmax(dim=-1)
+    before = probs.cumsum(dim=-1) - probs
+    sorted_logits = sorted_logits.masked_fill(before >= p, float("-inf"))
+    return torch.empty_like(logits).scatter(-1, idx, sorted_logits)
+
+
+def top_p_hf(logits, p):  # Hugging Face's way: ascending sort, remove the low tail
+    sorted_logits, idx = torch.sort(logits, descending=False)
+    cum = sorted_logits.softmax(dim=-1).cumsum(dim=-1)
+    remove = cum <= (1 - p)
+    remove[..., -1:] = False
+    remove = remove.scatter(-1, idx, remove)
+    return logits.masked_fill(remove, -float("inf"))
+
+
+def test_top_p_solution_passes(run_check):
+    for candidate in (top_p_filter, top_p_hf):
+        r = run_check("07b.top_p_filter", candidate)
+        assert r.passed and r.points == r.max_points, r.messages
+
+
+def test_top_p_stub(run_check):
+    r = run_check("07b.top_p_filter", stub)
+    assert r.status == "missing" and "not implemented yet" in r.messages[0]
+
+
+def _top_p(remove_sorted, unsort="scatter", cum_of="probs", fill=-math.inf):
+    def f(logits, p):
+        s, idx = logits.sort(dim=-1, descending=True)
+        probs = s.softmax(-1) if cum_of == "probs" else s
+        cum = probs.cumsum(-1)
+        s = s.masked_fill(remove_sorted(cum, probs, p), fill)
+        if unsort == "none":
+            return s
+        if unsort == "gather":
+            return s.gather(-1, idx)
+        return torch.empty_like(logits).scatter(-1, idx, s)
+
+    return f
+
+
+@pytest.mark.parametrize(
+    "candidate, code",
+    [
+        (_top_p(lambda c, q, p: c > p), "drops_crossing"),
+        (_top_p(lambda c, q, p: c - q < p), "inverted"),
+        (_top_p(lambda c, q, p: c - q >= p, cum_of="logits"), "on_logits"),
+        (_top_p(lambda c, q, p: c - q >= p, unsort="none"), "not_unsorted"),
+        (_top_p(lambda c, q, p: c - q >= p, unsort="gather"), "gather_not_scatter"),
+        (_top_p(lambda c, q, p: c - q >= p, fill=0.0), "zero_fill"),
+        (_top_p(lambda c, q, p: c - q >= p, fill=-1e9), "finite_fill"),
+    ],
+)
+def test_top_p_mistakes(run_check, candidate, code):
+    r = run_check("07b.top_p_filter", candidate)
+    assert not r.passed
+    assert r.mistake == f"07b.top_p_filter/{code}", r.messages
+
+
+def test_top_p_returning_probabilities_is_told(run_check):
+    r = run_check("07b.top_p_filter", lambda x, p: top_p_filter(x, p).softmax(-1))
+    assert not r.passed and "changed" in r.messages[0], r.messages
