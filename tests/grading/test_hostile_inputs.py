@@ -25,6 +25,7 @@ import csv
 import io
 import json
 import os
+import re
 import string
 import subprocess
 import sys
@@ -372,7 +373,17 @@ def test_notebook_reader_fuzzed(tmp_path_factory, data, meta):
 @given(meta=st.one_of(st.text(), st.integers(), st.floats(), st.booleans(), st.none()))
 def test_metadata_number_never_raises(meta):
     number = metadata_number(meta)
-    assert number is None or (len(number) == 2 and number.isascii() and number.isdigit())
+    assert number is None or re.fullmatch(r"[0-9]{2}[a-z]?", number, flags=re.ASCII)
+
+
+@pytest.mark.parametrize(
+    "meta, number",
+    [(7, "07"), ("7", "07"), ("07b", "07b"), ("7b", "07b"), ("07B", None), ("07bb", None),
+     ("b07", None), ("0７", None)],
+)  # fmt: skip
+def test_metadata_number_with_a_letter(meta, number):
+    """A notebook between two others: "07b" (notebook_files.NUMBER)."""
+    assert metadata_number(meta) == number
 
 
 def test_clean_up_of_a_deep_tree(tmp_path):

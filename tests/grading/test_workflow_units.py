@@ -299,6 +299,18 @@ def test_report_of_an_empty_or_all_passed_class(tmp_path):
 # --------------------------------------------------------------------------- exports
 
 
+def test_nbgrader_takes_a_notebook_number_with_a_letter(tmp_path):
+    """07b sits between 07 and 08: "7b" names it, and "7" does not (issue 30)."""
+    from helpers.grading.books.nbgrader import write_course
+
+    [path] = write_course(tmp_path / "a", ["7b"])
+    assert path.name == "07b_language_model.ipynb"
+    assert [p.name for p in write_course(tmp_path / "b", ["7"])] == ["07_decoder_seq2seq.ipynb"]
+    cells = nbformat.read(str(path), as_version=4).cells
+    grade_ids = [c.metadata.get("nbgrader", {}).get("grade_id", "") for c in cells]
+    assert "test-07b-top_p_filter" in grade_ids
+
+
 def test_nbgrader_notebook_metadata(tmp_path):
     from helpers.grading.books.nbgrader import write_course
 
