@@ -13,7 +13,8 @@ NOTEBOOKS = ROOT / "notebooks"
 
 
 def load(name: str, folder: Path = SOLUTIONS):
-    nb = nbformat.read(str(next(folder.glob(f"{name}*.ipynb"))), as_version=4)
+    path = min(folder.glob(f"{name}*.ipynb"))  # "07" is 07_..., before 07b_... ("_" < "b")
+    nb = nbformat.read(str(path), as_version=4)
     for cell in nb.cells:
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None
