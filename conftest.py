@@ -12,6 +12,30 @@ from tests import speed
 def pytest_collectstart(collector):
     if collector.__class__.__name__ == "IPyNbFile":
         collector.skip_compare = tuple(collector.skip_compare) + ("stderr",)
+        _check_figures(collector)
+
+
+def _check_figures(collector):
+    """Once nbval has started a notebook's kernel, every figure the notebook renders is checked
+    there by tests/figure_rules.py (axis labels, colour keys, legends, text size): one that does
+    not stand alone prints why, and nbval fails the cell (its stdout differs from the stored)."""
+    setup = collector.setup
+
+    def setup_and_check_figures():
+        setup()
+        from tests.figure_rules import kernel_code
+
+        kernel = collector.kernel
+        msg_id = kernel.kc.execute(kernel_code(), store_history=False)
+        while True:
+            reply = kernel.get_message(stream="shell", timeout=60)
+            if reply["parent_header"].get("msg_id") == msg_id:
+                break
+        kernel.await_idle(msg_id, 60)
+        if reply["content"]["status"] != "ok":
+            raise RuntimeError(f"tests/figure_rules.py in the kernel: {reply['content']}")
+
+    collector.setup = setup_and_check_figures
 
 
 # Runtime budget (helpers.notebooks.bench): nbval's own durations, summed per notebook in the
@@ -39,8 +63,19 @@ def pytest_runtest_makereport(item, call):
     """A notebook whose kernel did not start: say what the machine was doing (load, top processes).
 
     CI once saw "Kernel didn't respond in 60 seconds" for one notebook, never here; the next time
-    the report shows the cause.
+    the report shows the cause. A cell failed by a figure that does not stand alone: the report
+    says what it lacks (nbval alone says "Unexpected output fields: stdout").
     """
+    if call.when == "call" and call.excinfo is not None:
+        stdout = "".join(
+            out.get("text", "")
+            for out in getattr(item, "test_outputs", None) or []
+            if out.get("name") == "stdout"
+        )
+        from tests.figure_rules import HEADER
+
+        if HEADER in stdout:
+            item.add_report_section("call", "figure", stdout[stdout.index(HEADER) :])
     if call.when != "setup" or call.excinfo is None or not item.nodeid.endswith("Cell 0"):
         return
     if item.nodeid.partition("::")[0].endswith(".ipynb"):
