@@ -155,6 +155,13 @@ def test_canvas_totals_pass_canvas_importer(tmp_path):
     assert canvas_import(out, {"555", "554"}, {"12345", "23456"})[("12345", "555")] == 3.0
 
 
+def test_canvas_assignment_numbers():
+    """NN=ID, with a notebook between two others too (07b)."""
+    assert parse_assignments(["2=555", "07b=7", " 7b = 8 "]) == {"02": "555", "07b": "8"}
+    with pytest.raises(ValueError):
+        parse_assignments(["07B=7"])
+
+
 def test_canvas_without_ids_is_refused_by_the_rules_and_warned(tmp_path):
     totals = compute_totals(read_rows(gradebook(tmp_path, CANVAS_FILES)))
     warnings = write_for("canvas", tmp_path / "c.csv", totals, {})

@@ -56,13 +56,14 @@ def recognize(labels: list[str]) -> tuple[str, str]:
 
 
 def parse_assignments(pairs: list[str] | None) -> dict[str, str]:
-    """``--canvas-assignment NN=ID`` (repeated) -> {"02": "12345"}; ValueError if malformed."""
+    """``--canvas-assignment NN=ID`` (repeated) -> {"02": "12345"} ("7b=...": "07b");
+    ValueError if malformed."""
     out = {}
     for pair in pairs or []:
-        m = re.fullmatch(r"\s*(\d+)\s*=\s*(\d+)\s*", pair)
+        m = re.fullmatch(r"\s*(\d+)([a-z]?)\s*=\s*(\d+)\s*", pair)
         if not m:
             raise ValueError(f"--canvas-assignment takes NN=ID (e.g. 02=12345), got {pair!r}")
-        out[f"{int(m.group(1)):02d}"] = m.group(2)
+        out[f"{int(m.group(1)):02d}{m.group(2)}"] = m.group(3)
     return out
 
 
