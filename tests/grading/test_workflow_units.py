@@ -362,3 +362,7 @@ def test_gradescope_bundle_contents(tmp_path):
         r.startswith(("pytest", "nbgrader", "-e")) for r in reqs
     )
     assert main(["gradescope", "99", "--out", str(tmp_path / "x.zip")]) == 2
+    assert main(["gradescope", "7b", "--out", str(tmp_path / "b.zip")]) == 0  # 07b, and its text
+    with zipfile.ZipFile(tmp_path / "b.zip") as z:
+        assert "--notebook 07b" in z.read("run_autograder").decode()
+        assert "helpers/course_text.txt" in z.namelist()

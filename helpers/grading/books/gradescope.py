@@ -97,10 +97,10 @@ def _add(archive: zipfile.ZipFile, name: str, data: str | bytes, mode: int = 0o6
 
 
 def build_bundle(notebook: str, out: str | Path) -> Path:
-    """Write the autograder zip for notebook ``notebook`` (e.g. "02")."""
-    from ..reading.submissions import exercises_of
+    """Write the autograder zip for notebook ``notebook`` (e.g. "02", "2", "07b")."""
+    from ..reading.submissions import exercises_of, metadata_number
 
-    number = f"{int(notebook):02d}"
+    number = metadata_number(notebook) or notebook
     if not exercises_of(number):
         raise ValueError(f"notebook {number} has no graded exercises")
     out = Path(out)
@@ -280,9 +280,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if not args.number.isdigit():
+    from ..reading.submissions import metadata_number
+
+    number = metadata_number(args.number)  # "2" -> "02", "7b" -> "07b"
+    if number is None:
         raise ValueError(f"NN is a notebook number, got {args.number!r}")
-    out = args.out or Path(f"autograder_{int(args.number):02d}.zip")
+    out = args.out or Path(f"autograder_{number}.zip")
     print(f"Gradescope autograder -> {build_bundle(args.number, out)}")
     return 0
 
