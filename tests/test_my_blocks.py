@@ -16,7 +16,7 @@ import pytest
 from helpers.notebooks.common import BEGIN, END, ROOT, notebook_number, solution_paths
 from helpers.notebooks.kernel import run_fresh
 
-LATER = ["04", "05", "06", "07", "08", "09"]
+LATER = ["04", "05", "06", "07", "07b", "08", "09"]
 
 
 def learner_copy(folder: Path, numbers: list[str], bug: tuple[str, str, str] | None = None) -> None:
