@@ -38,9 +38,9 @@ from typing import Any
 import torch
 
 from . import backward, edits, properties, state
-from .framework import DIAGNOSES, REGISTRY, CheckResult, Exercise, Fail, Probe
+from .framework import DIAGNOSES, DROPOUT_IN_EVAL, REGISTRY, CheckResult, Exercise, Fail, Probe
 from .run import fake_gpu
-from .run.calling import INPUT_CHANGED, STATE_MISMATCH
+from .run.calling import INPUT_CHANGED, RANDOM_IN_EVAL, STATE_MISMATCH
 from .run.runner import DEVICE_ERRORS, Outcome, run_probe
 
 DIAGNOSES[:] = [properties.diagnose]  # what expect_close asks before its generic message
@@ -118,6 +118,9 @@ def judge_failure(ex: Exercise, probe: Probe, outcome: Outcome) -> Fail | None:
             "(torch.where(...), x * ..., x = x + ...), or work on x.clone().",
             "changes_input",
         )
+    inner = value.get("out") if isinstance(value, dict) else None  # a "props" probe's call
+    if any(isinstance(v, dict) and v.get(RANDOM_IN_EVAL) is True for v in (value, inner)):
+        return Fail(*DROPOUT_IN_EVAL)
     if probe.runner == "module_info" and isinstance(value, dict) and value.get("lazy"):
         return Fail(
             f"the module has lazy layers ({', '.join(value['lazy'][:4])} have no shape before the "
@@ -174,7 +177,7 @@ def _evaluate(ex: Exercise, outcomes, carry_forward: bool) -> CheckResult:
             carried = carried or fail  # the first such message names the parts
             continue
         if fail is not None:
-            if fail.code is None and outcome.error is None:  # no mistake named: an edit?
+            if fail.code is None and not outcome.missing:  # no mistake named: an edit?
                 fail = by_edit(ex, seen, outcomes, fail)
             return _failed(ex, probe, outcome, fail)
     if off_device is not None:

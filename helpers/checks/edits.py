@@ -42,7 +42,7 @@ from .run.parts import PARTS_KEY
 from .run.runner import Outcome, Task, _run_on
 
 #: the whole search stops after this many seconds (check() stays under 1 s)
-BUDGET_S = 0.6
+BUDGET_S = 1.0
 #: one mutant on one probe: longer is a loop that a flipped comparison made endless
 MUTANT_S = 0.2
 SWAP = {
@@ -547,35 +547,50 @@ def reproducing(ex: Exercise, pairs: Iterable[tuple[Probe, Outcome]]) -> list[Ed
     # the course's own code: no built-in switched off (a dispatch mode costs 5x)
     task = Task(ex.id, (), ex.parts, ex.function_parts, ex.traced)
     deadline = time.perf_counter() + BUDGET_S
+    valued = False  # an edit that only raises as the learner's code does is not enough
+    changed: set[str] = set()
     with torch.random.fork_rng(devices=[]):
         for probe, mine in pairs:
-            if mine.error is not None or mine.value is None:
+            if mine.missing or (mine.error is None and mine.value is None):
                 return []
             key, value = fingerprint(probe), _own(mine.value)
-            off = distance(_run(task, probe, reference, "reference", key).value, value)
+            ref = _run(task, probe, reference, "reference", key)
+            off = distance(ref.value, value)
             kept = []
             for edit, obj in alive:
                 if time.perf_counter() > deadline:
                     return []  # not searched to the end: nothing is claimed
                 got = _run(task, probe, obj, edit.tag, key)
-                if got.error is None and distance(got.value, value) <= min(SAME, CLOSER * off):
+                if _alike(got, mine, value, off):
                     kept.append((edit, obj))
-            alive = kept
+                    if not _alike(got, ref, ref.value, math.inf):  # it changes the reference
+                        changed.add(edit.tag)
+            alive, valued = kept, valued or mine.error is None
             if not alive:
                 return []
-    return [edit for edit, _ in alive]
+    # an edit that changes nothing on these cases (transpose(-1, -2)) names no mistake
+    return [edit for edit, _ in alive if edit.tag in changed] if valued else []
+
+
+def _alike(got: Outcome, mine: Outcome, value: Any, off: float) -> bool:
+    """The mutant does what the learner's code does on one probe: raises the same exception
+    with the same message, or gives outputs within :data:`SAME` and far closer than the
+    reference's (``off``: the reference's distance to the learner's ``value``)."""
+    if mine.error is not None:
+        return got.error is not None and got.error.splitlines()[0] == mine.error.splitlines()[0]
+    return got.error is None and distance(got.value, value) <= min(SAME, CLOSER * off)
 
 
 def explain(ex: Exercise, pairs: Iterable[tuple[Probe, Outcome]]) -> Fail | None:
-    """A :class:`Fail` naming the edit(s) of the reference that reproduce the learner's outputs
-    on every probe, or None."""
+    """A :class:`Fail` naming the edit(s) of the reference that reproduce what the learner's code
+    does on every probe (its outputs, or the error it raises), or None."""
     found = reproducing(ex, pairs)
     if not found:
         return None
     words = list(dict.fromkeys(e.words.strip() for e in found))
     if len(words) == 1:
-        text = f"your outputs equal the reference's with one change: {words[0]}."
+        text = f"your code does what the reference does with one change: {words[0]}."
     else:
         listed = "; or ".join(words[:3]) + ("; ..." if len(words) > 3 else "")
-        text = f"your outputs equal the reference's with one of these changes: {listed}."
+        text = f"your code does what the reference does with one of these changes: {listed}."
     return Fail(text, found[0].code)

@@ -155,7 +155,8 @@ class SoftmaxCheck(Exercise):
             if not torch.isfinite((x - x.mean(dim=dim, keepdim=True)).exp()).all():
                 raise Fail(
                     "the output has NaN or inf: after your shift an exponent is still huge "
-                    "(subtracting the mean of [0, 1000] leaves exp(500), which overflows). "
+                    "(subtracting the mean or the min of [0, 1000] leaves exp(500) or "
+                    "exp(1000), which overflow). "
                     "Subtract the max along `dim`: then every exponent is <= 0.",
                     "shift_not_max",
                 )

@@ -204,7 +204,7 @@ class PositionalEncodingCheck(PropertyMixin, Exercise):
             probe = Probe(
                 name, (randn(*shape, generator=gen, dtype=dtype),), runner="module", init=init
             )
-            yield props(probe, "repeat", "batch") if "dropout" in init else probe
+            yield props(probe, "batch") if "dropout" in init else probe
         yield Probe(
             "training mode, PositionalEncoding(8, max_len=20, dropout=0.5), x (3, 6, 8)",
             runner="train_mode",

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import torch
 
-from .framework import DROPOUT_IN_EVAL, Fail, close
-from .run.parts import PARTS_KEY, RANDOM_IN_EVAL
+from .framework import Fail, close
+from .run.parts import PARTS_KEY
 
 
 def flow_fault(flow: dict, x, out, steps, hint: str = "") -> Fail | None:
@@ -81,8 +81,6 @@ class PartsMixin:
     the exercise writes ``judge_value(probe, value)``."""
 
     def judge(self, probe, out):
-        if isinstance(out, dict) and out.get(RANDOM_IN_EVAL) is True:
-            raise Fail(*DROPOUT_IN_EVAL)
         if not (isinstance(out, dict) and out.get(PARTS_KEY) is True):
             return self.judge_value(probe, out)
         try:

@@ -19,7 +19,7 @@ Judge side (the grader's own process; float64 references allowed):
         table-driven judge gets it for free.
 
 Relations (the runner's half is ``run/relations.py``; probes built with its ``props(probe,
-*relations)``: "batch", "masked", "repeat", "meta"):
+*relations)``: "batch", "masked", "meta"):
 
     class PropertyMixin            an Exercise mixin whose ``judge`` runs the exercise's own
                                    ``judge_value``, then checks the relations when it found no
@@ -36,7 +36,7 @@ import math
 
 import torch
 
-from .framework import DROPOUT_IN_EVAL, Fail, agree, close
+from .framework import Fail, agree, close
 from .run.relations import base_runner
 
 #: the stable formula to name when an output turns NaN/inf at large magnitudes (``hint``)
@@ -283,8 +283,4 @@ def judge_relations(probe, out: dict) -> Fail | None:
                     "float('-inf')).",
                     "mask_not_respected",
                 )
-        if rel == "repeat" and res is not None:
-            pairs = zip(_tensors(res["first"]), _tensors(res["second"]))
-            if not all(close(a, b, 1e-6, 1e-5) for a, b in pairs):
-                return Fail(*DROPOUT_IN_EVAL)
     return None

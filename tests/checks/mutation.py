@@ -4,10 +4,12 @@
 
 For every exercise of tests/checks/mutation_probes.SOURCES the reference (a function or class in
 helpers/blocks/, or the solution cell of solutions/*.ipynb) is parsed with `ast`; one mutant is
-made per site (binary operator swapped, comparison flipped, number nudged, bool flipped, a call
-replaced by its first argument or its receiver or by a sibling (tril/triu, amax/amin, sin/cos ...),
-a keyword argument dropped (dim=, keepdim=, device= ...), a statement deleted, a unary minus or
-`~` or `not` removed; type hints are left alone). A mutant is kept when it changes the output
+made per edit of helpers/checks/edits.py, the error model check() searches (binary operator
+swapped or its operands, comparison flipped, number nudged, bool flipped, a call replaced by its
+first argument or its receiver or by a sibling (tril/triu, amax/amin, sin/cos ...), two
+neighbouring arguments or two sibling layers swapped, a keyword argument dropped (dim=,
+keepdim=, device= ...), a statement deleted, a unary minus or `~` or `not` removed, -inf made 0;
+type hints are left alone). A mutant is kept when it changes the output
 of a seeded probe (compared with the reference's); one that raises on the probe is counted as a
 crash (not checked), one that gives the same output as equivalent. check() runs on every kept
 mutant; the report gives per exercise the mutants that change the output, how many are rejected

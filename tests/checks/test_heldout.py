@@ -1,10 +1,14 @@
 """The held-out set of issue #18: every wrong version is rejected, every public one passes.
 
 tests/checks/heldout/ holds plausible wrong versions (a*.py: set A; c*.py: set C, written later
-the same way and measured before it joined the tests), written from the notebooks' text by
-someone who had not read the checks, and correct public implementations adapted to the contract
-(p*.py, META["source"] names where they come from) or correct alternates in another style
-(q*.py). Each file defines the candidate under the contract's name and runs in a namespace that
+the same way and measured before it joined the tests; d*.py: set D, issue 29's fresh set, with
+its correct alternates e*.py), written from the notebooks' text by someone who had not read the
+checks, and correct public implementations adapted to the contract (p*.py, META["source"] names
+where they come from) or correct alternates in another style (q*.py).
+
+Set D, measured on f130f08, before any change made for it (``python -m tests.checks.measure_heldout
+FOLDER``): 157 of 162 rejected, 148 with a mistake code, 141 named (87 %); 22 of 22 alternates
+passed. Each file defines the candidate under the contract's name and runs in a namespace that
 holds torch, nn, F and math, as a notebook cell. Those that fail on main are xfail(strict=True)
 with the reason: a fix flips them to XPASS, and then they leave the list.
 """
@@ -22,11 +26,16 @@ from torch import nn
 from helpers import check
 
 HERE = Path(__file__).parent / "heldout"
-FILES = sorted(HERE.glob("[acpq]*.py"))
+FILES = sorted(HERE.glob("[acdepq]*.py"))
 
 # file -> why it fails today (measured with tests/checks/measure_heldout.py, issue #18); none
 # since the (max_len, 1, d_model) table of the PyTorch tutorial is judged by its output
-FAILS_ON_MAIN: dict[str, str] = {}
+FAILS_ON_MAIN: dict[str, str] = {
+    "d131_kv_detached_cache.py": "08.kv_cache_step is run by its decoding loop, which has no "
+    "gradient case: a detached cache gives the same outputs",
+    "d37_mha_float32_scores.py": "03.MultiHeadAttention has no float64 case: attention computed "
+    "in float32 inside is not seen",
+}
 
 
 def load(path: Path) -> tuple[dict, object]:
@@ -45,9 +54,9 @@ def _params():
 
 
 def test_the_set_is_there():
-    wrong = [p for p in FILES if p.name[0] in "ac"]
-    public = [p for p in FILES if p.name[0] in "pq"]
-    assert len(wrong) >= 110 and len(public) >= 20, (len(wrong), len(public))
+    wrong = [p for p in FILES if p.name[0] in "acd"]
+    public = [p for p in FILES if p.name[0] in "epq"]
+    assert len(wrong) >= 270 and len(public) >= 40, (len(wrong), len(public))
     assert set(FAILS_ON_MAIN) <= {p.name for p in FILES}, "a listed file is gone"
 
 

@@ -254,13 +254,23 @@ def call_candidate(ex, probe: Probe, candidate: Any, device: torch.device) -> An
         load_state(module, probe.state)
     module.to(device).eval()
     method = probe.info.get("method", "forward")
+    call = getattr(module, method) if method != "forward" else module
     with torch.no_grad():
-        out = (
-            getattr(module, method)(*args, **kwargs)
-            if method != "forward"
-            else module(*args, **kwargs)
-        )
+        out = call(*args, **kwargs)
+        if (probe.init or {}).get("dropout") and not same(out, call(*args, **kwargs)):
+            return {RANDOM_IN_EVAL: True}  # a dropout that eval() does not switch off
     return inputs_kept(out, before, (args, kwargs))
+
+
+def same(a, b) -> bool:
+    """Equal up to float32 rounding, structure and all."""
+    if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
+        return a.shape == b.shape and bool(torch.allclose(a, b, atol=1e-6, rtol=1e-5))
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)) and len(a) == len(b):
+        return all(same(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict) and set(a) == set(b):
+        return all(same(a[k], b[k]) for k in a)
+    return type(a) is type(b) and not isinstance(a, torch.Tensor)
 
 
 class StateMismatch(Exception):
@@ -317,6 +327,7 @@ def load_weights(module: torch.nn.Module, state: dict) -> None:
 
 #: the value a runner returns, instead of the output, when the candidate changed an input
 INPUT_CHANGED = "__input_changed__"
+RANDOM_IN_EVAL = "__random_in_eval__"  # two calls in eval mode gave different outputs
 
 
 def clone_tensors(x: Any) -> Any:

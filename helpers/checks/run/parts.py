@@ -25,15 +25,12 @@ from functools import partial
 import torch
 from torch import nn
 
-from .calling import clone_tensors, inputs_kept, load_weights, to_device
+from .calling import RANDOM_IN_EVAL, clone_tensors, inputs_kept, load_weights, same, to_device
 
 FLOW_KEY = "__flow__"  # marks a runner's output that carries its children's calls
 
 
 PARTS_KEY = "__parts__"  # marks a runner's output that carries the swapped runs
-
-
-RANDOM_IN_EVAL = "__random_in_eval__"  # two calls in eval mode gave different outputs
 
 
 def _dtype(part: nn.Module) -> torch.dtype:
@@ -155,16 +152,6 @@ def _replace(module: nn.Module, named: list, init: dict) -> None:
         setattr(parent, attr, factory(getattr(parent, attr), init))
 
 
-def _same(a, b) -> bool:
-    if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
-        return a.shape == b.shape and bool(torch.allclose(a, b, atol=1e-6, rtol=1e-5))
-    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)) and len(a) == len(b):
-        return all(_same(x, y) for x, y in zip(a, b))
-    if isinstance(a, dict) and isinstance(b, dict) and set(a) == set(b):
-        return all(_same(a[k], b[k]) for k in a)
-    return type(a) is type(b) and not isinstance(a, torch.Tensor)
-
-
 def traced(runner, names: tuple[str, ...]):
     """Wrap a runner: forward hooks on the module's children ``names`` record the first input
     and output tensor of their first call and how many calls; a tensor output comes back as
@@ -227,7 +214,7 @@ def with_parts(runner):
         if not parts:
             return every
         out = runner(ex, probe, candidate, device)
-        if _same(out, every):
+        if same(out, every):
             return out
         swaps = {"*": every}
         for part_id in parts if len(parts) > 1 else ():
@@ -274,7 +261,7 @@ def with_function_part(runner):
             return out
         finally:
             scope.update(dict(learner.values()))
-        if _same(out, every):
+        if same(out, every):
             return out
         return {PARTS_KEY: True, "out": out, "parts": list(learner), "swaps": {"*": every}}
 
@@ -294,7 +281,7 @@ def run_parts(ex, probe, candidate, device):
     method = getattr(module, probe.info.get("method", "forward"))
     with torch.no_grad():
         out = method(*args, **kwargs)
-        if (probe.init or {}).get("dropout") and not _same(out, method(*args, **kwargs)):
+        if (probe.init or {}).get("dropout") and not same(out, method(*args, **kwargs)):
             return {RANDOM_IN_EVAL: True}  # a dropout that eval() does not switch off
     return inputs_kept(out, before, (args, kwargs))
 

@@ -5,7 +5,6 @@ judge's half is ``checks/properties.py``, ``judge_relations``).
         "batch"   each batch element alone gives its row of the batched output (no mixing)
         "masked"  changing the keys/values the boolean ``mask`` kwarg blocks for every query
                   changes nothing (args: q, k, v)
-        "repeat"  a module in eval mode called twice gives the same output (no dropout in eval)
         "meta"    the inputs on device "meta": the output stays there (no state created on the
                   default device instead of the input's)
 
@@ -18,7 +17,7 @@ import dataclasses
 
 import torch
 
-from .calling import call_candidate, clone_tensors, describe_exception, load_state, to_device
+from .calling import call_candidate, describe_exception, load_state
 
 
 def props(probe, *relations: str):
@@ -66,17 +65,6 @@ def _run_masked(ex, probe, candidate, device):
     return call_candidate(ex, probe, candidate, device)
 
 
-def _run_repeat(ex, probe, candidate, device):
-    module = candidate(**probe.init)
-    if probe.state is not None:
-        load_state(module, probe.state)
-    module.to(device).eval()
-    args, kwargs = to_device(probe.args, device), to_device(probe.kwargs, device)
-    with torch.no_grad():
-        first = clone_tensors(module(*args, **kwargs))  # a module that returns its own buffer
-        return {"first": first, "second": module(*args, **kwargs)}
-
-
 def _run_meta(ex, probe, candidate, device):
     meta = torch.device("meta")
     args = tuple(a.to(meta) if isinstance(a, torch.Tensor) else a for a in probe.args)
@@ -92,7 +80,7 @@ def _run_meta(ex, probe, candidate, device):
     return {"devices": sorted({t.device.type for t in ts})}
 
 
-RELATIONS = {"batch": _run_batch, "masked": _run_masked, "repeat": _run_repeat, "meta": _run_meta}
+RELATIONS = {"batch": _run_batch, "masked": _run_masked, "meta": _run_meta}
 
 
 def run_props(ex, probe, candidate, device):

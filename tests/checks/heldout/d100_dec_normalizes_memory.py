@@ -1,0 +1,30 @@
+META = {"exercise": "07.TransformerDecoderBlock",
+        "cause": "pre-LN also normalizes memory with norm2 before cross-attention (the text says only the decoder's stream is normalized) (shows only with norm_first=True)",
+        "keywords": [r"memory", r"normaliz", r"norm2\(memory\)"]}
+
+from helpers.blocks.layers import FeedForward, LayerNorm
+from helpers.blocks.multihead import MultiHeadAttention
+
+
+class TransformerDecoderBlock(nn.Module):
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=True):
+        super().__init__()
+        self.norm_first = norm_first
+        self.dropout = nn.Dropout(dropout)
+        self.self_attn = MultiHeadAttention(d_model, num_heads, dropout)
+        self.cross_attn = MultiHeadAttention(d_model, num_heads, dropout)
+        self.ffn = FeedForward(d_model, d_ff, dropout)
+        self.norm1 = LayerNorm(d_model)
+        self.norm2 = LayerNorm(d_model)
+        self.norm3 = LayerNorm(d_model)
+
+    def forward(self, x, memory, tgt_mask=None, memory_mask=None):
+        if self.norm_first:
+            x = x + self.dropout(self.self_attn(self.norm1(x), mask=tgt_mask)[0])
+            x = x + self.dropout(self.cross_attn(self.norm2(x), self.norm2(memory), self.norm2(memory), mask=memory_mask)[0])
+            x = x + self.dropout(self.ffn(self.norm3(x)))
+        else:
+            x = self.norm1(x + self.dropout(self.self_attn(x, mask=tgt_mask)[0]))
+            x = self.norm2(x + self.dropout(self.cross_attn(x, memory, memory, mask=memory_mask)[0]))
+            x = self.norm3(x + self.dropout(self.ffn(x)))
+        return x

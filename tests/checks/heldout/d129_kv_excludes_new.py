@@ -1,0 +1,13 @@
+META = {"exercise": "08.kv_cache_step",
+        "cause": "attends to the old cache only and appends the new key and value afterwards, so the new token does not attend to itself (at the first step it attends to itself only)",
+        "keywords": [r"itself", r"including the new", r"new (key|token)", r"all cached keys"]}
+
+from helpers.blocks.attention import scaled_dot_product_attention
+
+
+def kv_cache_step(q, k, v, cache=None):
+    if cache is None:
+        out, _ = scaled_dot_product_attention(q, k, v)
+        return out, (k, v)
+    out, _ = scaled_dot_product_attention(q, cache[0], cache[1])
+    return out, (torch.cat([cache[0], k], dim=-2), torch.cat([cache[1], v], dim=-2))

@@ -1,0 +1,15 @@
+META = {"exercise": "08.linear_attention",
+        "cause": "feature map F.elu(x) without the + 1, so features can be negative and the denominator can approach 0 or change sign",
+        "keywords": [r"\+ ?1", r"elu", r"feature map", r"positive|negative"]}
+
+def linear_attention(q, k, v, causal=False):
+    phi_q, phi_k = F.elu(q), F.elu(k)
+    if causal:
+        S = torch.cumsum(phi_k[..., :, None] * v[..., None, :], dim=-3)  # (..., T, d_k, d_v)
+        z = torch.cumsum(phi_k, dim=-2)  # (..., T, d_k)
+        num = (phi_q[..., None, :] @ S).squeeze(-2)
+        den = (phi_q * z).sum(dim=-1, keepdim=True)
+        return num / den
+    S = phi_k.transpose(-2, -1) @ v  # (..., d_k, d_v)
+    z = phi_k.sum(dim=-2)  # (..., d_k)
+    return (phi_q @ S) / (phi_q @ z[..., None])

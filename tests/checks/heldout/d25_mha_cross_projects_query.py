@@ -1,0 +1,36 @@
+META = {"exercise": "03.MultiHeadAttention",
+        "cause": "projects query for the keys and values too (k_proj(query), v_proj(query)), so cross-attention ignores key and value (shows only in cross-attention)",
+        "keywords": [r"cross", r"k_proj\(query\)|query three times|project(s|ing|ed)? (the )?query", r"ignor(es|ed|ing) (the )?(key|value)", r"memory"]}
+
+from helpers.blocks.attention import scaled_dot_product_attention
+
+class MultiHeadAttention(nn.Module):
+    def __init__(self, d_model, num_heads, dropout=0.0, bias=True):
+        super().__init__()
+        if d_model % num_heads != 0:
+            raise ValueError(f"d_model={d_model} is not divisible by num_heads={num_heads}")
+        self.d_model, self.num_heads, self.d_head = d_model, num_heads, d_model // num_heads
+        self.q_proj = nn.Linear(d_model, d_model, bias=bias)
+        self.k_proj = nn.Linear(d_model, d_model, bias=bias)
+        self.v_proj = nn.Linear(d_model, d_model, bias=bias)
+        self.out_proj = nn.Linear(d_model, d_model, bias=bias)
+        self.dropout = nn.Dropout(dropout)
+
+    def split_heads(self, x):
+        B, T, _ = x.shape
+        return x.view(B, T, self.num_heads, self.d_head).transpose(1, 2)  # (B, H, T, d_head)
+
+    def merge_heads(self, x):
+        B, H, T, d_head = x.shape
+        return x.transpose(1, 2).reshape(B, T, H * d_head)  # (B, T, d_model)
+
+    def forward(self, query, key=None, value=None, mask=None):
+        key = query if key is None else key
+        value = key if value is None else value
+        q = self.split_heads(self.q_proj(query))
+        k = self.split_heads(self.k_proj(query))
+        v = self.split_heads(self.v_proj(query))
+        _, weights = scaled_dot_product_attention(q, k, v, mask)
+        weights = self.dropout(weights)
+        out = self.merge_heads(weights @ v)
+        return self.out_proj(out), weights

@@ -1,0 +1,16 @@
+META = {"exercise": "05.LayerNorm",
+        "cause": "initializes weight with zeros and bias with ones (swapped), so a fresh LayerNorm outputs all ones (forward with loaded weights is right)",
+        "keywords": [r"ones", r"zeros", r"initiali[sz]", r"\binit"]}
+
+class LayerNorm(nn.Module):
+    def __init__(self, d_model, eps=1e-5):
+        super().__init__()
+        self.eps = eps
+        self.weight = nn.Parameter(torch.zeros(d_model))
+        self.bias = nn.Parameter(torch.ones(d_model))
+
+    def forward(self, x):
+        mean = x.mean(dim=-1, keepdim=True)
+        var = x.var(dim=-1, unbiased=False, keepdim=True)
+        x_hat = (x - mean) / torch.sqrt(var + self.eps)
+        return x_hat * self.weight + self.bias

@@ -1,0 +1,16 @@
+META = {"exercise": "05.FeedForward",
+        "cause": "ignores the activation argument: always ReLU, also for activation='gelu'",
+        "keywords": [r"gelu", r"activation", r"relu"]}
+
+class FeedForward(nn.Module):
+    def __init__(self, d_model, d_ff, dropout=0.0, activation="relu"):
+        super().__init__()
+        if activation not in ("relu", "gelu"):
+            raise ValueError(f"activation must be 'relu' or 'gelu', got {activation!r}")
+        self.linear1 = nn.Linear(d_model, d_ff)
+        self.linear2 = nn.Linear(d_ff, d_model)
+        self.dropout = nn.Dropout(dropout)
+        self.activation = F.relu
+
+    def forward(self, x):
+        return self.linear2(self.dropout(self.activation(self.linear1(x))))
