@@ -128,6 +128,10 @@ class MultiHeadAttentionCheck(Exercise):
                 )
             state = random_state(gen, init["d_model"], bias=init.get("bias", True))
             yield Probe(name, (randn(*q, generator=gen),), kwargs, "module", init, state)
+        state = {k: v.double() for k, v in random_state(gen, 8).items()}  # weights and x float64
+        x = randn(2, 5, 8, generator=gen, dtype=torch.float64)
+        yield Probe("float64: weights and x (2, 5, 8), d_model=8, num_heads=2", (x,), {},
+                    "module", {"d_model": 8, "num_heads": 2}, state)  # fmt: skip
         yield Probe(
             "training mode with dropout=0.5: dropout acts on the attention weights",
             runner="train_mode",

@@ -131,7 +131,7 @@ def test_mha_on_a_wrong_attention_function_names_it_and_is_carried_forward():
 
 def test_mha_on_a_right_attention_function_passes_and_its_own_fault_is_not_carried():
     right = SDPA.format(scale=" ** 0.5")
-    assert check(MHA, mha_on(right), quiet=True).messages == ["passed 11 cases"]
+    assert check(MHA, mha_on(right), quiet=True).messages == ["passed 12 cases"]
     both = check(MHA, mha_on(SDPA.format(scale=""), heads_swapped=True), quiet=True)
     assert not both.passed and "carried" not in str(both.messages)
 

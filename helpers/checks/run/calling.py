@@ -251,6 +251,8 @@ def call_candidate(ex, probe: Probe, candidate: Any, device: torch.device) -> An
     if probe.runner == "module_info":
         return module_info(module)
     if probe.state is not None:
+        if any(t.dtype == torch.float64 for t in _tensors(probe.state)):
+            module.double()  # float64 weights: the module computes in float64 (a float64 case)
         load_state(module, probe.state)
     module.to(device).eval()
     method = probe.info.get("method", "forward")
