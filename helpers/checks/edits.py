@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import copy
+import dataclasses
 import hashlib
 import json
 import linecache
@@ -85,7 +86,17 @@ class Edit:
 
 
 def edits(tree: ast.AST) -> Iterator[Edit]:
-    """One :class:`Edit` per site of ``tree`` (a parsed reference, annotations stripped)."""
+    """One :class:`Edit` per site of ``tree`` (a parsed reference, annotations stripped); each
+    tag is unique (a second `1 -> 2` on one line is "L5 1 -> 2 #2")."""
+    seen: dict[str, int] = {}
+    for edit in _edits(tree):
+        seen[edit.tag] = seen.get(edit.tag, 0) + 1
+        if seen[edit.tag] > 1:
+            edit = dataclasses.replace(edit, tag=f"{edit.tag} #{seen[edit.tag]}")
+        yield edit
+
+
+def _edits(tree: ast.AST) -> Iterator[Edit]:
     nodes = list(ast.walk(tree))
     parent = {id(c): p for p in nodes for c in ast.iter_child_nodes(p)}
     layers = _layer_families(tree)

@@ -182,3 +182,11 @@ def test_a_buffer_left_out_of_state_dict_is_named():
 
     result = _check("04.PositionalEncoding", NotSaved)
     assert result.mistake == "04.PositionalEncoding/buffer_not_saved", result.messages
+
+
+def test_every_edit_of_a_reference_has_its_own_tag():
+    """Outcomes are cached by tag: two edits must never share one (two `1`s on a line)."""
+    for ex in EXERCISES.values():
+        _, built = edits.mutants(ex)
+        tags = [e.tag for e, _ in built]
+        assert len(tags) == len(set(tags)), ex.id
