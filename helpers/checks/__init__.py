@@ -17,10 +17,11 @@ Two sides, along the line the grader draws between the learner's kernel and its 
 
   1. ``framework`` (Exercise, register, Fail, inputs, expect_*), ``references`` (float64
      formulas several notebooks share), ``weights`` (the contract's parameter names, random
-     states, PyTorch's layers loaded with them);
+     states, PyTorch's layers loaded with them), ``edits`` (the reference as an error model:
+     the edit of the course's code that reproduces a wrong answer);
   2. tools: ``properties`` (diagnosis by property; listed in ``framework.DIAGNOSES`` here),
-     ``edits`` (the reference as an error model: the edit that reproduces a wrong answer),
-     ``backward`` (the gradients compared with the reference's), ``state`` (state_dict keys),
+     ``backward`` (the gradients compared with the reference's), ``state`` (the numbers a
+     module keeps, its state_dict keys),
      ``parts`` (the faulty part, the faulty step), ``probes``,
      ``modules``, ``trained`` and each notebook's float64 reference (``nbNN_reference.py``);
   3. the exercise modules and this package; an exercise module never imports another.
@@ -194,8 +195,8 @@ def by_edit(ex: Exercise, seen: list, rest: Iterable, fail: Fail) -> Fail:
     found = edits.explain(ex, itertools.chain(seen[-1:], seen[:-1], rest))
     if found is None:
         return fail
-    found.figure = fail.figure
-    return Fail(f"{found}\n   {fail}", found.code, fail.figure)
+    message, code = found
+    return Fail(f"{message}\n   {fail}", code, fail.figure)
 
 
 def _failed(ex: Exercise, probe: Probe, outcome: Outcome, fail: Fail) -> CheckResult:

@@ -5,8 +5,9 @@ reproduces it on every case of the check (Singh, Gulwani and Solar-Lezama, PLDI 
                           swapped, a comparison flipped, a number off by one, a call or a
                           keyword or a statement left out, a sibling call or layer, two
                           arguments swapped, -inf for 0 ...), each with its words for a learner
-    explain(ex, pairs) -> Fail | None: the edits whose outputs equal the learner's on every
-                          probe, named; None when none does (the check then says what it knows)
+    explain(ex, pairs) -> (message, code) | None: the edits that do what the learner's code
+                          does on every probe, named; None when none does (the check then says
+                          what it knows)
 
 The references are those the course ships: a class or function of ``helpers/blocks``, else the
 exercise cell of the solved notebook. The mutants are built once per exercise and process, and run
@@ -29,7 +30,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 import torch.nn.functional as F
@@ -38,9 +39,12 @@ from torch.utils._pytree import tree_leaves
 
 from .. import blocks
 from ..notebook_files import ROOT, solution_paths
-from .framework import Exercise, Fail, Probe
+from .run.calling import Probe
 from .run.parts import PARTS_KEY
 from .run.runner import Outcome, Task, _run_on
+
+if TYPE_CHECKING:  # the framework is a floor above: an exercise comes in, none is made here
+    from .framework import Exercise
 
 #: the whole search stops after this many seconds (check() stays under 1 s)
 BUDGET_S = 1.0
@@ -592,9 +596,9 @@ def _alike(got: Outcome, mine: Outcome, value: Any, off: float) -> bool:
     return got.error is None and distance(got.value, value) <= min(SAME, CLOSER * off)
 
 
-def explain(ex: Exercise, pairs: Iterable[tuple[Probe, Outcome]]) -> Fail | None:
-    """A :class:`Fail` naming the edit(s) of the reference that reproduce what the learner's code
-    does on every probe (its outputs, or the error it raises), or None."""
+def explain(ex: Exercise, pairs: Iterable[tuple[Probe, Outcome]]) -> tuple[str, str] | None:
+    """(message, mistake code) naming the edit(s) of the reference that reproduce what the
+    learner's code does on every probe (its outputs, or the error it raises), or None."""
     found = reproducing(ex, pairs)
     if not found:
         return None
@@ -604,4 +608,4 @@ def explain(ex: Exercise, pairs: Iterable[tuple[Probe, Outcome]]) -> Fail | None
     else:
         listed = "; or ".join(words[:3]) + ("; ..." if len(words) > 3 else "")
         text = f"your code does what the reference does with one of these changes: {listed}."
-    return Fail(text, found[0].code)
+    return text, found[0].code

@@ -12,7 +12,7 @@ from .references import layer_norm64
 def judge_module_info(probe, out, name: str, judge) -> None:
     """``out`` is ``module_info``'s dict when the class built a module; else Fail."""
     keys = {"parameters", "buffers", "children"}
-    if not isinstance(out, dict) or set(out) - {"attributes", "state_dict"} != keys:
+    if not isinstance(out, dict) or set(out) - {"attributes", "inner", "state_dict"} != keys:
         raise Fail(
             f"{name}(...) should build a torch.nn.Module: subclass nn.Module and call "
             "super().__init__() first in __init__.",

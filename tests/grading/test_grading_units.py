@@ -111,21 +111,23 @@ def kernel_side(grade_device):
     return ns
 
 
-def graded_as_kernel(kernel_side, tmp_path, ex_id, candidate, seed=5):
-    """What the grader concludes when the kernel side runs ``candidate`` (here, in-process)."""
+def graded_as_kernel(kernel_side, tmp_path, ex_id, candidate, seed=5, in_kernel=None):
+    """What the grader concludes when the kernel side runs ``candidate`` (here, in-process;
+    ``in_kernel``: a context the kernel's half alone runs in)."""
     ex = REGISTRY[ex_id]
     probes = make_probes(ex, seed)
     probes_path, out = tmp_path / "probes.pt", tmp_path / "out.pt"
     torch.save([grader.probe_fields(p) for p in probes], probes_path)
     name = grader.target_name(ex)
-    kernel_side["grade"](
-        grader.kernel_task(ex),
-        name,
-        str(probes_path),
-        str(out),
-        kernel_side.get("device", "cpu"),
-        {name: candidate},
-    )
+    with in_kernel or contextlib.nullcontext():
+        kernel_side["grade"](
+            grader.kernel_task(ex),
+            name,
+            str(probes_path),
+            str(out),
+            kernel_side.get("device", "cpu"),
+            {name: candidate},
+        )
     data = load_results(out)
     assert data["status"] == "ran"
     return judge(ex, probes, data["outcomes"])[:3]  # (status, points, message); mistake aside
@@ -221,8 +223,14 @@ def test_a_patched_to_device_does_not_reach_the_kernel_side(kernel_side, tmp_pat
     import helpers.device
 
     calls = []
-    monkeypatch.setattr(helpers.device, "to_device", lambda x, d: calls.append(1) or x)
-    status, _, _ = graded_as_kernel(kernel_side, tmp_path, "01.softmax", softmax)
+
+    @contextlib.contextmanager
+    def patched():  # in the kernel's half only: the judge runs in a process of its own
+        with monkeypatch.context() as m:
+            m.setattr(helpers.device, "to_device", lambda x, d: calls.append(1) or x)
+            yield
+
+    status, _, _ = graded_as_kernel(kernel_side, tmp_path, "01.softmax", softmax, patched())
     assert status == "passed" and calls == []
 
 

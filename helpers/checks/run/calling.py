@@ -363,6 +363,15 @@ def inputs_kept(out: Any, before: Any, after: Any) -> Any:
     return out
 
 
+def _attributes(module: torch.nn.Module) -> dict:
+    """A module's own attributes that are plain numbers or strings."""
+    return {
+        n: v
+        for n, v in vars(module).items()
+        if type(v) in (int, float, bool, str) and not n.startswith("_") and n != "training"
+    }
+
+
 def module_info(module: torch.nn.Module) -> dict:
     """Names and shapes of parameters and buffers, the child modules' class names, and the
     module's own attributes that are plain numbers or strings ("attributes": the contract names
@@ -378,11 +387,11 @@ def module_info(module: torch.nn.Module) -> dict:
         "buffers": {n: ([] if is_lazy(b) else list(b.shape)) for n, b in module.named_buffers()},
         "children": {n: type(m).__name__ for n, m in module.named_children()},
         "state_dict": sorted(module.state_dict()),
-        "attributes": {
-            n: v
-            for n, v in vars(module).items()
-            if type(v) in (int, float, bool, str) and not n.startswith("_") and n != "training"
-        },
+        "attributes": _attributes(module),
+        # every submodule's, under its path: "norm1.eps", "self_attn.d_head"
+        "inner": {
+            f"{p}.{n}": v for p, m in module.named_modules() if p for n, v in _attributes(m).items()
+        },  # fmt: skip
     }
     if lazy:
         info["lazy"] = lazy
