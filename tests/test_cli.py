@@ -49,7 +49,8 @@ def test_help_of_a_command_with_sub_commands_shows_its_options_and_sub_commands(
         (["execute", "no_such_notebook.ipynb"], "no_such_notebook.ipynb: no such notebook"),
         (["grade", "no_such_folder", "--jobs", "0"], "--jobs must be at least 1"),
         (["grade", "merge", "m.csv", "no_such_part.csv"], "no_such_part.csv"),
-        (["gradescope", "9x"], "NN is a notebook number"),
+        (["gradescope", "x9"], "NN is a notebook number"),
+        (["gradescope", "9x"], "notebook 09x has no graded exercises"),
         (["nbgrader", "course", "99"], "99"),
     ],
 )

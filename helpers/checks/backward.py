@@ -25,8 +25,8 @@ FROM = ("call", "module", "parts")
 def gradient_probe(ex: Exercise, probes: Sequence[Probe]) -> Probe | None:
     """The exercise's first forward case with a floating input or a module, run for its
     gradients (on the CPU: autograd needs no second device); None where there is none."""
-    if ex.kind == "trained":
-        return None
+    if ex.kind == "trained" or not edits.has_reference(ex):
+        return None  # nothing to compare the gradients with
     for probe in probes:
         floating = any(isinstance(a, torch.Tensor) and a.is_floating_point() for a in probe.args)
         if probe.runner in FROM and (floating or probe.init is not None):

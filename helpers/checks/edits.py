@@ -421,6 +421,14 @@ def reference_source(ex: Exercise) -> tuple[str, dict] | None:
 
 
 _BUILT: dict[str, tuple[Any, list[tuple[Edit, Any]]]] = {}
+_FOUND: dict[str, bool] = {}
+
+
+def has_reference(ex: Exercise) -> bool:
+    """Whether the course ships a reference of ``ex`` to run (read once per exercise)."""
+    if ex.id not in _FOUND:
+        _FOUND[ex.id] = ex.id in _BUILT or reference_source(ex) is not None
+    return _FOUND[ex.id]
 
 
 def mutants(ex: Exercise) -> tuple[Any, list[tuple[Edit, Any]]]:

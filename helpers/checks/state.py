@@ -29,6 +29,15 @@ def judge(ex: Exercise, probe: Probe, info) -> Fail | None:
         if name not in found or type(value) not in (int, float):
             continue
         if not (type(found[name]) in (int, float) and math.isclose(found[name], value)):
+            if name.rsplit(".", 1)[-1] == "p":  # nn.Dropout's probability
+                given = (probe.init or {}).get("dropout", 0.0)
+                return Fail(
+                    f"`{name}` is {found[name]!r} in a module built with dropout={given!r}"
+                    + ("" if "dropout" in (probe.init or {}) else " (the default)")
+                    + ": the dropout ignores the `dropout` argument. Build it with "
+                    "nn.Dropout(dropout) (nn.Dropout() alone drops with p=0.5).",
+                    "dropout_p_ignored",
+                )
             return Fail(
                 f"`{name}` is {found[name]!r}, the reference's is {value!r} (built with the "
                 f"same arguments, {_args(probe)}): is a constructor argument ignored, or a "
