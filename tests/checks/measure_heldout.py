@@ -38,6 +38,7 @@ def measure(path: Path) -> dict:
         "seconds": time.perf_counter() - t0,
         "message": text[:300],
         "cause": meta.get("cause", ""),
+        "source": meta.get("source", ""),
     }
 
 
