@@ -25,6 +25,7 @@ import hashlib
 import json
 import linecache
 import math
+import re
 import signal
 import threading
 import time
@@ -83,7 +84,7 @@ class Edit:
     @property
     def code(self) -> str:
         """The mistake's code in a gradebook: the kind of edit and where."""
-        return "edit_" + "".join(c if c.isalnum() else "_" for c in self.tag.lower()).strip("_")
+        return "edit_" + re.sub(r"[^a-z0-9]+", "_", self.tag.lower()).strip("_")
 
 
 # --------------------------------------------------------------------------- the edits
