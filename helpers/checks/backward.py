@@ -18,8 +18,10 @@ from .framework import Exercise, Fail, Probe, close
 JITTER_SEED = 11
 #: a gradient error below this fraction of the largest gradient is roundoff
 SMALL = 1e-4
-#: the forward runners a gradient case can be made from
+#: the forward runners a gradient case can be made from; those of LOOPS are differentiated
+#: through their own loop (run/gradients.py)
 FROM = ("call", "module", "parts")
+LOOPS = ("kv_decode",)
 
 
 def gradient_probe(ex: Exercise, probes: Sequence[Probe]) -> Probe | None:
@@ -29,6 +31,11 @@ def gradient_probe(ex: Exercise, probes: Sequence[Probe]) -> Probe | None:
         return None  # nothing to compare the gradients with
     for probe in probes:
         floating = any(isinstance(a, torch.Tensor) and a.is_floating_point() for a in probe.args)
+        if probe.runner in LOOPS and floating:
+            return dataclasses.replace(
+                probe, name=f"gradients, {probe.name}", runner=f"grad:{probe.runner}",
+                cpu_only=True,
+            )  # fmt: skip
         if probe.runner in FROM and (floating or probe.init is not None):
             init = None if probe.runner == "call" else (probe.init or {})
             gen = torch.Generator().manual_seed(JITTER_SEED)

@@ -26,10 +26,7 @@ FILES = sorted(HERE.glob("[acdepq]*.py"))
 
 # file -> why it fails today (measured with tests/checks/measure_heldout.py, issue #18); none
 # since the (max_len, 1, d_model) table of the PyTorch tutorial is judged by its output
-FAILS_ON_MAIN: dict[str, str] = {
-    "d131_kv_detached_cache.py": "08.kv_cache_step is run by its decoding loop, which has no "
-    "gradient case: a detached cache gives the same outputs",
-}
+FAILS_ON_MAIN: dict[str, str] = {}
 
 
 def load(path: Path) -> tuple[dict, object]:

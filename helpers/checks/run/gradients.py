@@ -2,12 +2,15 @@
 contract (a ``.detach()`` or a ``torch.no_grad()`` leaves the forward pass right and the
 gradients wrong).
 
-The probe is one of the exercise's own forward cases (``checks.gradient_probe``); the loss is
-the outputs weighted by fixed random numbers, so that every output element counts.
+The probe is one of the exercise's own forward cases (``checks.backward.gradient_probe``), run
+as a function, as a module, or through the runner named after a colon ("grad:kv_decode": the
+decoding loop of 08's cache step); the loss is the outputs weighted by fixed random numbers, so
+that every output element counts.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from typing import Any
 
@@ -33,8 +36,14 @@ def run_gradients(ex, probe: Probe, candidate: Any, device: torch.device) -> dic
     for t in inputs.values():
         t.requires_grad_(True)
     params: dict[str, torch.Tensor] = {}
+    inner = probe.runner.partition(":")[2]  # "grad:kv_decode": that runner, differentiated
     with torch.enable_grad():
-        if probe.init is None:
+        if inner:
+            from .runner import RUNNERS  # the table holds this runner too
+
+            out = RUNNERS[inner](ex, dataclasses.replace(probe, args=args, kwargs=kwargs),
+                                 candidate, device)  # fmt: skip
+        elif probe.init is None:
             out = candidate(*args, **kwargs)
         else:
             module = candidate(**probe.init)
