@@ -421,36 +421,38 @@ def reference_source(ex: Exercise) -> tuple[str, dict] | None:
     return None
 
 
-_BUILT: dict[str, tuple[Any, list[tuple[Edit, Any]]]] = {}
-_FOUND: dict[str, bool] = {}
+_REFERENCES: dict[str, Any] = {}
+_MUTANTS: dict[str, list[tuple[Edit, Any]]] = {}
+
+
+def reference(ex: Exercise) -> Any:
+    """The course's reference of ``ex``, built once (None where it ships none)."""
+    if ex.id not in _REFERENCES:
+        found = reference_source(ex)
+        _REFERENCES[ex.id] = found and build(*found, reference_name(ex), "reference")
+    return _REFERENCES[ex.id]
 
 
 def has_reference(ex: Exercise) -> bool:
-    """Whether the course ships a reference of ``ex`` to run (read once per exercise)."""
-    if ex.id not in _FOUND:
-        _FOUND[ex.id] = ex.id in _BUILT or reference_source(ex) is not None
-    return _FOUND[ex.id]
+    return reference(ex) is not None
 
 
 def mutants(ex: Exercise) -> tuple[Any, list[tuple[Edit, Any]]]:
     """(the reference object, [(edit, the mutant object)]) for an exercise, built once."""
-    if ex.id not in _BUILT:
-        _BUILT[ex.id] = _mutants(ex)
-    return _BUILT[ex.id]
+    if ex.id not in _MUTANTS:
+        _MUTANTS[ex.id] = _mutants(ex) if reference(ex) is not None else []
+    return reference(ex), _MUTANTS[ex.id]
 
 
-def _mutants(ex: Exercise) -> tuple[Any, list[tuple[Edit, Any]]]:
-    found = reference_source(ex)
-    if found is None:
-        return None, []
-    source, ns = found
+def _mutants(ex: Exercise) -> list[tuple[Edit, Any]]:
+    source, ns = reference_source(ex)
     name = reference_name(ex)
     tree = strip_annotations(ast.parse(source))
     built = []
     for edit in edits(tree):
         with contextlib.suppress(Exception):  # an edit that does not even define the object
             built.append((edit, build(mutant_source(tree, edit), ns, name, edit.tag)))
-    return build(source, ns, name, "reference"), built
+    return built
 
 
 # --------------------------------------------------------------------------- the search
@@ -543,11 +545,11 @@ def _run(task: Task, probe: Probe, obj: Any, tag: str, key: str) -> Outcome:
 
 def reference_outcome(ex: Exercise, probe: Probe) -> Outcome | None:
     """The course's reference on ``probe``, on the CPU (None where it has none)."""
-    reference, _ = mutants(ex)
-    if reference is None:
+    course = reference(ex)
+    if course is None:
         return None
     task = Task(ex.id, (), ex.parts, ex.function_parts, ex.traced)
-    return _run(task, probe, reference, "reference", fingerprint(probe))
+    return _run(task, probe, course, "reference", fingerprint(probe))
 
 
 def _own(value: Any) -> Any:
@@ -565,8 +567,8 @@ def reproducing(ex: Exercise, pairs: Iterable[tuple[Probe, Outcome]]) -> list[Ed
     :data:`BUDGET_S`."""
     if threading.current_thread() is not threading.main_thread():
         return []  # no alarm to stop a mutant that loops forever
-    reference, alive = mutants(ex)
-    if reference is None:
+    course, alive = mutants(ex)
+    if course is None:
         return []
     # the course's own code: no built-in switched off (a dispatch mode costs 5x)
     task = Task(ex.id, (), ex.parts, ex.function_parts, ex.traced)
@@ -578,7 +580,7 @@ def reproducing(ex: Exercise, pairs: Iterable[tuple[Probe, Outcome]]) -> list[Ed
             if mine.missing or (mine.error is None and mine.value is None):
                 return []
             key, value = fingerprint(probe), _own(mine.value)
-            ref = _run(task, probe, reference, "reference", key)
+            ref = _run(task, probe, course, "reference", key)
             off = distance(ref.value, value)
             kept = []
             for edit, obj in alive:
