@@ -24,7 +24,9 @@ from .calling import Probe, clone_tensors, load_weights, to_device
 LOSS_SEED = 7
 
 
-def run_gradients(ex, probe: Probe, candidate: Any, device: torch.device) -> dict:
+def run_gradients(
+    ex, probe: Probe, candidate: Any, device: torch.device, runners: dict | None = None
+) -> dict:
     """{"inputs": {name: gradient or None}, "params": {name: gradient or None}} of the
     weighted sum of the floating outputs (a function: ``probe.init`` is None; a module: built
     with ``probe.init``, ``probe.state`` loaded, in eval mode)."""
@@ -38,10 +40,8 @@ def run_gradients(ex, probe: Probe, candidate: Any, device: torch.device) -> dic
     params: dict[str, torch.Tensor] = {}
     inner = probe.runner.partition(":")[2]  # "grad:kv_decode": that runner, differentiated
     with torch.enable_grad():
-        if inner:
-            from .runner import RUNNERS  # the table holds this runner too
-
-            out = RUNNERS[inner](ex, dataclasses.replace(probe, args=args, kwargs=kwargs),
+        if inner:  # ``runners``: runner.RUNNERS, which holds this runner too
+            out = runners[inner](ex, dataclasses.replace(probe, args=args, kwargs=kwargs),
                                  candidate, device)  # fmt: skip
         elif probe.init is None:
             out = candidate(*args, **kwargs)

@@ -10,6 +10,7 @@ mistake: an exception becomes an Outcome with a message that points at the learn
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,8 +50,9 @@ RUNNERS = {
     "decode": loops.run_decode,
     "kv_decode": loops.run_kv_decode,
     "predict": loops.run_predict,
-    "grad": gradients.run_gradients,
 }
+#: the gradients of a probe: a function or a module, or another runner's loop ("grad:kv_decode")
+RUNNERS["grad"] = functools.partial(gradients.run_gradients, runners=RUNNERS)
 
 
 @dataclass(frozen=True)
