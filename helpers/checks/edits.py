@@ -497,7 +497,10 @@ SAME, CLOSER = 1e-4, 0.1
 
 
 @contextlib.contextmanager
-def _time_limit(seconds: float):
+def time_limit(seconds: float):
+    """Raise TimeoutError in the code run within after ``seconds`` (main thread; 0: no limit of
+    its own). An outer limit (the mutation tool's around a whole check) keeps running: the inner
+    never outlasts it, and it is set again, less the time spent, on the way out."""
     if threading.current_thread() is not threading.main_thread():
         yield  # no alarm there: the reference alone runs so (reproducing() searches in main)
         return
@@ -505,12 +508,17 @@ def _time_limit(seconds: float):
     def expire(*_):
         raise TimeoutError(f"still running after {seconds} s")
 
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    start = time.monotonic()
+    outer, _ = signal.getitimer(signal.ITIMER_REAL)
+    previous = signal.getsignal(signal.SIGALRM)
+    if seconds:
+        signal.signal(signal.SIGALRM, expire)
+        signal.setitimer(signal.ITIMER_REAL, min(seconds, outer) if outer else seconds)
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
+        left = outer - (time.monotonic() - start) if outer else 0.0
+        signal.setitimer(signal.ITIMER_REAL, max(left, 1e-3) if outer else 0.0)
         signal.signal(signal.SIGALRM, previous)
 
 
@@ -535,7 +543,7 @@ def fingerprint(probe: Probe) -> str:
 def _run(task: Task, probe: Probe, obj: Any, tag: str, key: str) -> Outcome:
     if (task.id, tag, key) not in _OUTCOMES:
         try:
-            with _time_limit(MUTANT_S):
+            with time_limit(MUTANT_S):
                 outcome = _run_on(task, probe, obj, torch.device("cpu"))
         except TimeoutError:
             outcome = Outcome(error="timeout")

@@ -190,3 +190,16 @@ def test_every_edit_of_a_reference_has_its_own_tag():
         _, built = edits.mutants(ex)
         tags = [e.tag for e, _ in built]
         assert len(tags) == len(set(tags)), ex.id
+
+
+def test_an_inner_time_limit_keeps_the_outer_one():
+    """The search's 0.2 s limit per mutant runs inside the mutation tool's limit on a whole
+    check: the outer one still fires after the inner one is done."""
+    import time
+
+    with pytest.raises(TimeoutError, match="after 0.5 s"), edits.time_limit(0.5):
+        with edits.time_limit(0.1):
+            pass
+        start = time.monotonic()
+        while time.monotonic() - start < 5:
+            pass
