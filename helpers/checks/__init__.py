@@ -22,7 +22,8 @@ Two sides, along the line the grader draws between the learner's kernel and its 
   2. tools: ``properties`` (diagnosis by property; listed in ``framework.DIAGNOSES`` here),
      ``backward`` (the gradients compared with the reference's), ``state`` (the numbers a
      module keeps, its state_dict keys),
-     ``parts`` (the faulty part, the faulty step), ``probes``,
+     ``parts`` (the faulty part, the faulty step), ``probes``, ``questions`` (checked
+     conceptual questions: a choice or a number, and why),
      ``modules``, ``trained`` and each notebook's float64 reference (``nbNN_reference.py``);
   3. the exercise modules and this package; an exercise module never imports another.
 """
@@ -186,7 +187,8 @@ def _evaluate(ex: Exercise, outcomes, carry_forward: bool) -> CheckResult:
     if carried is not None:
         message = f"carried forward from {', '.join(carried.parts)}: {carried}"
         return CheckResult(ex.id, True, ex.points, ex.points, [message], "passed")
-    return CheckResult(ex.id, True, ex.points, ex.points, [f"passed {count} cases"], "passed")
+    said = getattr(ex, "explanation", "") or f"passed {count} cases"  # a question says why
+    return CheckResult(ex.id, True, ex.points, ex.points, [said], "passed")
 
 
 def by_edit(ex: Exercise, seen: list, rest: Iterable, fail: Fail) -> Fail:

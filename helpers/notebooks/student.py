@@ -3,8 +3,9 @@
 In a solved notebook, each ``### BEGIN SOLUTION`` ... ``### END SOLUTION`` region (nbgrader's
 markers) holds the answer. The student version replaces the region by a TODO comment (with
 the built-ins the exercise's check switches off, read from the check) and
-``raise NotImplementedError(...)`` at the same indentation (in a markdown cell, by
-"_Your answer here._"), clears outputs and execution counts, and drops ``# NBVAL_`` lines.
+``raise NotImplementedError(...)`` at the same indentation (a region that only assigns one
+name, a question's answer, by ``name = ...``; in a markdown cell, by "_Your answer here._"),
+clears outputs and execution counts, and drops ``# NBVAL_`` lines.
 Text after ``### BEGIN SOLUTION:`` becomes the TODO's wording.
 
 With ``--repo URL`` (``make student REPO=URL``, or ``HELPERS_REPO`` in the environment) every
@@ -118,12 +119,21 @@ def _off_lines(indent: str, names: list[str]) -> list[str]:
     return [f"{indent}# {line}" for line in textwrap.wrap(text, 96 - len(indent))]
 
 
+#: a region that only assigns a value to one name (a question's answer, checks/questions.py)
+ANSWER = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*[^=\n][^\n]*$")
+
+
 def strip_code(source: str, where: str, exercise: str | None) -> str:
     lines = source.split("\n")
     out, last = [], 0
     off = switched_off(exercise)
     for r in find_regions(lines, where):
         out += lines[last : r.start]
+        answer = ANSWER.match("\n".join(lines[r.start + 1 : r.end]))  # `name = value` alone
+        if answer:  # a question's answer: the name stays, its value is the learner's
+            out.append(f"{r.indent}{answer[1]} = ...  # TODO: {r.todo or 'your answer'}")
+            last = r.end + 1
+            continue
         out.append(f"{r.indent}# TODO: {r.todo or 'your code here'}")
         out += _off_lines(r.indent, off) if off else []
         off = []  # said once, at the cell's first TODO

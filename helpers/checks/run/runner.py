@@ -50,9 +50,17 @@ RUNNERS = {
     "decode": loops.run_decode,
     "kv_decode": loops.run_kv_decode,
     "predict": loops.run_predict,
+    "value": lambda ex, probe, candidate, device: _value(candidate),
 }
 #: the gradients of a probe: a function or a module, or another runner's loop ("grad:kv_decode")
 RUNNERS["grad"] = functools.partial(gradients.run_gradients, runners=RUNNERS)
+
+
+def _value(candidate: Any) -> Any:
+    """A question's answer (checks/questions.py) as it is; ``...`` or None: not answered yet."""
+    if candidate is ... or candidate is None:
+        raise NotImplementedError
+    return candidate
 
 
 @dataclass(frozen=True)
