@@ -89,15 +89,17 @@ lint-ci: $(DEV)
 	$(VENV)/bin/actionlint -no-color
 
 ## the whole suite: lint, unit tests, checks, generated notebooks in sync, nbval over solutions/
+## (the solved notebooks and the worked solutions of their open exercises, solutions/open/)
 test: lint lint-ci
 	$(PY) -m pytest -n $(JOBS) --dist loadfile tests solutions $(NBVAL)
 
 test-fast: $(DEV)
 	$(PY) -m pytest -q tests -m "not slow"
 
-## nbval over solutions/ (a per-notebook summary at the end)
+## nbval over the course's solved notebooks (a per-notebook summary at the end); the worked
+## solutions of the open exercises (solutions/open/) run in `make test` alone
 test-notebooks: $(DEV)
-	$(PY) -m pytest -n $(JOBS) --dist loadfile solutions $(NBVAL)
+	$(PY) -m pytest -n $(JOBS) --dist loadfile solutions/[0-9]*.ipynb $(NBVAL)
 
 ## the grader's tests; GRADE_DEVICE=cuda grades on that device (default cpu)
 test-grading: $(DEV)

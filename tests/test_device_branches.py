@@ -21,7 +21,7 @@ import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SOLVED = sorted((ROOT / "solutions").glob("*.ipynb"))
+SOLVED = sorted((ROOT / "solutions").rglob("*.ipynb"))  # with the worked solutions (open/)
 DEVICE_WORDS = re.compile(r"device|cuda|mps|is_available|accelerator")
 # torch's functions that draw from a generator (the global one when none is given)
 RANDOM = {
