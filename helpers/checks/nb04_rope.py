@@ -122,7 +122,7 @@ def pair_faults(got: torch.Tensor, x: torch.Tensor, base: float) -> Fail | None:
         return None
     # the angle each pair turned by at position 1: atan2(cross, dot) of (xa, xb) -> (ga, gb)
     a0, b0, a1, b1 = xa[..., 1, :], xb[..., 1, :], ga[..., 1, :], gb[..., 1, :]
-    turned = torch.atan2(a0 * b1 - b0 * a1, a0 * a1 + b0 * b1).flatten(0, -2)[0]
+    turned = torch.atan2(a0 * b1 - b0 * a1, a0 * a1 + b0 * b1).reshape(-1, d // 2)[0]
     want = base ** (-2 * torch.arange(d // 2, dtype=torch.float64) / d)
     diff = torch.remainder(turned - want + math.pi, 2 * math.pi) - math.pi
     bad = (diff.abs() > 1e-3).nonzero()
