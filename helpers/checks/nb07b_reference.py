@@ -147,3 +147,31 @@ def far_from_p(logits: torch.Tensor, p: float, margin: float = 0.02) -> bool:
     rounding cannot move a token across it)."""
     probs = logits.double().softmax(-1).sort(dim=-1, descending=True).values
     return bool(((probs.cumsum(-1) - p).abs() > margin).all())
+
+
+# --------------------------------------------------------------------------- gradient clipping
+
+
+def clip64(grads: list, max_norm: float, *, variant: str = "right") -> tuple:
+    """(the norm before clipping, the gradients after) in float64, None gradients skipped: the
+    global L2 norm of all gradients, and each scaled by max_norm / (norm + 1e-6) when the norm
+    exceeds max_norm.
+
+    Wrong variants: "per_parameter" (each gradient clipped by its own norm), "scales_up" (scaled
+    whatever the norm: small gradients grow to max_norm), "inverted" (scaled by (norm + 1e-6) /
+    max_norm).
+    """
+    gs = [g.double() for g in grads if g is not None]
+    total = torch.sqrt(sum((g * g).sum() for g in gs))  # the check's cases have a gradient
+    if variant == "per_parameter":
+        out = []
+        for g in gs:
+            n = g.norm()
+            out.append(g * (max_norm / (n + 1e-6)) if n > max_norm else g)
+        return total, out
+    coef = max_norm / (total + 1e-6)
+    if variant == "inverted":
+        coef = 1 / coef
+    if total > max_norm or variant == "scales_up":
+        return total, [g * coef for g in gs]
+    return total, gs

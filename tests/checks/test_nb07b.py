@@ -345,3 +345,16 @@ def test_top_p_mistakes(run_check, candidate, code):
 def test_top_p_returning_probabilities_is_told(run_check):
     r = run_check("07b.top_p_filter", lambda x, p: top_p_filter(x, p).softmax(-1))
     assert not r.passed and "changed" in r.messages[0], r.messages
+
+
+# --------------------------------------------------------------------------- training craft
+
+
+def test_training_craft_is_tested_in_its_own_file():
+    """07b.clip_grad_norm, 07b.save_checkpoint, 07b.load_checkpoint and the questions
+    07b.q_uniform_perplexity and 07b.q_resume_without_optimizer: tests/checks/test_nb07b_craft.py
+    (the solutions pass, the stubs are missing, each mistake is named)."""
+    from . import test_nb07b_craft as craft
+
+    assert {n for n in dir(craft) if n.startswith("test_clip")} >= {"test_clip_mistakes"}
+    assert "test_load_checkpoint_mistakes" in dir(craft)

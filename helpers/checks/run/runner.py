@@ -16,7 +16,7 @@ from typing import Any
 
 import torch
 
-from . import gradients, loops, modules, parts, relations
+from . import craft, gradients, loops, modules, parts, relations
 from .calling import (
     ForbiddenBuiltin,
     Probe,
@@ -50,6 +50,8 @@ RUNNERS = {
     "decode": loops.run_decode,
     "kv_decode": loops.run_kv_decode,
     "predict": loops.run_predict,
+    "clip_grad": craft.run_clip_grad,
+    "checkpoint": craft.run_checkpoint,
     "value": lambda ex, probe, candidate, device: _value(candidate),
 }
 #: the gradients of a probe: a function or a module, or another runner's loop ("grad:kv_decode")
