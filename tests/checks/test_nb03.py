@@ -2,6 +2,7 @@
 'not implemented', and each named mistake fails with its own message."""
 
 import math
+from pathlib import Path
 
 import pytest
 import torch
@@ -270,3 +271,10 @@ def test_written_out_reference_equals_nn_multihead_attention():
     out, w = torch_mha(state, 3, q, kv, kv, mask)
     out2, w2 = mha64(state, 3, q, kv, kv, mask)
     assert torch.allclose(out, out2, atol=1e-12) and torch.allclose(w, w2, atol=1e-12)
+
+
+def test_the_grouped_query_exercise_and_the_questions_have_their_own_file():
+    """tests/checks/test_nb03_gqa.py tests these: the solution passes, each mistake is named."""
+    text = (Path(__file__).parent / "test_nb03_gqa.py").read_text(encoding="utf-8")
+    for exercise_id in ("03.GroupedQueryAttention", "03.q_param_count", "03.q_heads_params"):
+        assert f'"{exercise_id}"' in text

@@ -1,6 +1,7 @@
 """Checks of notebook 04: the solution passes, the stub is 'not implemented', mistakes are named."""
 
 import math
+from pathlib import Path
 
 import pytest
 import torch
@@ -172,3 +173,10 @@ def test_state_that_does_not_fit_is_the_checks_step_not_the_learners_error():
     msg = str(info.value)
     assert msg.startswith(STATE_MISMATCH) and "your code raised" not in msg
     assert "weight is (2, 3) in your module, (2, 4) in the check's" in msg and "no pe" in msg
+
+
+def test_rope_and_the_questions_have_their_own_file():
+    """tests/checks/test_nb04_rope.py tests these: the solution passes, each mistake is named."""
+    text = (Path(__file__).parent / "test_nb04_rope.py").read_text(encoding="utf-8")
+    for exercise_id in ("04.apply_rope", "04.q_permutation", "04.q_period"):
+        assert f'"{exercise_id}"' in text
