@@ -140,7 +140,18 @@ def builtins_off(names: tuple[str, ...]):
                 delattr(owner, attr)
 
 
-class _OpsOff(TorchDispatchMode):
+class QuickMode(TorchDispatchMode):
+    """A dispatch mode of the checks'. torch wraps a mode's ``__torch_dispatch__`` in
+    ``torch._dynamo.disable`` unless ``_should_skip_dynamo`` says no (its documented switch);
+    that wrapper's first call imports torch._dynamo, 0.9 s of a fresh kernel's first check.
+    The checks never compile, so they say no."""
+
+    @classmethod
+    def _should_skip_dynamo(cls) -> bool:
+        return False
+
+
+class _OpsOff(QuickMode):
     """Refuse the named dispatcher ops while the candidate runs, however they are reached: a
     function captured before the check, ``torch.ops.aten``, an ``nn`` module, or another
     built-in on the same kernel (``F.group_norm`` computes a LayerNorm with native_group_norm)."""

@@ -22,10 +22,10 @@ import contextlib
 
 import torch
 from torch import nn
-from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves
 
 from .calling import (
+    QuickMode,
     _resolve,
     clone_tensors,
     describe_exception,
@@ -52,7 +52,7 @@ def run_device_meta(ex, probe, candidate, device):
 # --------------------------------------------------------------------------- size limits
 
 
-class LargestTensor(TorchDispatchMode):
+class LargestTensor(QuickMode):
     """Records the largest number of elements of any tensor an operation produces."""
 
     def __init__(self):
