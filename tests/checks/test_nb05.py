@@ -10,6 +10,8 @@ from torch import nn
 from helpers.checks.references import block64
 from helpers.checks.weights import block_state, to_torch_names, torch_layer, torch_masks
 
+from .conftest import stub
+
 # --------------------------------------------------------------------------- LayerNorm
 
 
@@ -551,3 +553,37 @@ def test_block_dropout_left_on_in_eval_named(run_check):
 
     r = run_check("05.TransformerEncoderBlock", TransformerEncoderBlock)
     assert r.mistake == "05.TransformerEncoderBlock/dropout_in_eval", r.messages
+
+
+# --------------------------------------------------------------------------- the ★★★ and questions
+# (05.layer_norm_backward's cases: test_nb05_backward.py)
+
+
+def test_layer_norm_backward_stub(run_check):
+    r = run_check("05.layer_norm_backward", stub)
+    assert r.status == "missing" and "not implemented yet" in r.messages[0]
+
+
+@pytest.mark.parametrize(
+    "exercise, right, wrong",
+    [
+        ("05.q_gradients", "c", ["a", "b", "d"]),
+        ("05.q_block_params", 49984, [49152, 49728, 49856, 45824, 33536]),
+    ],
+)
+def test_questions(run_check, exercise, right, wrong):
+    r = run_check(exercise, right)
+    assert r.passed and r.messages[0].startswith(("without", "49,984")), r.messages
+    for answer in wrong:
+        r = run_check(exercise, answer)
+        assert not r.passed, answer
+        assert r.mistake in (f"{exercise}/wrong_choice", f"{exercise}/known_wrong_number")
+        assert "49,984" not in r.messages[0] and '"c"' not in r.messages[0], r.messages
+    assert run_check("05.q_block_params", 50000).mistake == "05.q_block_params/wrong_number"
+
+
+def test_the_count_is_a_real_blocks():
+    from helpers.blocks.layers import TransformerEncoderBlock
+
+    block = TransformerEncoderBlock(64, 4, 256)
+    assert sum(p.numel() for p in block.parameters()) == 49984

@@ -629,3 +629,30 @@ def test_answers_added_to_under_trained_weights_do_not_count(run_check):
     r = run_check("06.trained_encoder", slack)
     assert not r.passed and r.mistake == "06.trained_encoder/not_from_weights", r.messages
     assert "what its forward adds to them does not count" in r.messages[0]
+
+
+# --------------------------------------------------------------------------- the ★★★ and questions
+# (06.masked_cross_entropy's cases: test_nb06_loss.py)
+
+
+def test_masked_cross_entropy_stub(run_check):
+    r = run_check("06.masked_cross_entropy", stub)
+    assert r.status == "missing" and "not implemented yet" in r.messages[0]
+
+
+@pytest.mark.parametrize(
+    "exercise, right, wrong",
+    [
+        ("06.q_induction_layer", "b", ["a", "c", "d"]),
+        ("06.q_initial_loss", 2.3, [math.log2(10), 1, 0.1, 0.9, 10, -2.302585]),
+    ],
+)
+def test_questions(run_check, exercise, right, wrong):
+    r = run_check(exercise, right)
+    assert r.passed, r.messages
+    for answer in wrong:
+        r = run_check(exercise, answer)
+        assert not r.passed, answer
+        assert r.mistake in (f"{exercise}/wrong_choice", f"{exercise}/known_wrong_number")
+        assert '"b"' not in r.messages[0] and "2.303" not in r.messages[0], r.messages
+    assert run_check("06.q_initial_loss", 3.0).mistake == "06.q_initial_loss/wrong_number"

@@ -1,0 +1,131 @@
+"""Checks of 05.layer_norm_backward (LayerNorm's backward pass by hand): the solution and a
+correct alternate pass, each slip is named by its code, autograd is switched off. The stub is
+tested in test_nb05.py."""
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from helpers.checks.nb05_backward import lnb64
+
+ID = "05.layer_norm_backward"
+
+
+def _parts(x, eps, unbiased=False, eps_inside=True):
+    mean = x.mean(dim=-1, keepdim=True)
+    var = x.var(dim=-1, unbiased=unbiased, keepdim=True)
+    std = torch.sqrt(var + eps) if eps_inside else torch.sqrt(var) + eps
+    return (x - mean) / std, std
+
+
+def layer_norm_backward(x, weight, grad_y, eps=1e-5, *, mean_of_grad=True, xhat_term=True,
+                        unbiased=False, eps_inside=True, use_weight=True, reduce="sum",
+                        weight_from="x_hat", dims="all"):  # fmt: skip
+    """The course's formula, with one switch per slip."""
+    d = x.shape[-1]
+    x_hat, std = _parts(x, eps, unbiased, eps_inside)
+    g = grad_y * weight if use_weight else grad_y
+    grad_x = g
+    if mean_of_grad:
+        grad_x = grad_x - g.mean(dim=-1, keepdim=True)
+    if xhat_term:
+        grad_x = grad_x - x_hat * (g * x_hat).mean(dim=-1, keepdim=True)
+    grad_x = grad_x / std
+    by = x_hat if weight_from == "x_hat" else x
+    if dims == "first":
+        return grad_x, (grad_y * by).sum(0), grad_y.sum(0)
+    rows_w, rows_b = (grad_y * by).reshape(-1, d), grad_y.reshape(-1, d)
+    if reduce == "mean":
+        return grad_x, rows_w.mean(0), rows_b.mean(0)
+    return grad_x, rows_w.sum(0), rows_b.sum(0)
+
+
+def chain_rule(x, weight, grad_y, eps=1e-5):
+    """A correct alternate, the step-by-step chain rule through mu and var (cs231n's way)."""
+    d = x.shape[-1]
+    mu = x.mean(-1, keepdim=True)
+    xc = x - mu
+    var = (xc**2).mean(-1, keepdim=True)
+    inv = 1.0 / torch.sqrt(var + eps)
+    x_hat = xc * inv
+    dx_hat = grad_y * weight
+    dvar = (dx_hat * xc).sum(-1, keepdim=True) * -0.5 * inv**3
+    dmu = -(dx_hat * inv).sum(-1, keepdim=True) - 2.0 * dvar * xc.mean(-1, keepdim=True)
+    dx = dx_hat * inv + dvar * 2.0 * xc / d + dmu / d
+    dims = tuple(range(x.dim() - 1))
+    return dx, (grad_y * x_hat).sum(dim=dims), grad_y.sum(dim=dims)
+
+
+def test_the_formula_is_autograds():
+    gen = torch.Generator().manual_seed(0)
+    x = torch.randn(3, 4, 6, generator=gen, dtype=torch.float64).requires_grad_()
+    w = (1 + torch.randn(6, generator=gen, dtype=torch.float64)).requires_grad_()
+    b = torch.randn(6, generator=gen, dtype=torch.float64).requires_grad_()
+    gy = torch.randn(3, 4, 6, generator=gen, dtype=torch.float64)
+    for eps in (1e-5, 1.0):
+        x.grad = w.grad = b.grad = None
+        F.layer_norm(x, (6,), w, b, eps).backward(gy)
+        for mine, auto in zip(lnb64(x.detach(), w.detach(), gy, eps), (x.grad, w.grad, b.grad)):
+            assert torch.allclose(mine, auto, atol=1e-12)
+
+
+@pytest.mark.parametrize("candidate", [layer_norm_backward, chain_rule])
+def test_the_solution_and_an_alternate_pass(run_check, candidate):
+    r = run_check(ID, candidate)
+    assert r.passed and r.points == r.max_points, r.messages
+
+
+def _slip(**switch):
+    return lambda x, w, gy, eps=1e-5: layer_norm_backward(x, w, gy, eps, **switch)
+
+
+@pytest.mark.parametrize(
+    "candidate, code",
+    [
+        (_slip(mean_of_grad=False, xhat_term=False), "no_mean_terms"),
+        (_slip(mean_of_grad=False), "no_mean_of_grad"),
+        (_slip(xhat_term=False), "no_xhat_term"),
+        (_slip(unbiased=True), "unbiased"),
+        (_slip(eps_inside=False), "eps_outside"),
+        (lambda x, w, gy, eps=1e-5: layer_norm_backward(x, w, gy), "eps_ignored"),
+        (_slip(use_weight=False), "no_weight"),
+        (_slip(reduce="mean"), "grad_weight_mean"),
+        (_slip(weight_from="x"), "grad_weight_from_x"),
+        (_slip(dims="first"), "grad_params_wrong_dims"),
+        (lambda x, w, gy, eps=1e-5: layer_norm_backward(x, w, gy, eps)[:2], "not_a_tuple"),
+    ],
+)
+def test_each_slip_is_named(run_check, candidate, code):
+    r = run_check(ID, candidate)
+    assert not r.passed and r.mistake == f"{ID}/{code}", r.messages
+
+
+def by_autograd(x, weight, grad_y, eps=1e-5):
+    x = x.detach().requires_grad_()
+    w = weight.detach().requires_grad_()
+    x_hat, _ = _parts(x, eps)
+    (x_hat * w).backward(grad_y)
+    return x.grad, w.grad, grad_y.reshape(-1, x.shape[-1]).sum(0)
+
+
+def by_autograd_grad(x, weight, grad_y, eps=1e-5):
+    x = x.detach().requires_grad_()
+    w = weight.detach().requires_grad_()
+    gx, gw = torch.autograd.grad(_parts(x, eps)[0] * w, (x, w), grad_y)
+    return gx, gw, grad_y.reshape(-1, x.shape[-1]).sum(0)
+
+
+@pytest.mark.parametrize("candidate", [by_autograd, by_autograd_grad])
+def test_autograd_is_switched_off(run_check, candidate):
+    r = run_check(ID, candidate)
+    assert not r.passed and r.mistake == f"{ID}/forbidden_builtin", r.messages
+    assert "switched off" in r.messages[0]
+
+
+def test_a_wrong_answer_is_judged_fast(run_check):
+    import time
+
+    run_check(ID, _slip(xhat_term=False))  # warm
+    start = time.perf_counter()
+    run_check(ID, _slip(xhat_term=False))
+    assert time.perf_counter() - start < 1.0

@@ -1,0 +1,121 @@
+"""Checks of 06.masked_cross_entropy (the token loss with padding and label smoothing): the
+solution and correct alternates pass, each slip is named by its code. The stub is tested in
+test_nb06.py."""
+
+import time
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from helpers.checks.nb06_loss import mce64, reference64
+
+ID = "06.masked_cross_entropy"
+
+
+def masked_cross_entropy(logits, targets, pad_id, label_smoothing=0.0, *, log_probs=None,
+                         uniform="mean", target_share=True, ignore_pad=True, divide="real",
+                         pad_is=None):  # fmt: skip
+    """The solution, with one switch per slip."""
+    logp = logits.log_softmax(-1) if log_probs is None else log_probs(logits)
+    V = logits.shape[-1]
+    nll = -logp.gather(-1, targets.unsqueeze(-1)).squeeze(-1)
+    smooth = {
+        "mean": lambda: -logp.mean(-1),
+        "sum": lambda: -logp.sum(-1),
+        "others": lambda: (-logp.sum(-1) - nll) / (V - 1),
+        "no_pad": lambda: (-logp.sum(-1) + logp[..., pad_id]) / (V - 1),
+        "none": lambda: torch.zeros_like(nll),
+    }[uniform]()
+    eps = label_smoothing
+    per = ((1 - eps) if target_share else 1.0) * nll + eps * smooth
+    real = targets != (pad_id if pad_is is None else pad_is)
+    if not ignore_pad:
+        real = torch.ones_like(real)
+    if divide == "all":
+        return (per * real).sum() / real.numel()
+    if divide == "none":
+        return (per * real).sum()
+    if divide == "rows":
+        T = targets.shape[-1]
+        return ((per * real).reshape(-1, T).sum(-1) / real.reshape(-1, T).sum(-1)).mean()
+    return (per * real).sum() / real.sum()
+
+
+def by_indexing(logits, targets, pad_id, label_smoothing=0.0):
+    """A correct alternate: the real positions picked out first, logsumexp by hand."""
+    V = logits.shape[-1]
+    z, t = logits.reshape(-1, V), targets.reshape(-1)
+    keep = t != pad_id
+    z, t = z[keep], t[keep]
+    logp = z - z.logsumexp(-1, keepdim=True)
+    target_dist = torch.full_like(logp, label_smoothing / V)
+    target_dist[torch.arange(len(t), device=t.device), t] += 1 - label_smoothing
+    return -(target_dist * logp).sum(-1).mean()
+
+
+def test_the_written_out_loss_is_pytorchs():
+    gen = torch.Generator().manual_seed(0)
+    logits = torch.randn(3, 5, 7, generator=gen, dtype=torch.float64)
+    targets = torch.randint(0, 7, (3, 5), generator=gen)
+    targets[0, 2:] = 3
+    for eps in (0.0, 0.1, 0.3):
+        assert torch.allclose(mce64(logits, targets, 3, eps), reference64(logits, targets, 3, eps))
+
+
+@pytest.mark.parametrize("candidate", [masked_cross_entropy, by_indexing])
+def test_the_solution_and_an_alternate_pass(run_check, candidate):
+    r = run_check(ID, candidate)
+    assert r.passed and r.points == r.max_points, r.messages
+
+
+def _slip(**switch):
+    return lambda logits, targets, pad_id, label_smoothing=0.0: masked_cross_entropy(
+        logits, targets, pad_id, label_smoothing, **switch
+    )
+
+
+@pytest.mark.parametrize(
+    "candidate, code",
+    [
+        (_slip(ignore_pad=False), "pad_not_ignored"),
+        (_slip(divide="all"), "pad_in_mean"),
+        (_slip(divide="rows"), "mean_of_sequence_means"),
+        (_slip(divide="none"), "sum_not_mean"),
+        (_slip(pad_is=0), "pad_id_hardcoded"),
+        (lambda lg, t, p, label_smoothing=0.0: masked_cross_entropy(lg, t, p), "smoothing_ignored"),
+        (_slip(uniform="others"), "smoothing_others"),
+        (_slip(uniform="no_pad"), "smoothing_no_pad"),
+        (_slip(uniform="sum"), "smoothing_sum"),
+        (_slip(uniform="none"), "smoothing_no_uniform"),
+        (_slip(target_share=False), "smoothing_full_target"),
+        (_slip(log_probs=lambda z: z.log_softmax(1)), "wrong_dim"),
+        (_slip(log_probs=lambda z: z.softmax(-1).log()), "not_finite"),
+        (lambda *a, **k: masked_cross_entropy(*a, **k).reshape(1), "not_a_scalar"),
+    ],
+)
+def test_each_slip_is_named(run_check, candidate, code):
+    r = run_check(ID, candidate)
+    assert not r.passed and r.mistake == f"{ID}/{code}", r.messages
+
+
+def test_the_unstable_log_is_told_to_use_log_softmax(run_check):
+    r = run_check(ID, _slip(log_probs=lambda z: z.softmax(-1).log()))
+    assert "log_softmax" in r.messages[0], r.messages
+
+
+def test_pytorchs_loss_is_switched_off(run_check):
+    def builtin(logits, targets, pad_id, label_smoothing=0.0):
+        V = logits.shape[-1]
+        return F.cross_entropy(logits.reshape(-1, V), targets.reshape(-1), ignore_index=pad_id,
+                               label_smoothing=label_smoothing)  # fmt: skip
+
+    r = run_check(ID, builtin)
+    assert not r.passed and "switched off" in r.messages[0], r.messages
+
+
+def test_a_wrong_answer_is_judged_fast(run_check):
+    run_check(ID, _slip(divide="all"))  # warm
+    start = time.perf_counter()
+    run_check(ID, _slip(divide="rows"))
+    assert time.perf_counter() - start < 1.0
