@@ -5,6 +5,7 @@ import math
 import pytest
 import torch
 
+from .conftest import stub
 from .wrong.test_nb00_02 import (
     relu_inplace,
     relu_python_max,
@@ -58,3 +59,77 @@ def test_mistake_codes(run_check, exercise, candidate, code):
 def test_an_unnamed_mistake_has_no_code(run_check):
     r = run_check("00.relu", lambda x: x + 1)
     assert not r.passed and r.mistake == "" and "does not match" in r.messages[0]
+
+
+# --------------------------------------------------------------------------- the stretch
+# 00.pairwise_sq_dists, and the question 00.q_check_verdict
+
+EX = "00.pairwise_sq_dists"
+
+
+def centred(a, b):
+    c = b.mean(dim=-2, keepdim=True)
+    a, b = a - c, b - c
+    return ((a * a).sum(-1)[..., :, None] + (b * b).sum(-1)[..., None, :] - 2 * a @ b.mT).clamp_min(
+        0
+    )
+
+
+def differences(a, b):
+    return ((a[..., :, None, :] - b[..., None, :, :]) ** 2).sum(-1)
+
+
+def expansion(a, b, *, two=2.0, sign=-1.0, clamp=True):
+    sq = (a * a).sum(-1)[..., :, None] + (b * b).sum(-1)[..., None, :] + sign * two * a @ b.mT
+    return sq.clamp_min(0) if clamp else sq
+
+
+@pytest.mark.parametrize("candidate", [centred, differences])
+def test_right_answers_pass(run_check, candidate):
+    r = run_check(EX, candidate)
+    assert r.passed and r.points == r.max_points == 2, r.messages
+
+
+def test_stub_is_missing(run_check):
+    assert run_check(EX, stub).status == "missing"
+
+
+def no_clamp(a, b):
+    c = b.mean(dim=-2, keepdim=True)
+    return expansion(a - c, b - c, clamp=False)
+
+
+@pytest.mark.parametrize(
+    "candidate, code",
+    [
+        (expansion, "cancellation"),  # no common centre: points near 1000 lose their digits
+        (no_clamp, "negative"),
+        (lambda a, b: differences(a, b).sqrt(), "not_squared"),
+        (lambda a, b: expansion(a, b, two=1.0), "missing_two"),
+        (lambda a, b: expansion(a, b, sign=1.0), "plus_cross_term"),
+        (lambda a, b: a @ b.mT, "dot_product"),
+        (lambda a, b: (a[..., :, None, :] - b[..., None, :, :]).abs().sum(-1), "l1"),
+        (lambda a, b: differences(b, a), "transposed"),
+        (lambda a, b: torch.cdist(a, b) ** 2, "forbidden_builtin"),
+    ],
+)
+def test_slips_are_named(run_check, candidate, code):
+    r = run_check(EX, candidate)
+    assert not r.passed and r.mistake == f"{EX}/{code}", (r.mistake, r.messages)
+
+
+def test_cancellation_says_what_to_do(run_check):
+    message = run_check(EX, expansion).messages[0]
+    assert "far from the origin" in message and "common centre" in message
+
+
+@pytest.mark.parametrize("letter", ["a", "c", "d"])
+def test_question_wrong_choices(run_check, letter):
+    r = run_check("00.q_check_verdict", letter)
+    assert not r.passed and r.mistake == "00.q_check_verdict/wrong_choice", r.messages
+    assert "a check runs your code on its cases" not in r.messages[0]
+
+
+def test_question_right_choice(run_check):
+    r = run_check("00.q_check_verdict", " B ")
+    assert r.passed and r.points == 0.5 and "never raises" in r.messages[0]

@@ -114,3 +114,85 @@ def test_attention_mistakes(run_check, candidate, words):
     r = run_check("01.dot_product_attention", candidate)
     assert not r.passed
     assert words in r.messages[0], r.messages
+
+
+# --------------------------------------------------------------------------- the stretch
+# 01.softmax_backward, and the questions 01.q_dog_row and 01.q_permutation
+
+SB = "01.softmax_backward"
+
+
+def softmax_backward(y, grad_y, dim=-1):
+    return y * (grad_y - (grad_y * y).sum(dim=dim, keepdim=True))
+
+
+def by_jacobian(y, grad_y, dim=-1):
+    """Correct, the long way: the full Jacobian diag(y) - y yᵀ, multiplied by grad_y."""
+    y_, g_ = y.movedim(dim, -1), grad_y.movedim(dim, -1)
+    jac = torch.diag_embed(y_) - y_[..., :, None] * y_[..., None, :]
+    return (g_[..., None, :] @ jac).squeeze(-2).movedim(-1, dim)
+
+
+def test_softmax_backward_solution_passes(run_check):
+    r = run_check(SB, softmax_backward)
+    assert r.passed and r.points == r.max_points == 2, r.messages
+
+
+def test_softmax_backward_by_the_full_jacobian_passes(run_check):
+    assert run_check(SB, by_jacobian).passed
+
+
+def test_softmax_backward_matches_autograd():
+    x = torch.randn(3, 5, dtype=torch.float64, requires_grad=True)
+    g = torch.randn(3, 5, dtype=torch.float64)
+    y = torch.softmax(x, dim=0)
+    y.backward(g)
+    assert torch.allclose(softmax_backward(y.detach(), g, dim=0), x.grad)
+
+
+def test_softmax_backward_stub(run_check):
+    assert run_check(SB, stub).status == "missing"
+
+
+def autograd_cheat(y, grad_y, dim=-1):
+    x = y.log().detach().requires_grad_(True)
+    torch.softmax(x, dim).backward(grad_y)
+    return x.grad
+
+
+@pytest.mark.parametrize(
+    "candidate, code",
+    [
+        (lambda y, g, dim=-1: y * (1 - y) * g, "diagonal_only"),
+        (lambda y, g, dim=-1: y * (g + (g * y).sum(dim, keepdim=True)), "sign"),
+        (lambda y, g, dim=-1: g - (g * y).sum(dim, keepdim=True), "missing_outer_y"),
+        (lambda y, g, dim=-1: y * (g - g.sum(dim, keepdim=True)), "unweighted_sum"),
+        (lambda y, g, dim=-1: softmax_backward(torch.softmax(y, dim), g, dim), "softmax_of_y"),
+        (lambda y, g, dim=-1: softmax_backward(y, g), "dim_ignored"),
+        (lambda y, g, dim=-1: y * (g - (g * y).sum(dim)), "sum_without_keepdim"),
+        (
+            lambda y, g, dim=-1: torch.diag_embed(y) - y[..., :, None] * y[..., None, :],
+            "returned_jacobian",
+        ),
+        (autograd_cheat, "forbidden_builtin"),
+    ],
+)
+def test_softmax_backward_slips_are_named(run_check, candidate, code):
+    r = run_check(SB, candidate)
+    assert not r.passed and r.mistake == f"{SB}/{code}", (r.mistake, r.messages)
+
+
+def test_softmax_backward_unnamed_slip_is_told_the_zero_sum(run_check):
+    r = run_check(SB, lambda y, g, dim=-1: y * g)  # the first term alone
+    assert not r.passed and r.mistake == f"{SB}/not_summing_to_zero", (r.mistake, r.messages)
+
+
+@pytest.mark.parametrize("question, right", [("01.q_dog_row", "b"), ("01.q_permutation", "b")])
+def test_questions(run_check, question, right):
+    r = run_check(question, right)
+    assert r.passed and r.points == 0.5
+    for letter in "abcd".replace(right, ""):
+        wrong = run_check(question, letter)
+        assert (
+            wrong.mistake == f"{question}/wrong_choice" and r.messages[0] not in wrong.messages[0]
+        )

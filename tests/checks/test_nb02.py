@@ -262,3 +262,126 @@ def test_failed_mask_carries_expected_and_got_for_the_inline_figure():
     assert torch.equal(expected, got.T) and not torch.equal(expected, got)
     ok = check("02.causal_mask", lambda T, device=None: triu(T, device).T, quiet=True)
     assert ok.passed and ok.figure is None
+
+
+# --------------------------------------------------------------------------- the stretch
+# 02.attention_backward, and the questions 02.q_saturation and 02.q_empty_row
+
+AB = "02.attention_backward"
+
+
+def attention_backward(q, k, v, g, mask=None, *, slip=""):
+    """The solution, with switches for the slips."""
+    d_k = q.size(-1)
+    scores = q @ k.mT / math.sqrt(d_k)
+    if mask is not None and slip != "mask_ignored":
+        scores = scores.masked_fill(~mask, float("-inf"))
+    w = scores.softmax(-1)
+    grad_v = (w if slip == "grad_v_not_transposed" else w.mT) @ g
+    grad_w = g @ (k if slip == "grad_weights_from_keys" else v).mT
+    weighted = (grad_w * w).sum(-1, keepdim=True)
+    grad_s = {
+        "softmax_diagonal_only": w * (1 - w) * grad_w,
+        "softmax_skipped": grad_w,
+        "softmax_sign": w * (grad_w + weighted),
+    }.get(slip, w * (grad_w - weighted))
+    grad_s = {"no_scale": grad_s, "scale_multiplied": grad_s * math.sqrt(d_k)}.get(
+        slip, grad_s / math.sqrt(d_k)
+    )
+    grad_q, grad_k = grad_s @ k, (grad_s if slip == "grad_k_not_transposed" else grad_s.mT) @ q
+    if slip == "q_and_k_swapped":
+        return grad_k, grad_q, grad_v
+    return grad_q, grad_k, grad_v
+
+
+def by_autograd_formulas_in_one_go(q, k, v, g, mask=None):
+    """Correct, written otherwise: einsum and a finite fill."""
+    w = torch.einsum("...qd,...kd->...qk", q, k) * q.size(-1) ** -0.5
+    if mask is not None:
+        w = torch.where(mask, w, torch.full_like(w, -1e9))
+    w = w.softmax(-1)
+    gw = torch.einsum("...qe,...ke->...qk", g, v)
+    gs = w * gw - w * (w * gw).sum(-1, keepdim=True)
+    gs = gs * q.size(-1) ** -0.5
+    return (
+        gs @ k,
+        torch.einsum("...qk,...qd->...kd", gs, q),
+        torch.einsum("...qk,...qe->...ke", w, g),
+    )
+
+
+@pytest.mark.parametrize("candidate", [attention_backward, by_autograd_formulas_in_one_go])
+def test_attention_backward_right_answers_pass(run_check, candidate):
+    r = run_check(AB, candidate)
+    assert r.passed and r.points == r.max_points == 3, r.messages
+
+
+def test_attention_backward_matches_autograd():
+    q, k, v = (torch.randn(2, 5, 4, dtype=torch.float64, requires_grad=True) for _ in range(3))
+    g = torch.randn(2, 5, 4, dtype=torch.float64)
+    mask = causal_mask(5)
+    sdpa(q, k, v, mask)[0].backward(g)
+    mine = attention_backward(q.detach(), k.detach(), v.detach(), g, mask)
+    assert all(torch.allclose(a, t.grad) for a, t in zip(mine, (q, k, v)))
+
+
+def test_attention_backward_stub(run_check):
+    assert run_check(AB, stub).status == "missing"
+
+
+def autograd_cheat(q, k, v, g, mask=None):
+    q, k, v = (t.detach().requires_grad_(True) for t in (q, k, v))
+    sdpa(q, k, v, mask)[0].backward(g)
+    return q.grad, k.grad, v.grad
+
+
+@pytest.mark.parametrize(
+    "slip",
+    [
+        "grad_v_not_transposed",
+        "mask_ignored",
+        "no_scale",
+        "scale_multiplied",
+        "softmax_diagonal_only",
+        "softmax_skipped",
+        "softmax_sign",
+        "grad_weights_from_keys",
+        "grad_k_not_transposed",
+    ],
+)
+def test_attention_backward_slips_are_named(run_check, slip):
+    r = run_check(AB, lambda q, k, v, g, mask=None: attention_backward(q, k, v, g, mask, slip=slip))
+    assert not r.passed and r.mistake == f"{AB}/{slip}", (r.mistake, r.messages)
+
+
+@pytest.mark.parametrize(
+    "candidate, code",
+    [
+        (autograd_cheat, "forbidden_builtin"),
+        (lambda q, k, v, g, mask=None: attention_backward(q, k, v, g, mask)[:2], "not_a_tuple"),
+        (
+            lambda q, k, v, g, mask=None: attention_backward(q, k, v, g, mask)[::-1],
+            "swapped_outputs",
+        ),
+        (
+            lambda q, k, v, g, mask=None: attention_backward(
+                q, k, v, g, mask, slip="q_and_k_swapped"
+            ),
+            "swapped_outputs",
+        ),
+    ],
+)
+def test_attention_backward_other_slips(run_check, candidate, code):
+    r = run_check(AB, candidate)
+    assert not r.passed and r.mistake == f"{AB}/{code}", (r.mistake, r.messages)
+
+
+@pytest.mark.parametrize("question, right", [("02.q_saturation", "c"), ("02.q_empty_row", "c")])
+def test_questions(run_check, question, right):
+    r = run_check(question, right)
+    assert r.passed and r.points == 0.5
+    for letter in "abcd".replace(right, ""):
+        wrong = run_check(question, letter)
+        assert (
+            wrong.mistake == f"{question}/wrong_choice" and r.messages[0] not in wrong.messages[0]
+        )
