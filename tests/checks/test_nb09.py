@@ -462,3 +462,7 @@ def test_answers_from_a_fingerprint_of_the_weights_are_not_the_trained_vits(run_
     r = run_check("09.trained_vit", Fingerprinted())
     assert not r.passed and r.mistake == "09.trained_vit/not_from_weights", r.messages
     assert "same answer on only" in r.messages[0]
+
+
+# tested in tests/checks/test_nb09_pos_embed.py: "09.interpolate_pos_embed", "09.q_patch_params",
+# "09.q_baselines"

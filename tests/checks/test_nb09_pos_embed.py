@@ -1,0 +1,142 @@
+"""Checks of 09.interpolate_pos_embed: the solution passes, the stub is 'not implemented', a
+version written differently passes, and the slips a learner makes are named."""
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from .conftest import stub
+
+ID = "09.interpolate_pos_embed"
+
+
+def interpolate_pos_embed(pos_embed, old_grid, new_grid):
+    if tuple(new_grid) == tuple(old_grid):
+        return pos_embed
+    (old_h, old_w), (new_h, new_w) = old_grid, new_grid
+    d = pos_embed.shape[-1]
+    cls, rows = pos_embed[:, :1], pos_embed[:, 1:]
+    grid = rows.reshape(1, old_h, old_w, d).permute(0, 3, 1, 2)
+    grid = F.interpolate(grid, size=(new_h, new_w), mode="bicubic", align_corners=False)
+    rows = grid.permute(0, 2, 3, 1).reshape(1, new_h * new_w, d)
+    return torch.cat([cls, rows], dim=1)
+
+
+def interpolate_einops_style(pos_embed, old_grid, new_grid):  # written differently
+    """Transposed in and out consistently, size swapped with it, no early return: the same."""
+    (oh, ow), (nh, nw) = old_grid, new_grid
+    grid = pos_embed[0, 1:].T.reshape(-1, oh, ow).transpose(1, 2)[None]  # (1, d, w, h)
+    grid = F.interpolate(grid, size=(nw, nh), mode="bicubic")  # align_corners defaults to False
+    rows = grid[0].transpose(1, 2).flatten(1).T  # (nh*nw, d), row-major
+    return torch.cat([pos_embed[0, :1], rows])[None]
+
+
+def variant(*, mode="bicubic", align=False, antialias=False, into="right", back="right",
+            swap=False, cls="first", drop_cls=False, return_grid=False):  # fmt: skip
+    def f(pos_embed, old_grid, new_grid):
+        (oh, ow), (nh, nw) = old_grid, new_grid
+        d = pos_embed.shape[-1]
+        head = pos_embed[:, :1]
+        rows = pos_embed[:, : oh * ow] if cls == "in_grid" else pos_embed[:, 1:]
+        if into == "no_permute":
+            grid = rows.reshape(1, d, oh, ow)
+        elif into == "transposed":
+            grid = rows.reshape(1, oh, ow, d).permute(0, 3, 2, 1)
+        else:
+            grid = rows.reshape(1, oh, ow, d).permute(0, 3, 1, 2)
+        kw = {} if mode == "nearest" else {"align_corners": align, "antialias": antialias}
+        grid = F.interpolate(grid, size=(nw, nh) if swap else (nh, nw), mode=mode, **kw)
+        if return_grid:
+            return grid
+        if back == "no_permute":
+            rows = grid.reshape(1, nh * nw, d)
+        elif back == "transposed":
+            rows = grid.permute(0, 3, 2, 1).reshape(1, nh * nw, d)
+        else:
+            rows = grid.permute(0, 2, 3, 1).reshape(1, nh * nw, d)
+        if drop_cls:
+            return rows
+        return torch.cat([rows, head] if cls == "last" else [head, rows], dim=1)
+
+    return f
+
+
+def sequence_1d(pos_embed, old_grid, new_grid):  # the whole sequence, CLS included, as 1-D
+    n = new_grid[0] * new_grid[1]
+    return F.interpolate(pos_embed.transpose(1, 2), size=1 + n, mode="linear").transpose(1, 2)
+
+
+def test_solution_passes(run_check):
+    r = run_check(ID, interpolate_pos_embed)
+    assert r.passed and r.points == r.max_points == 3.0, r.messages
+
+
+def test_written_differently_passes(run_check):
+    assert run_check(ID, interpolate_einops_style).passed
+
+
+def test_stub(run_check):
+    r = run_check(ID, stub)
+    assert r.status == "missing" and "not implemented yet" in r.messages[0]
+
+
+@pytest.mark.parametrize(
+    "candidate, code, words",
+    [
+        (variant(cls="in_grid"), "cls_in_grid", "CLS row was interpolated"),
+        (sequence_1d, "sequence_1d", "1-D sequence"),
+        (variant(into="transposed"), "grid_transposed", "rows and columns"),
+        (variant(back="transposed"), "grid_transposed", "rows and columns"),
+        (variant(swap=True), "grid_transposed", "rows and columns"),
+        (variant(into="no_permute"), "no_permute", "without a permute"),
+        (variant(into="no_permute", back="no_permute"), "no_permute", "without a permute"),
+        (variant(mode="bilinear"), "bilinear", "mode='bicubic'"),
+        (variant(align=True), "align_corners", "align_corners=False"),
+        (variant(mode="nearest"), "nearest", "mode='bicubic'"),
+        (variant(antialias=True), "antialias", "antialias"),
+        (variant(cls="last"), "cls_last", "stays first"),
+        (variant(drop_cls=True), "cls_dropped", "CLS row is missing"),
+        (variant(return_grid=True), "not_rows", "turn it back"),
+        (lambda pos, old, new: pos, "not_resized", "were not resized"),
+    ],
+)
+def test_mistakes(run_check, candidate, code, words):
+    r = run_check(ID, candidate)
+    assert not r.passed
+    assert r.mistake == f"{ID}/{code}", (r.mistake, r.messages)
+    assert words in r.messages[0], r.messages
+
+
+def test_a_copy_that_breaks_the_gradient_is_caught(run_check):
+    def detached(pos_embed, old_grid, new_grid):  # the check names inputs by their parameters
+        return interpolate_pos_embed(pos_embed.detach(), old_grid, new_grid)
+
+    r = run_check(ID, detached)
+    assert not r.passed and "gradient" in r.messages[0], r.messages
+
+
+# --------------------------------------------------------------------------- the questions
+
+
+@pytest.mark.parametrize("answer", [1088, 1088.0, "1088"])
+def test_patch_params_question(run_check, answer):
+    r = run_check("09.q_patch_params", answer)
+    if isinstance(answer, str):
+        assert r.mistake == "09.q_patch_params/not_a_number"
+    else:
+        assert r.passed and "1,024 weights, plus 64 biases" in r.messages[0]
+
+
+@pytest.mark.parametrize("wrong, words", [(1024, "bias"), (4352, "share one kernel"),
+                                          (4160, "whole image"), (320, "pos_embed")])  # fmt: skip
+def test_patch_params_known_wrong_numbers(run_check, wrong, words):
+    r = run_check("09.q_patch_params", wrong)
+    assert r.mistake == "09.q_patch_params/known_wrong_number" and words in r.messages[0]
+
+
+def test_baselines_question(run_check):
+    assert run_check("09.q_baselines", "c").passed
+    for letter in "abd":
+        r = run_check("09.q_baselines", letter)
+        assert r.mistake == "09.q_baselines/wrong_choice", letter
+        assert "small CNN: its convolutions" not in r.messages[0]
