@@ -75,8 +75,41 @@ def greedy_decode(
     return tgt
 
 
-__all__ = ["TransformerDecoderBlock", "greedy_decode"]
+@torch.no_grad()
+def beam_search(
+    model: nn.Module, src: torch.Tensor, max_len: int, bos_id: int, eos_id: int, beam_size: int
+) -> torch.Tensor:
+    """Keep the beam_size best partial outputs of each row, scored by summed log-probability;
+    a finished beam stays as it is. model(src, tgt) -> logits (B, T, vocab_size). Returns (B, L)
+    token ids, BOS first, L <= max_len: each row's best beam, padded with eos_id."""
+    B, k = src.size(0), beam_size
+    src_k = src.repeat_interleave(k, dim=0)  # (B * k, S): row b's source for each of its beams
+    tgt = torch.full((B * k, 1), bos_id, dtype=torch.long, device=src.device)
+    scores = torch.full((B, k), float("-inf"), device=src.device)
+    scores[:, 0] = 0.0  # one live beam per row (k copies of BOS would pick the same token k times)
+    rows = torch.arange(B, device=src.device)[:, None] * k  # (B, 1): where row b's beams start
+    while tgt.size(1) < max_len:
+        done = (tgt[:, -1] == eos_id).view(B, k)
+        if done.all():
+            break
+        log_probs = model(src_k, tgt)[:, -1].log_softmax(dim=-1)  # (B * k, V)
+        V = log_probs.size(-1)
+        log_probs = log_probs.view(B, k, V)
+        finished = torch.full_like(log_probs, float("-inf"))
+        finished[..., eos_id] = 0.0  # a finished beam: one candidate, eos_id at no cost
+        log_probs = torch.where(done[..., None], finished, log_probs)
+        candidates = (scores[..., None] + log_probs).view(B, k * V)
+        scores, index = candidates.topk(k, dim=-1)  # (B, k): over all beams and tokens
+        parent = (rows + index // V).view(-1)  # the beam each candidate extends
+        tgt = torch.cat([tgt[parent], (index % V).view(-1, 1)], dim=1)
+    best = rows[:, 0] + scores.argmax(dim=-1)
+    return tgt[best]
+
+
+__all__ = ["TransformerDecoderBlock", "greedy_decode", "beam_search"]
 
 # Only with HELPERS_BLOCKS=mine: the learner's blocks whose checks passed replace these
 # (helpers/my_blocks.py, `python -m helpers export --mine`).
-prefer_mine(globals(), notebook="07", exercises=("TransformerDecoderBlock", "greedy_decode"))
+prefer_mine(
+    globals(), notebook="07", exercises=("TransformerDecoderBlock", "greedy_decode", "beam_search")
+)

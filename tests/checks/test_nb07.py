@@ -301,3 +301,16 @@ def test_decoder_masks_swapped_named(run_check):
 
     r = run_check("07.TransformerDecoderBlock", TransformerDecoderBlock)
     assert r.mistake == "07.TransformerDecoderBlock/masks_swapped", r.messages
+
+
+def test_the_exercises_tested_in_files_of_their_own_are_registered():
+    """07.beam_search: tests/checks/test_nb07_beam.py; 07.q_decoder_positions:
+    tests/checks/test_nb07_questions.py."""
+    from pathlib import Path
+
+    from helpers.checks import EXERCISES
+
+    here = Path(__file__).parent
+    for exercise, tests in [("07.beam_search", "test_nb07_beam.py"),
+                            ("07.q_decoder_positions", "test_nb07_questions.py")]:  # fmt: skip
+        assert exercise in EXERCISES and exercise in (here / tests).read_text(encoding="utf-8")

@@ -402,3 +402,14 @@ def test_diagnosed_by_property(run_check, exercise, candidate, code):
     r = run_check(exercise, candidate)
     assert not r.passed
     assert r.mistake == f"{exercise}/{code}", r.messages
+
+
+def test_the_questions_tested_in_a_file_of_their_own_are_registered():
+    """08.q_memory_growth and 08.q_kv_step: tests/checks/test_nb08_questions.py."""
+    from pathlib import Path
+
+    from helpers.checks import EXERCISES
+
+    text = (Path(__file__).parent / "test_nb08_questions.py").read_text(encoding="utf-8")
+    for exercise in ("08.q_memory_growth", "08.q_kv_step"):
+        assert exercise in EXERCISES and exercise in text

@@ -1,0 +1,303 @@
+"""Notebook 07, part 3: beam search (07.beam_search, ★★★).
+
+The learner's ``beam_search(model, src, max_len, bos_id, eos_id, beam_size)`` runs on a small
+random model the check builds from its seeded generator: float64 weights, ``model(src, tgt)
+-> (B, T, vocab_size)`` logits that depend on the source and on the whole prefix (a causal
+running mean), with an EOS logit that grows along the sequence so that hypotheses end. The
+model is traced into a ``torch.fx.GraphModule``: plain torch classes, so that a grading kernel
+unpickles it without importing anything of ``helpers``; it computes on its input's device (the
+check passes it as an argument, which no runner moves).
+
+The float64 reference :func:`beam64` decodes one row at a time; its ``variant`` switch gives
+the textbook mistakes, named by :data:`BEAM_MISTAKES`. Probes are drawn until every step's
+k-th and (k+1)-th candidates and the final two hypotheses differ by ``MARGIN`` (no near ties:
+the contract fixes no tie-breaking), and until beam search differs from greedy decoding on a
+row (a beam of one candidate would pass otherwise).
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.fx
+import torch.nn.functional as F
+from torch import nn
+
+from .framework import Exercise, Fail, Probe, expect_tensor, fmt_shape, randint, register
+
+#: the smallest gap between the scores the contract compares (kept / dropped, best / second)
+MARGIN = 1e-3
+
+# --------------------------------------------------------------------------- the random model
+
+
+class TinySeq2Seq(nn.Module):
+    """``forward(src (B, S), tgt (B, T)) -> (B, T, V)``: position t sees the source's mean
+    embedding and the tokens tgt[:, :t+1] (their running mean and the last one); float64."""
+
+    def __init__(self, gen: torch.Generator, vocab_size: int, eos_id: int, max_len: int,
+                 d: int = 6, sharpness: float = 1.2, eos_start: float = -1.5,
+                 eos_slope: float = 0.6):  # fmt: skip
+        super().__init__()
+
+        def r(*shape):
+            return torch.randn(*shape, generator=gen, dtype=torch.float64)
+
+        self.src_emb = nn.Parameter(r(vocab_size, d), requires_grad=False)
+        self.tgt_emb = nn.Parameter(r(vocab_size, d), requires_grad=False)
+        self.pos = nn.Parameter(r(max_len, d) * 0.5, requires_grad=False)
+        self.w = nn.Parameter(r(3 * d, d) / (3 * d) ** 0.5 * 2, requires_grad=False)
+        self.out = nn.Parameter(r(d, vocab_size) * sharpness, requires_grad=False)
+        bias = torch.zeros(max_len, vocab_size, dtype=torch.float64)
+        bias[:, eos_id] = eos_start + eos_slope * torch.arange(max_len, dtype=torch.float64)
+        self.bias = nn.Parameter(bias, requires_grad=False)
+
+    def forward(self, src, tgt):  # no annotations: they would be strings in the traced code
+        dev, T = tgt.device, tgt.shape[1]
+        s = self.src_emb.to(dev)[src].mean(1, keepdim=True)  # (B, 1, d)
+        h = self.tgt_emb.to(dev)[tgt] + self.pos.to(dev)[:T]  # (B, T, d)
+        steps = torch.arange(1, T + 1, device=dev, dtype=h.dtype)[:, None]
+        mean = h.cumsum(1) / steps  # the prefix's running mean: causal
+        z = torch.tanh(torch.cat([mean, h, s.expand_as(h)], dim=-1) @ self.w.to(dev))
+        return z @ self.out.to(dev) + self.bias.to(dev)[:T]
+
+
+def tiny_model(gen: torch.Generator, vocab_size: int, eos_id: int, max_len: int, **kw):
+    """A :class:`TinySeq2Seq` traced into a GraphModule (pickles as torch's own classes)."""
+    return traced(TinySeq2Seq(gen, vocab_size, eos_id, max_len, **kw))
+
+
+def traced(model: TinySeq2Seq) -> torch.fx.GraphModule:
+    return torch.fx.symbolic_trace(model).eval()
+
+
+# --------------------------------------------------------------------------- the reference
+
+
+class Row:
+    """One source row's beams: tokens (K, t), scores (K,), float64."""
+
+    def __init__(self, src_row, K, bos_id, variant):
+        self.src, self.variant, self.first, self.stopped = src_row.cpu(), variant, True, False
+        self.tok = torch.full((K, 1), bos_id, dtype=torch.long)
+        self.score = torch.full((K,), -torch.inf, dtype=torch.float64)
+        self.score[0] = 0.0  # one live beam; the others start at -inf
+        if variant == "same_as_greedy":
+            self.score[:] = 0.0  # K copies of BOS: the top k are k copies of the greedy token
+
+    def step(self, model, eos_id, gaps):
+        """Extend the beams by one token (every candidate of every beam, top K of them)."""
+        K, variant = self.tok.shape[0], self.variant
+        done = self.tok[:, -1] == eos_id
+        logits = model(self.src.expand(K, -1), self.tok)[:, -1].double()  # (K, V)
+        V = logits.shape[-1]
+        step = F.log_softmax(logits, dim=-1)
+        if variant == "probs_summed":
+            step = step.exp()
+        elif variant == "logits_summed":
+            step = logits
+        if variant != "extend_finished":  # a finished beam: one candidate, itself + eos_id
+            eos_step = step[:, eos_id].clone() if variant == "finished_scored" else 0.0
+            step = step.masked_fill(done[:, None], -torch.inf)
+            step[:, eos_id] = torch.where(done, eos_step, step[:, eos_id])
+        if variant == "not_accumulated":
+            cand = step.masked_fill(torch.isinf(self.score)[:, None], -torch.inf)
+        else:
+            cand = self.score[:, None] + step  # (K, V)
+        if variant == "independent_beams" and not self.first:
+            values, token = cand.max(dim=-1)  # each beam its own best token
+            parent = torch.arange(K)
+        else:
+            values, idx = cand.flatten().sort(descending=True, stable=True)
+            if gaps is not None and torch.isfinite(values[K]):
+                gaps.append(float(values[K - 1] - values[K]))
+            values, idx = values[:K], idx[:K]
+            parent, token = idx // V, idx % V
+        history = self.tok if variant == "history_not_reordered" else self.tok[parent]
+        self.tok = torch.cat([history, token[:, None]], dim=1)
+        self.score, self.first = values, False
+
+    def best(self, eos_id, max_len, gaps):
+        """The hypothesis of highest score, padded with eos_id to max_len."""
+        final = self.score
+        if self.variant == "length_normalised":
+            ended = self.tok == eos_id
+            length = torch.where(ended.any(1), ended.long().argmax(1), self.tok.shape[1] - 1)
+            final = self.score / length.clamp(min=1)  # tokens after BOS up to and with EOS
+        order = final.sort(descending=True, stable=True)
+        if gaps is not None and len(final) > 1 and torch.isfinite(order.values[1]):
+            gaps.append(float(order.values[0] - order.values[1]))
+        best = self.tok[order.indices[-1] if self.variant == "worst_beam" else order.indices[0]]
+        return F.pad(best, (0, max_len - best.shape[0]), value=eos_id)
+
+
+@torch.no_grad()
+def beam64(model, src, max_len, bos_id, eos_id, K, variant="right", gaps=None):
+    """Beam search, float64, or a known wrong version of it (``variant``): (B, max_len), each
+    row's best hypothesis padded with eos_id. The rows step together, as a batch does: the
+    search stops when every beam of every row has ended (a variant that changes finished beams
+    changes them until then). ``gaps`` collects the score gaps the contract relies on (kept /
+    dropped candidate, best / second hypothesis)."""
+    rows = [Row(src[b], K, bos_id, variant) for b in range(src.shape[0])]
+    for _ in range(max_len - 1):  # each step adds one token (BOS counts towards max_len)
+        done = [r.tok[:, -1] == eos_id for r in rows]
+        if all(bool(d.all()) for d in done):
+            break
+        if variant == "stop_first_finished" and any(bool(d.any()) for d in done):
+            break
+        for r, d in zip(rows, done):
+            r.stopped = r.stopped or (variant == "stop_first_finished_row" and bool(d.any()))
+            frozen = bool(d.all()) and variant not in ("extend_finished", "finished_scored")
+            if not (r.stopped or frozen):  # a row whose beams have all ended stays as it is
+                r.step(model, eos_id, gaps)
+    return torch.stack([r.best(eos_id, max_len, gaps) for r in rows])
+
+
+@torch.no_grad()
+def log_prob(model, src_row, tokens, eos_id) -> float:
+    """The summed log-probability of ``tokens`` (BOS first) up to and including the first EOS."""
+    tokens = tokens.cpu()
+    ends = (tokens == eos_id).nonzero()
+    n = int(ends[0]) + 1 if len(ends) else tokens.shape[0]
+    if n < 2:
+        return 0.0
+    logp = F.log_softmax(model(src_row[None].cpu(), tokens[None, : n - 1]).double(), -1)[0]
+    return float(logp.gather(-1, tokens[1:n, None]).sum())
+
+
+# variant -> its message; the code is the variant's name
+BEAM_MISTAKES = {
+    "probs_summed": "the scores add probabilities (softmax) instead of log-probabilities: a "
+    "sequence's probability is the product of its tokens' probabilities, so its score is the "
+    "sum of their log_softmax.",
+    "logits_summed": "the scores add the raw logits instead of log-probabilities: normalise "
+    "each step with F.log_softmax(logits[:, -1], dim=-1) before adding (logits of different "
+    "beams are on different scales).",
+    "not_accumulated": "each candidate's score is only its last token's log-probability: add "
+    "the beam's running score, scores[:, :, None] + log_probs.",
+    "extend_finished": "finished beams are extended: a beam that ended with eos_id must stay as "
+    "it is, with its score unchanged (one candidate: eos_id appended at log-probability 0), "
+    "not continue with the model's next tokens.",
+    "finished_scored": "finished beams keep paying the log-probability of eos_id at every step: "
+    "a finished beam is carried over with its score unchanged (eos_id appended at "
+    "log-probability 0, every other token at -inf).",
+    "independent_beams": "after the first step each beam only keeps its own best token: k "
+    "greedy searches side by side. Every step, take the top k over all beam x vocab "
+    "candidates together (flatten the scores to (B, k * V)), so a good beam may take several "
+    "places.",
+    "history_not_reordered": "each new token is appended to the beam in the same place, not to "
+    "the beam it came from: gather the histories with the candidates' parent beams, "
+    "tgt = torch.cat([tgt[parent], token], dim=-1) (parent = index // vocab_size).",
+    "length_normalised": "the final choice divides the scores by the length: this contract "
+    "sums log-probabilities without length normalisation; return the beam of highest score.",
+    "worst_beam": "the returned hypothesis is the beam with the lowest score: return the one "
+    "with the highest (after sorting in descending order, the first).",
+    "same_as_greedy": "your output is greedy decoding although beam_size={K}: the beams never "
+    "differ. Start with one live beam (score 0) and the others at -inf, so that the first step "
+    "picks k different tokens, and take the top k over all beam x vocab candidates, "
+    "(B, k * V), not each beam's own best token.",
+    "stop_first_finished": "decoding stops as soon as one beam has produced eos_id: go on "
+    "until every beam has (the finished ones wait with their scores, so that a longer "
+    "hypothesis can still win), or until max_len.",
+}
+#: the same stop, in a search that runs one row at a time
+BEAM_MISTAKES["stop_first_finished_row"] = BEAM_MISTAKES["stop_first_finished"]
+
+
+# --------------------------------------------------------------------------- the exercise
+
+
+@register
+class BeamSearchCheck(Exercise):
+    id = "07.beam_search"
+    title = "beam search"
+    points = 3.0
+
+    def probes(self, gen):
+        def case(name, B, K, max_len, vocab_size=7, bos_id=1, eos_id=2, S=5, open_row=False,
+                 cpu_only=True, **kw):  # fmt: skip
+            for _ in range(30):  # draw until no near tie, and beams beat greedy on a row
+                model = TinySeq2Seq(gen, vocab_size, eos_id, max_len, **kw)  # traced below
+                src = randint(gen, 3, vocab_size, B, S)
+                gaps = []
+                ref = beam64(model, src, max_len, bos_id, eos_id, K, gaps=gaps)
+                if gaps and min(gaps) < MARGIN:
+                    continue
+                if open_row and bool((ref[:, -1] == eos_id).all()):
+                    continue  # no best hypothesis still open at max_len
+                if K > 1 and torch.equal(ref, beam64(model, src, max_len, bos_id, eos_id, 1)):
+                    continue
+                break
+            args = (traced(model), src, max_len, bos_id, eos_id, K)
+            name = f"{name}: {B} rows, beam_size={K}, max_len={max_len}"
+            return Probe(name, args=args, cpu_only=cpu_only)
+
+        # the first case on the check's device (fakegpu on a CPU machine): the model computes
+        # where src is, and tensors made without device= show; the others on the CPU (fakegpu
+        # runs each operation through Python: five cases there took a second)
+        yield case("vocab_size=7", 4, 3, 8, cpu_only=False)
+        yield case("beam_size=1 is greedy decoding", 2, 1, 8)
+        yield case("bos_id=0, eos_id=5, vocab_size=9", 4, 2, 8, vocab_size=9, bos_id=0, eos_id=5)
+        yield case("the best hypothesis is still open at max_len", 3, 3, 6, open_row=True,
+                   eos_start=-4.0, eos_slope=0.0)  # fmt: skip
+        yield case("beam_size = vocab_size = 5", 2, 5, 7, vocab_size=5, S=3)
+
+    def judge(self, probe, out):
+        model, src, max_len, bos_id, eos_id, K = probe.args
+        B = src.shape[0]
+        got = expect_tensor(out)
+        if got.dtype != torch.long:
+            raise Fail(f"the output has dtype {got.dtype}: return token ids as a LongTensor.",
+                       "not_long")  # fmt: skip
+        if got.dim() != 2 or got.shape[0] != B or got.shape[1] == 0:
+            raise Fail(f"the output has shape {fmt_shape(got.shape)}, expected (B, L) with "
+                       f"B = {B}: one hypothesis per row of src, BOS first.",
+                       "wrong_shape")  # fmt: skip
+        if got.shape[1] > max_len:
+            raise Fail(f"the output has {got.shape[1]} tokens, more than max_len={max_len} "
+                       "(BOS counts).", "longer_than_max_len")  # fmt: skip
+        if not bool((got[:, 0] == bos_id).all()):
+            raise Fail(f"the output does not start with bos_id ({bos_id} here): return the "
+                       "whole decoder sequence, BOS first.", "no_bos")  # fmt: skip
+        padded = F.pad(got, (0, max_len - got.shape[1]), value=eos_id)
+        ref = beam64(model, src, max_len, bos_id, eos_id, K)
+        if torch.equal(padded, ref):
+            return
+        found = []  # (code, message) of every known mistake that gives this output
+        for variant, message in BEAM_MISTAKES.items():
+            code = variant.removesuffix("_row")
+            if code in dict(found) or not torch.equal(
+                padded, beam64(model, src, max_len, bos_id, eos_id, K, variant)
+            ):
+                continue
+            found.append((code, message.format(K=K)))
+        if found:  # on this case two slips may give the same output: both are named
+            also = "".join(
+                f"\n   The same output comes from another slip: {m}" for _, m in found[1:2]
+            )
+            raise Fail(found[0][1] + also, found[0][0])
+        for b in range(B):
+            ends = (padded[b] == eos_id).nonzero()
+            if len(ends) and bool((padded[b, int(ends[0]) :] != eos_id).any()):
+                raise Fail(f"row {b} goes on after its eos_id: {got[b].tolist()}. Once a beam "
+                           "has produced eos_id it stays finished: only eos_id may follow.",
+                           "tokens_after_eos")  # fmt: skip
+        b = next(b for b in range(B) if not torch.equal(padded[b], ref[b]))
+        mine, best = (
+            log_prob(model, src[b], padded[b], eos_id),
+            log_prob(model, src[b], ref[b], eos_id),
+        )
+        greedy = " (with beam_size=1, beam search is greedy decoding)" if K == 1 else ""
+        raise Fail(
+            f"row {b} differs from beam search{greedy}: got {trim(padded[b], eos_id)} "
+            f"(log-probability {mine:.3f}), expected {trim(ref[b], eos_id)} ({best:.3f}). Each "
+            "step: log_softmax of the logits at the last position, added to each beam's score; "
+            "a finished beam is carried over unchanged; keep the top k of all beam x vocab "
+            "candidates; at the end, the beam with the highest summed log-probability.",
+            "not_beam_search",
+        )
+
+
+def trim(row: torch.Tensor, eos_id: int) -> list[int]:
+    """The hypothesis up to and including its first eos_id."""
+    ends = (row == eos_id).nonzero()
+    return row[: int(ends[0]) + 1 if len(ends) else len(row)].tolist()
