@@ -43,6 +43,7 @@ def lnb64(
     use_weight: bool = True,
     reduce: str = "sum",
     weight_from: str = "x_hat",
+    divide: bool = True,
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """(grad_x, grad_weight, grad_bias) of y = x_hat * weight + bias in float64; the keywords
     switch on one known mistake each."""
@@ -58,7 +59,7 @@ def lnb64(
         gx = gx - g.mean(-1, keepdim=True)
     if xhat_term:
         gx = gx - x_hat * (g * x_hat).mean(-1, keepdim=True)
-    gx = gx / std
+    gx = gx / std if divide else gx
     by_weight = {"x_hat": x_hat, "x": x}[weight_from]
     rows_w, rows_b = (gy * by_weight).reshape(-1, d), gy.reshape(-1, d)
     if reduce == "sum":
@@ -79,12 +80,20 @@ LNB_MISTAKES = {
     "changes (almost) nothing, so (grad_x * x_hat).sum(-1) must be about 0.",
     "unbiased": "the variance is the unbiased one (divided by d - 1): the forward pass uses the "
     "biased variance, divided by d (x.var(dim=-1, unbiased=False)), so its backward must too.",
+    "std_plus_eps": "std is x.std() + eps: x.std() is the unbiased one (divided by d - 1) and "
+    "eps sits outside the square root. As in the forward pass: std = torch.sqrt(x.var(dim=-1, "
+    "unbiased=False, keepdim=True) + eps).",
     "eps_outside": "eps is outside the square root: std = sqrt(var + eps), as in the forward "
     "pass (the check uses eps=1.0 to see it).",
     "eps_ignored": "the `eps` argument is ignored (the case passes eps={eps:g}): use it in "
     "std = sqrt(var + eps).",
     "no_weight": "grad_x ignores the weight: the gradient that reaches x_hat is "
     "g = grad_y * weight (y = x_hat * weight + bias), and grad_x is built from g.",
+    "not_divided": "grad_x is not divided by std: x reaches y only through (x - mu) / std, so "
+    "every term of grad_x carries the factor 1 / std, grad_x = (g - mean(g) - x_hat * "
+    "mean(g * x_hat)) / std.",
+    "params_swapped": "grad_weight and grad_bias are swapped: the weight multiplies x_hat, so "
+    "grad_weight sums grad_y * x_hat; the bias is added as is, so grad_bias sums grad_y.",
     "grad_weight_mean": "grad_weight and grad_bias are means over the tokens: they are sums. "
     "Every token uses the same weight, so every token adds its share of the gradient.",
     "grad_weight_from_x": "grad_weight is the sum of grad_y * x: the weight multiplies x_hat, "
@@ -164,10 +173,12 @@ class LayerNormBackwardCheck(PropertyMixin, Exercise):
             no_mean_terms=v(0, mean_of_grad=False, xhat_term=False),
             no_mean_of_grad=v(0, mean_of_grad=False),
             no_xhat_term=v(0, xhat_term=False),
-            unbiased=[v(0, unbiased=True), v(0, unbiased=True, eps_inside=False)],
+            unbiased=v(0, unbiased=True),
+            std_plus_eps=v(0, unbiased=True, eps_inside=False),
             eps_outside=v(0, eps_inside=False),
             eps_ignored=lambda: lnb64(x, weight, grad_y, 1e-5)[0] if eps != 1e-5 else None,
             no_weight=v(0, use_weight=False),
+            not_divided=v(0, divide=False),
         )
         ref = lnb64(x, weight, grad_y, eps)
         atol = 1e-4 if x.dtype == torch.float32 else None
@@ -176,6 +187,7 @@ class LayerNormBackwardCheck(PropertyMixin, Exercise):
             LNB_MISTAKES,
             grad_weight_mean=[v(1, reduce="mean"), v(2, reduce="mean")],
             grad_weight_from_x=v(1, weight_from="x"),
+            params_swapped=[v(2), v(1)],
         )
         expect_close(gw, ref[1], "grad_weight", atol=atol, mistakes=params)
         expect_close(gb, ref[2], "grad_bias", atol=atol, mistakes=params)

@@ -20,7 +20,7 @@ def _parts(x, eps, unbiased=False, eps_inside=True):
 
 def layer_norm_backward(x, weight, grad_y, eps=1e-5, *, mean_of_grad=True, xhat_term=True,
                         unbiased=False, eps_inside=True, use_weight=True, reduce="sum",
-                        weight_from="x_hat", dims="all"):  # fmt: skip
+                        weight_from="x_hat", dims="all", divide=True):  # fmt: skip
     """The course's formula, with one switch per slip."""
     d = x.shape[-1]
     x_hat, std = _parts(x, eps, unbiased, eps_inside)
@@ -30,7 +30,7 @@ def layer_norm_backward(x, weight, grad_y, eps=1e-5, *, mean_of_grad=True, xhat_
         grad_x = grad_x - g.mean(dim=-1, keepdim=True)
     if xhat_term:
         grad_x = grad_x - x_hat * (g * x_hat).mean(dim=-1, keepdim=True)
-    grad_x = grad_x / std
+    grad_x = grad_x / std if divide else grad_x
     by = x_hat if weight_from == "x_hat" else x
     if dims == "first":
         return grad_x, (grad_y * by).sum(0), grad_y.sum(0)
@@ -38,6 +38,10 @@ def layer_norm_backward(x, weight, grad_y, eps=1e-5, *, mean_of_grad=True, xhat_
     if reduce == "mean":
         return grad_x, rows_w.mean(0), rows_b.mean(0)
     return grad_x, rows_w.sum(0), rows_b.sum(0)
+
+
+def _swap(grads):
+    return grads[0], grads[2], grads[1]
 
 
 def chain_rule(x, weight, grad_y, eps=1e-5):
@@ -87,11 +91,14 @@ def _slip(**switch):
         (_slip(xhat_term=False), "no_xhat_term"),
         (_slip(unbiased=True), "unbiased"),
         (_slip(eps_inside=False), "eps_outside"),
+        (_slip(unbiased=True, eps_inside=False), "std_plus_eps"),
         (lambda x, w, gy, eps=1e-5: layer_norm_backward(x, w, gy), "eps_ignored"),
         (_slip(use_weight=False), "no_weight"),
         (_slip(reduce="mean"), "grad_weight_mean"),
         (_slip(weight_from="x"), "grad_weight_from_x"),
         (_slip(dims="first"), "grad_params_wrong_dims"),
+        (lambda x, w, gy, eps=1e-5: _swap(layer_norm_backward(x, w, gy, eps)), "params_swapped"),
+        (_slip(divide=False), "not_divided"),
         (lambda x, w, gy, eps=1e-5: layer_norm_backward(x, w, gy, eps)[:2], "not_a_tuple"),
     ],
 )

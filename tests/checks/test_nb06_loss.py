@@ -104,6 +104,11 @@ def test_the_unstable_log_is_told_to_use_log_softmax(run_check):
     assert "log_softmax" in r.messages[0], r.messages
 
 
+def test_a_wrong_loss_no_slip_explains_gets_the_two_numbers_not_a_factor(run_check):
+    r = run_check(ID, _slip(log_probs=lambda z: z.log_softmax(-1).roll(1, dims=-1)))
+    assert not r.passed and "expected" in r.messages[0] and "factor" not in r.messages[0]
+
+
 def test_pytorchs_loss_is_switched_off(run_check):
     def builtin(logits, targets, pad_id, label_smoothing=0.0):
         V = logits.shape[-1]
