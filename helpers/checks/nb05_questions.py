@@ -45,7 +45,7 @@ class GradientsQuestion(Question):
         "shrinks it.",
         "b": "post-LN's gradient does grow towards the output, as its norms sit on the main "
         "path and rescale what passes through them; but its residual connections still carry "
-        "the gradient down. Which stack has nothing to carry it?",
+        "the gradient down, past every sublayer.",
         "c": "",
         "d": "the three stacks differ exactly in what the gradient passes through on its way "
         "down: identities (residuals), LayerNorms, or every sublayer's Jacobian.",
