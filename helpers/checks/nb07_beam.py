@@ -180,6 +180,10 @@ BEAM_MISTAKES = {
     "finished_scored": "finished beams keep paying the log-probability of eos_id at every step: "
     "a finished beam is carried over with its score unchanged (eos_id appended at "
     "log-probability 0, every other token at -inf).",
+    "same_as_greedy": "your output is what greedy decoding gives, although beam_size={K}. "
+    "Start with one live beam (score 0) and the others at -inf, so that the first step picks k "
+    "different tokens, and take the top k over all beam x vocab candidates, (B, k * V), not "
+    "each beam's own best token.",
     "independent_beams": "after the first step each beam only keeps its own best token: k "
     "greedy searches side by side. Every step, take the top k over all beam x vocab "
     "candidates together (flatten the scores to (B, k * V)), so a good beam may take several "
@@ -191,10 +195,6 @@ BEAM_MISTAKES = {
     "sums log-probabilities without length normalisation; return the beam of highest score.",
     "worst_beam": "the returned hypothesis is the beam with the lowest score: return the one "
     "with the highest (after sorting in descending order, the first).",
-    "same_as_greedy": "your output is greedy decoding although beam_size={K}: the beams never "
-    "differ. Start with one live beam (score 0) and the others at -inf, so that the first step "
-    "picks k different tokens, and take the top k over all beam x vocab candidates, "
-    "(B, k * V), not each beam's own best token.",
     "stop_first_finished": "decoding stops as soon as one beam has produced eos_id: go on "
     "until every beam has (the finished ones wait with their scores, so that a longer "
     "hypothesis can still win), or until max_len.",
@@ -240,6 +240,18 @@ class BeamSearchCheck(Exercise):
         yield case("the best hypothesis is still open at max_len", 3, 3, 6, open_row=True,
                    eos_start=-4.0, eos_slope=0.0)  # fmt: skip
         yield case("beam_size = vocab_size = 5", 2, 5, 7, vocab_size=5, S=3)
+
+    def explain_error(self, probe, error):
+        if "Expected all tensors to be on the same device" not in error:
+            return None
+        first = error.splitlines()[0]  # the line below it is the check's model, not your code
+        return Fail(
+            "your code mixes tensors of two devices: the check runs it on a second device, as a "
+            "GPU would, and a tensor your code made is on the CPU (the model computes where the "
+            "tgt you give it is). Make tgt, the scores and every other new tensor on "
+            f"src.device: torch.full(..., device=src.device).\n   {first}",
+            "off_device",
+        )
 
     def judge(self, probe, out):
         model, src, max_len, bos_id, eos_id, K = probe.args
