@@ -178,18 +178,24 @@ class ClipGradNormCheck(Exercise):
 
 SAVE_AT, AFTER = 3, 3  # steps before the checkpoint, steps after it
 CHECKPOINT_CASES = [  # (name, sizes, steps before, lr, weight decay)
-    ("a 5-7-3 network, AdamW (lr 0.05, weight decay 0.1), saved before step 3", (5, 7, 3), 3,
-     0.05, 0.1),
-    ("a 4-6-5 network, AdamW (lr 0.02, weight decay 0.01), saved before step 1", (4, 6, 5), 1,
-     0.02, 0.01),
+    ("a 5-7-3 network with a batch norm, AdamW (lr 0.05, weight decay 0.1), saved before step 3",
+     (5, 7, 3), 3, 0.05, 0.1),
+    ("a 4-6-5 network with a batch norm, AdamW (lr 0.02, weight decay 0.01), saved before step 1",
+     (4, 6, 5), 1, 0.02, 0.01),
 ]  # fmt: skip
 
 
 def _net_state(gen, sizes) -> dict:
+    """Random weights of run/craft.py's tiny model, and its batch norm's buffers as they start."""
     d_in, d_hidden, d_out = sizes
-    shapes = {"0.weight": (d_hidden, d_in), "0.bias": (d_hidden,), "2.weight": (d_out, d_hidden),
-              "2.bias": (d_out,)}  # fmt: skip
-    return {k: randn(*s, generator=gen, dtype=torch.float64) * 0.5 for k, s in shapes.items()}
+    shapes = {"0.weight": (d_hidden, d_in), "0.bias": (d_hidden,), "1.weight": (d_hidden,),
+              "1.bias": (d_hidden,), "3.weight": (d_out, d_hidden), "3.bias": (d_out,)}  # fmt: skip
+    state = {k: randn(*s, generator=gen, dtype=torch.float64) * 0.5 for k, s in shapes.items()}
+    state["1.weight"] = state["1.weight"] + 1
+    state["1.running_mean"] = torch.zeros(d_hidden, dtype=torch.float64)
+    state["1.running_var"] = torch.ones(d_hidden, dtype=torch.float64)
+    state["1.num_batches_tracked"] = torch.tensor(0)
+    return state
 
 
 def checkpoint_probes(gen, which: str):
@@ -266,7 +272,45 @@ def _step_fail(step, want: int, fix: str) -> Fail:
         got = f"a dict (keys {sorted(step)[:4]}): return the step alone, an int, not the checkpoint"
     else:
         got = repr(step)[:80]
-    return Fail(f"the step read back is {got}, expected {want}: {fix}", "step_lost")
+    off = ""
+    if type(step) is int and abs(step - want) == 1:
+        off = (
+            f", one step {'ahead' if step > want else 'behind'}: the checkpoint holds the state "
+            f"before step {want}, so the resumed run starts with step {want} (off by one, it "
+            "would skip or repeat a step, with its batch and learning rate)"
+        )
+    return Fail(f"the step read back is {got}, expected {want}{off}: {fix}", "step_lost")
+
+
+LOAD_ERRORS = [  # (words of the error, message, code)
+    (
+        ('"state", "param_groups"', "Unexpected key(s)"),
+        "model.load_state_dict got the optimizer's state (its keys are 'state' and "
+        "'param_groups'): the keys are swapped. The model takes checkpoint['model'], the optimizer "
+        "checkpoint['optimizer'].",
+        "wrong_state",
+    ),
+    (
+        ('"model", "optimizer"',),
+        "model.load_state_dict got the whole checkpoint (keys 'model', 'optimizer', 'step'): pass "
+        "it checkpoint['model'], and the optimizer checkpoint['optimizer'].",
+        "whole_checkpoint",
+    ),
+    (
+        ("KeyError: 'param_groups'",),
+        "optimizer.load_state_dict did not get the optimizer's state (a dict with 'state' and "
+        "'param_groups'): pass it checkpoint['optimizer'], not the whole checkpoint or the "
+        "model's state.",
+        "whole_checkpoint",
+    ),
+]
+
+
+WHOLE_STATE = {
+    "model": ", every parameter and buffer by name (parameters() and named_parameters() leave "
+    "out the buffers, such as a batch norm's running statistics)",
+    "optimizer": "",
+}
 
 
 @register
@@ -348,7 +392,7 @@ class SaveCheckpointCheck(Exercise):
             error = out["error"].replace("your code raised", "it raised")
             raise Fail(
                 f"{name}.load_state_dict(checkpoint[{name!r}]) fails on what was saved: save "
-                f"{name}.state_dict() there.\n   {error}",
+                f"{name}.state_dict() there{WHOLE_STATE[name]}.\n   {error}",
                 f"{name}_not_a_state_dict",
             )
         step = out["step"]
@@ -374,6 +418,12 @@ class LoadCheckpointCheck(Exercise):
 
     def probes(self, gen):
         return checkpoint_probes(gen, "load")
+
+    def explain_error(self, probe, error):
+        for words, message, code in LOAD_ERRORS:
+            if all(w in error for w in words):
+                return Fail(f"{message}\n   {error}", code)
+        return None
 
     def judge(self, probe, out):
         at = probe.kwargs["save_at"]

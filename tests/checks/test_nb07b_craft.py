@@ -252,6 +252,29 @@ def save_parameters_list(path, model, optimizer, step):
                 "step": step}, path)  # fmt: skip
 
 
+def save_named_parameters(path, model, optimizer, step):  # no buffers (the batch norm's)
+    weights = {name: p.detach() for name, p in model.named_parameters()}
+    torch.save({"model": weights, "optimizer": optimizer.state_dict(), "step": step}, path)
+
+
+def load_keys_swapped(path, model, optimizer):
+    state = torch.load(path, weights_only=True)
+    model.load_state_dict(state["optimizer"])
+    optimizer.load_state_dict(state["model"])
+    return state["step"]
+
+
+def load_whole_checkpoint(path, model, optimizer):
+    state = torch.load(path, weights_only=True)
+    model.load_state_dict(state, strict=False)  # loads nothing
+    optimizer.load_state_dict(state)
+    return state["step"]
+
+
+def load_next_step(path, model, optimizer):
+    return load_checkpoint(path, model, optimizer) + 1
+
+
 def load_no_optimizer(path, model, optimizer):
     state = torch.load(path, weights_only=True)
     model.load_state_dict(state["model"])
@@ -325,6 +348,7 @@ def test_checkpoint_stubs(run_check, exercise):
         (save_fresh_optimizer, "optimizer_state_lost"),
         (save_float32, "not_bitwise"),
         (save_parameters_list, "model_not_a_state_dict"),
+        (save_named_parameters, "model_not_a_state_dict"),
     ],
 )
 def test_save_checkpoint_mistakes(run_check, candidate, code):
@@ -342,6 +366,9 @@ def test_save_checkpoint_mistakes(run_check, candidate, code):
         (load_own_optimizer, "optimizer_not_loaded"),
         (load_own_model, "model_not_loaded"),
         (load_returns_state, "step_lost"),
+        (load_keys_swapped, "wrong_state"),
+        (load_whole_checkpoint, "whole_checkpoint"),
+        (load_next_step, "step_lost"),
     ],
 )
 def test_load_checkpoint_mistakes(run_check, candidate, code):
@@ -376,3 +403,15 @@ def test_resume_without_optimizer_question(run_check, answer):
     if answer != "b":
         assert r.mistake == "07b.q_resume_without_optimizer/wrong_choice"
         assert "the first only" not in r.messages[0]
+
+
+def test_a_step_off_by_one_is_told_so(run_check):
+    r = run_check("07b.load_checkpoint", load_next_step)
+    assert "one step ahead" in r.messages[0] and "before step 3" in r.messages[0], r.messages
+    r = run_check("07b.save_checkpoint", save_next_step)
+    assert "one step ahead" in r.messages[0], r.messages
+
+
+def test_a_save_without_the_buffers_is_told_what_is_missing(run_check):
+    r = run_check("07b.save_checkpoint", save_named_parameters)
+    assert "Missing key(s)" in r.messages[0] and "running_mean" in r.messages[0], r.messages

@@ -52,10 +52,12 @@ def run_clip_grad(ex, probe, candidate, device):
 
 
 def tiny_model(sizes, state: dict) -> nn.Module:
-    """Linear, tanh, Linear in float64, with the probe's weights."""
+    """Linear, BatchNorm (buffers: a state_dict holds more than the parameters), tanh, Linear, in
+    float64, with the probe's weights and buffers."""
     d_in, d_hidden, d_out = sizes
     model = nn.Sequential(
         nn.Linear(d_in, d_hidden, dtype=torch.float64),
+        nn.BatchNorm1d(d_hidden, dtype=torch.float64),
         nn.Tanh(),
         nn.Linear(d_hidden, d_out, dtype=torch.float64),
     )
@@ -132,8 +134,9 @@ def run_checkpoint(ex, probe, candidate, device):
         went_on = [train_step(model, optimizer, x, y) for x, y in batches[at:]]
         fresh = tiny_model(kw["sizes"], kw["fresh"])
         fresh_optimizer = adamw(fresh, lr, decay)
-        with torch.no_grad():
-            first = F.cross_entropy(fresh(batches[at][0]), batches[at][1]).item()
+        with torch.no_grad():  # the fresh model's first loss, on a copy (batch norm counts it)
+            first = F.cross_entropy(tiny_model(kw["sizes"], kw["fresh"])(batches[at][0]),
+                                    batches[at][1]).item()  # fmt: skip
         if kw["which"] == "save":
             found = read_checkpoint(path)
             if "state" not in found:
