@@ -396,8 +396,9 @@ def reference_name(ex: Exercise) -> str:
 def reference_source(ex: Exercise) -> tuple[str, dict] | None:
     """(source of ``ex``'s reference definition, the namespace it runs in): from helpers/blocks,
     else the exercise cell of the solved notebook (after the notebook's earlier exercise cells,
-    which it may call); None for a trained model or where the solved notebook is not there."""
-    if ex.kind == "trained":
+    which it may call); None for a trained model, a question's answer, or where the solved
+    notebook is not there."""
+    if ex.kind in ("trained", "question"):
         return None
     name = reference_name(ex)
     found = getattr(blocks, name, None)

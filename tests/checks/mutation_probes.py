@@ -25,8 +25,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _source(ex) -> tuple[str, str, str] | None:
     """Where ``ex``'s reference lives: ("module", dotted module, name) in helpers/blocks,
-    ("notebook", solved notebook, name) else; None for a trained model (nothing to mutate)."""
-    if ex.kind == "trained":
+    ("notebook", solved notebook, name) else; None for a trained model or a question's answer
+    (nothing to mutate)."""
+    if ex.kind in ("trained", "question"):
         return None
     name = ex.grade_target or ex.id.split(".", 1)[1]
     found = getattr(blocks, name, None)

@@ -58,6 +58,14 @@ def test_fakegpu_allows_what_a_gpu_allows(gpu):
     assert x.tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]] and x[1, 2].item() == 5.0
 
 
+def test_an_out_kernel_resizes_a_fakegpu_tensor(gpu):
+    """torch.arange(n, device=...) fills an empty tensor of its device (an out= kernel): the
+    wrapper's shape follows (torch.outer(arange, w), as LLaMA's RoPE writes it, once failed)."""
+    positions = torch.arange(5, device=gpu)
+    assert positions.shape == (5,) and positions.tolist() == [0, 1, 2, 3, 4]
+    assert torch.outer(positions, torch.ones(3, device=gpu)).shape == (5, 3)
+
+
 def test_modules_move_their_parameters_and_buffers_not_plain_attributes(gpu):
     class Table(nn.Module):
         def __init__(self):

@@ -110,6 +110,9 @@ class FakeGpuTensor(torch.Tensor):
             dtype=inner.dtype,
             device=fakegpu(),
             requires_grad=inner.requires_grad,
+            # sizes and strides asked of ``inner`` each time (through __torch_dispatch__): an
+            # out= kernel (torch.arange(n, device=...) fills an empty tensor) resizes it
+            dispatch_sizes_strides_policy="sizes",
         )
         t.inner = inner
         return t
