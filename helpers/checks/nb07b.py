@@ -1,5 +1,6 @@
 """Notebook 07b (a GPT on real text): the character tokenizer and the learning-rate schedule
-(the sampling filters: nb07b_sampling.py).
+(the sampling filters: nb07b_sampling.py; gradient clipping, the checkpoint and the questions:
+nb07b_craft.py).
 
 References are written out in nb07b_reference.py, each with switches for the known mistakes.
 """
