@@ -48,6 +48,11 @@ LN_MISTAKES = {
     "no_bias": "the bias is not added: return x_hat * weight + bias.",
     "no_weight": "x_hat is not multiplied by weight: return x_hat * weight + bias.",
     "weight_bias_swapped": "weight and bias are swapped: return x_hat * weight + bias.",
+    # the module as built (weight 1, bias 0): swapped in forward or at init, the same output
+    "weight_bias_swapped_built": "a freshly built LayerNorm (no weights loaded) outputs all "
+    "ones, as if weight were 0 and bias 1: either weight and bias start swapped (weight starts "
+    "at torch.ones(d_model), bias at torch.zeros(d_model)), or forward swaps them (return "
+    "x_hat * weight + bias).",
     "bias_scaled_by_weight": "the bias is scaled by the weight, (x_hat + bias) * weight: return "
     "x_hat * weight + bias.",
     "weight_zeros": "the output is the bias alone: is weight initialized to zeros? Use "
@@ -127,6 +132,12 @@ class LayerNormCheck(Exercise):
             bias_scaled_by_weight=v(None, None, then=lambda t: (t + b64) * w64),
             weight_zeros=v(None, None, then=lambda t: t * 0 + b64),
         )
+        if probe.state is None:  # as built: the init and the forward are not told apart
+            mistakes = [
+                (m[0], LN_MISTAKES["weight_bias_swapped_built"], *m[2:])
+                if m[-1] == "weight_bias_swapped" else m
+                for m in mistakes
+            ]  # fmt: skip
         mistakes += [
             (v(dims=dims), LN_MISTAKES["wrong_dim"].format(dims=words), "wrong_dim")
             for dims, words in LN_DIMS.items()
