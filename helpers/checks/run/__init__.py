@@ -9,6 +9,8 @@ standard library, ``helpers.device`` (the grader ships a private copy) and each 
    and ``fake_gpu`` (a second device on a CPU-only machine);
 2. the runners of their own: ``relations`` (props), ``modules`` (devices, sizes, training
    mode), ``parts`` (the module run again with its parts replaced), ``loops`` (a training
-   loop, decoding, a trained model's predictions);
-3. ``runner``: the table of runners (``RUNNERS``) and ``run_probe``: one probe -> an Outcome.
+   loop, decoding, a trained model's predictions), ``gradients`` (a probe's gradients),
+   ``craft`` (gradient clipping and a checkpoint's round trip);
+3. ``runner``: the table of runners (``RUNNERS``, with "value": a question's answer as it is)
+   and ``run_probe``: one probe -> an Outcome.
 """
