@@ -161,8 +161,9 @@ def _cannot_work(node: ast.stmt) -> bool:
 
 def _written(ex) -> bool:
     """An exercise whose graded object is code the learner writes (a function or a class), not
-    a variable the notebook assigns (a trained model: ``vit = VisionTransformer(...)``)."""
-    return getattr(ex, "kind", "") != "trained"
+    a variable the notebook assigns (a trained model: ``vit = VisionTransformer(...)``; a
+    question's answer: ``q_period = 11.2``)."""
+    return getattr(ex, "kind", "") not in ("trained", "question")
 
 
 def _opaque_calls(trees: list[ast.Module]) -> list[str]:
