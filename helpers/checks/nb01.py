@@ -161,10 +161,19 @@ class SoftmaxCheck(Exercise):
                     "Subtract the max along `dim`: then every exponent is <= 0.",
                     "shift_not_max",
                 )
+            e = x.exp()  # the unshifted formula, in the input's dtype: where does it overflow?
+            unshifted = e / e.sum(dim=dim, keepdim=True)
+            if e.isinf().any() and torch.equal(unshifted.isfinite(), got.cpu().isfinite()):
+                raise Fail(
+                    "the output has NaN or inf: exp(1000) overflows. Subtract the max along "
+                    "`dim` (keepdim=True) before exponentiating; softmax does not change.",
+                    "no_shift",
+                )
             raise Fail(
-                "the output has NaN or inf: exp(1000) overflows. Subtract the max along "
-                "`dim` (keepdim=True) before exponentiating; softmax does not change.",
-                "no_shift",
+                "the output has NaN or inf where every softmax value is finite (between 0 "
+                "and 1). Look for the step that makes it: an exp that overflows (subtract the "
+                "max along `dim` first), a log of a negative number, a division by 0.",
+                "not_finite",
             )
         ref = softmax64(x, dim)
         x64 = x.double()

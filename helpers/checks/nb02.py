@@ -37,8 +37,8 @@ SDPA_MISTAKES = {
     "over the keys must sum to 1, so use dim=-1.",
     "scaled_after_softmax": "the weights are divided by sqrt(d_k) after softmax, so the rows no "
     "longer sum to 1: divide the scores q @ kᵀ before softmax.",
-    "scale_by_T_k": "the scores are divided by sqrt(T_k), the number of keys: scale by "
-    "sqrt(d_k) = q.size(-1).",
+    "scale_by_T_k": "the scores are divided by sqrt(T_k) = sqrt({T_k}), the number of keys"
+    "{T_q_too}: scale by sqrt(d_k) = q.size(-1), the size of one query or key.",
     "mask_inverted": "the mask is inverted: True means *may attend*, so fill the scores where "
     "the mask is False (masked_fill(~mask, -inf)). nn.MultiheadAttention uses the opposite "
     "convention; this series does not.",
@@ -134,7 +134,8 @@ class ScaledDotProductAttentionCheck(PropertyMixin, Exercise):
             "hint": STABLE["softmax"],
             "factors": {"sqrt(d_k)": 1 / math.sqrt(d_k), "1 / sqrt(d_k)": math.sqrt(d_k)},
         }
-        fields = {"d_k": d_k, "d_v": d_v}
+        also = ", which here is also the number of queries T_q (q.size(-2))"
+        fields = {"d_k": d_k, "d_v": d_v, "T_k": T_k, "T_q_too": also if T_q == T_k else ""}
         mistakes = named(
             SDPA_MISTAKES,
             fields,

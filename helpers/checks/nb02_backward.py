@@ -45,8 +45,8 @@ GRAD_MISTAKES = {
     "so the gradient of q kᵀ is the scores' gradient divided by sqrt(d_k) = sqrt({d_k}).",
     "scale_multiplied": "the scores' gradient is multiplied by sqrt(d_k): the forward pass "
     "divided by sqrt(d_k), so the backward pass divides too.",
-    "scaled_twice": "the scaling is applied twice: divide the scores' gradient by sqrt(d_k) once "
-    "(d_k = {d_k}).",
+    "scaled_twice": "the scores' gradient is divided by d_k = sqrt(d_k)² (the scaling applied "
+    "twice, or d_k where sqrt(d_k) belongs): divide it by sqrt(d_k) once (d_k = {d_k}).",
     "softmax_diagonal_only": "the softmax's backward uses only the Jacobian's diagonal, "
     "w (1 - w) grad_w: grad_scores = w * (grad_w - sum(grad_w * w, -1)), the backward you "
     "wrote in notebook 01.",

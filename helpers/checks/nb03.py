@@ -169,7 +169,8 @@ class MultiHeadAttentionCheck(Exercise):
             kind = info["children"].get(name)
             if kind is None:
                 raise Fail(
-                    f"the module has no attribute {name!r}: name the projections q_proj, "
+                    f"the module has no layer {name!r} (an nn.Module): name the projections "
+                    "q_proj, "
                     "k_proj, v_proj and out_proj (nn.Linear(d_model, d_model)), as "
                     "nn.MultiheadAttention does, so that weights can be copied.",
                     "projection_names",
@@ -180,9 +181,11 @@ class MultiHeadAttentionCheck(Exercise):
                 )
         biases = [n for n in info["parameters"] if n.endswith(".bias")]
         if bool(biases) != bias:
+            given, fix = f"with bias={bias}", "pass bias=bias to each nn.Linear."
+            if "bias" not in probe.init:  # the default: the signature's, or the Linear's
+                given, fix = "with bias left out", "the signature's default is bias=True, " + fix
             raise Fail(
-                f"with bias={bias} the projections must {'' if bias else 'not '}have a bias: "
-                "pass bias=bias to each nn.Linear.",
+                f"{given} the projections must {'' if bias else 'not '}have a bias: {fix}",
                 "bias_ignored",
             )
         names = {

@@ -219,7 +219,8 @@ class GroupedQueryAttentionCheck(Exercise):
             kind = info["children"].get(name)
             if kind is None:
                 raise Fail(
-                    f"the module has no attribute {name!r}: name the projections q_proj, "
+                    f"the module has no layer {name!r} (an nn.Module): name the projections "
+                    "q_proj, "
                     "k_proj, v_proj and out_proj (nn.Linear), as in MultiHeadAttention, so "
                     "that the check can copy its weights.",
                     "projection_names",
@@ -244,9 +245,11 @@ class GroupedQueryAttentionCheck(Exercise):
                 names[f"{name}.bias"] = [d_out]
         biases = [n for n in info["parameters"] if n.endswith(".bias")]
         if bool(biases) != bias:
+            given, fix = f"with bias={bias}", "pass bias=bias to each nn.Linear."
+            if "bias" not in probe.init:  # the default: the signature's, or the Linear's
+                given, fix = "with bias left out", "the signature's default is bias=True, " + fix
             raise Fail(
-                f"with bias={bias} the projections must {'' if bias else 'not '}have a bias: "
-                "pass bias=bias to each nn.Linear.",
+                f"{given} the projections must {'' if bias else 'not '}have a bias: {fix}",
                 "bias_ignored",
             )
         hint = (

@@ -15,6 +15,7 @@ from .framework import (
     expect_finite,
     expect_like,
     expect_tensor,
+    fmt_values,
     named,
     randint,
     randn,
@@ -80,6 +81,7 @@ PE_MISTAKES = {
     "scaling (notebook 06); PositionalEncoding only adds pe[:T].",
     "table_only": "the output is the table alone: return x + pe[:T].",
     "pe_not_added": "the output equals the input: add pe[:T] to x.",
+    "pe_subtracted": "the output is x - pe[:T]: add the table, x + pe[:T].",
     "sliced_by_batch": "pe is sliced by x.size(0), the batch size: the positions run along dim "
     "1 of x (B, T, d_model), so add self.pe[: x.size(1)]. (The PyTorch tutorial's table "
     "(max_len, 1, d_model) is made for x (T, B, d_model); any layout of pe is fine if row t is "
@@ -115,8 +117,10 @@ def table_faults(pe: torch.Tensor) -> Fail | None:
         )
     if not close(pe[0], torch.arange(d) % 2, 1e-4, 0):
         return Fail(
-            "the first row is not (sin 0, cos 0, ...) = (0, 1, 0, 1, ...): the row of position "
-            "p holds the angles p * w_i, and the positions run from 0, torch.arange(max_len).",
+            f"the first row (position 0) begins {fmt_values(pe[0, :4])}, not (sin 0, cos 0, "
+            "...) = (0, 1, 0, 1, ...): every angle is 0 at position 0. The row of position p "
+            "holds sin and cos of the angles p * w_i, and the positions run from 0, "
+            "torch.arange(max_len).",
             "first_row",
         )
     w = torch.atan2(s[1, :n], c[1]) if len(pe) > 1 else torch.zeros(0)
@@ -279,6 +283,7 @@ class PositionalEncodingCheck(PropertyMixin, Exercise):
                 x_scaled=lambda: x64 * math.sqrt(d_model) + pe,
                 table_only=lambda: pe.expand_as(x64),
                 pe_not_added=x64,
+                pe_subtracted=lambda: x64 - pe,
                 sliced_by_batch=lambda: x64 + sinusoidal64(x.shape[0], d_model)[:, None, :],
             ),
             explain=lambda got: table_faults((got.double() - x64).flatten(0, -3)[0]),

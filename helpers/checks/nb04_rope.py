@@ -151,10 +151,11 @@ class ApplyRopeCheck(Exercise):
     def explain_error(self, probe, error):
         if "must match the size of tensor" in error or "shape mismatch" in error:
             return Fail(
-                "the angles do not broadcast with x: positions run along dim -2 (T = "
-                "x.size(-2)) and the d // 2 frequencies along the last dim, so the angles are "
-                "(T, d // 2) and multiply x[..., 0::2] and x[..., 1::2] (..., T, d // 2), "
-                "whatever the leading dims.\n   " + error,
+                "two tensors of the rotation do not broadcast (the error below): the angles "
+                "are (T, d // 2), positions along dim -2 (T = x.size(-2)) and the d // 2 "
+                "frequencies along the last dim, and they multiply the pair halves x[..., 0::2] "
+                "and x[..., 1::2], (..., T, d // 2) each, whatever the leading dims. Check the "
+                "shapes of both.\n   " + error,
                 "angles_shape",
             )
         return None

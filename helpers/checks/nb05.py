@@ -55,8 +55,13 @@ LN_MISTAKES = {
     "x_hat * weight + bias).",
     "bias_scaled_by_weight": "the bias is scaled by the weight, (x_hat + bias) * weight: return "
     "x_hat * weight + bias.",
-    "weight_zeros": "the output is the bias alone: is weight initialized to zeros? Use "
-    "torch.ones(d_model).",
+    "weight_zeros": "the output is the bias alone: x_hat * weight is 0 everywhere, with the "
+    "weights loaded (not 0), so x_hat is 0: x - mean must subtract each row's mean over the "
+    "last dim, x.mean(dim=-1, keepdim=True), and forward must use self.weight.",
+    # the module as built: the init and x_hat are not told apart
+    "weight_zeros_built": "the output is the bias alone: x_hat * weight is 0 everywhere. Is "
+    "weight initialized to zeros? Use torch.ones(d_model). (Or x_hat is 0: x - mean must "
+    "subtract each row's mean over the last dim, x.mean(dim=-1, keepdim=True).)",
 }
 
 
@@ -134,8 +139,8 @@ class LayerNormCheck(Exercise):
         )
         if probe.state is None:  # as built: the init and the forward are not told apart
             mistakes = [
-                (m[0], LN_MISTAKES["weight_bias_swapped_built"], *m[2:])
-                if m[-1] == "weight_bias_swapped" else m
+                (m[0], LN_MISTAKES[m[-1] + "_built"], *m[2:])
+                if m[-1] in ("weight_bias_swapped", "weight_zeros") else m
                 for m in mistakes
             ]  # fmt: skip
         mistakes += [
@@ -177,7 +182,8 @@ def layer_norm_faults(got, x, w, b, eps: float) -> Fail | None:
     rows = g.reshape(xh.shape)
     xc, gc = xh - xh.mean(0), rows - rows.mean(0)
     a = (xc * gc).sum(0) / (xc * xc).sum(0).clamp(min=1e-12)
-    if len(xh) > 2 and close(rows, xc * a + rows.mean(0), 1e-4, 1e-3):
+    # a = 0: that feature does not depend on x_hat at all, so x_hat may well be wrong
+    if len(xh) > 2 and (a.abs() > 1e-6).all() and close(rows, xc * a + rows.mean(0), 1e-4, 1e-3):
         return Fail(
             "x_hat = (x - mean) / sqrt(var + eps) is right; weight and bias are applied "
             "wrongly: return x_hat * self.weight + self.bias.",
@@ -213,8 +219,8 @@ FFN_MISTAKES = {
     "not).",
     "dropout_on_input": "dropout is applied to the input x: apply it to the hidden activations, "
     "linear2(dropout(act(linear1(x)))).",
-    "activation_ignored": "this is the {other} network: the `activation` argument is ignored "
-    "(activation={act!r} here).",
+    "activation_ignored": "this is the {other} network, though activation={act!r} here: the "
+    "`activation` argument is ignored, or picks the wrong function.",
     "tanh_gelu": "this GELU is the tanh approximation: use the exact one, F.gelu(h) "
     "(approximate='none'), as nn.TransformerEncoderLayer does.",
     "no_activation": "there is no activation between linear1 and linear2: two linear layers in a "

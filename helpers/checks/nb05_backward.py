@@ -94,8 +94,8 @@ LNB_MISTAKES = {
     "mean(g * x_hat)) / std.",
     "params_swapped": "grad_weight and grad_bias are swapped: the weight multiplies x_hat, so "
     "grad_weight sums grad_y * x_hat; the bias is added as is, so grad_bias sums grad_y.",
-    "grad_weight_mean": "grad_weight and grad_bias are means over the tokens: they are sums. "
-    "Every token uses the same weight, so every token adds its share of the gradient.",
+    "grad_weight_mean": "{what} is a mean over the tokens: it is a sum. Every token uses the "
+    "same weight and bias, so every token adds its share of the gradient.",
     "grad_weight_from_x": "grad_weight is the sum of grad_y * x: the weight multiplies x_hat, "
     "so grad_weight = (grad_y * x_hat) summed over every dim but the last.",
 }
@@ -183,11 +183,12 @@ class LayerNormBackwardCheck(PropertyMixin, Exercise):
         ref = lnb64(x, weight, grad_y, eps)
         atol = 1e-4 if x.dtype == torch.float32 else None
         expect_close(gx, ref[0], "grad_x", atol=atol, mistakes=mistakes)
-        params = named(
-            LNB_MISTAKES,
-            grad_weight_mean=[v(1, reduce="mean"), v(2, reduce="mean")],
-            grad_weight_from_x=v(1, weight_from="x"),
-            params_swapped=[v(2), v(1)],
-        )
-        expect_close(gw, ref[1], "grad_weight", atol=atol, mistakes=params)
-        expect_close(gb, ref[2], "grad_bias", atol=atol, mistakes=params)
+        for i, (g, what) in enumerate([(gw, "grad_weight"), (gb, "grad_bias")], 1):
+            params = named(
+                LNB_MISTAKES,
+                {"what": what},
+                grad_weight_mean=v(i, reduce="mean"),
+                grad_weight_from_x=v(1, weight_from="x"),
+                params_swapped=[v(2), v(1)],
+            )
+            expect_close(g, ref[i], what, atol=atol, mistakes=params)

@@ -84,7 +84,7 @@ def diagnose(
         code = next((STABLE_CODES[k] for k, t in STABLE.items() if t == hint), "not_finite")
         return Fail(
             f"{what} {agree(what, 'contains')} {bad} where the expected values "
-            "are finite" + (f": {hint}" if hint else "."),
+            "are finite" + (f". One common cause: {hint}" if hint else "."),
             code,
         )
     if not torch.isfinite(g).all() or not torch.isfinite(r).all():

@@ -34,8 +34,9 @@ def judge(ex: Exercise, probe: Probe, info) -> Fail | None:
                 return Fail(
                     f"`{name}` is {found[name]!r} in a module built with dropout={given!r}"
                     + ("" if "dropout" in (probe.init or {}) else " (the default)")
-                    + ": the dropout ignores the `dropout` argument. Build it with "
-                    "nn.Dropout(dropout) (nn.Dropout() alone drops with p=0.5).",
+                    + ": the `dropout` argument does not reach this nn.Dropout (not passed "
+                    "on, or another argument passed in its place; nn.Dropout() alone drops with "
+                    "p=0.5). Build it with nn.Dropout(dropout), and pass dropout= on by name.",
                     "dropout_p_ignored",
                 )
             return Fail(

@@ -206,7 +206,7 @@ class NotAModule:
 @pytest.mark.parametrize(
     "candidate, words",
     [
-        (Renamed, "no attribute 'q_proj'"),
+        (Renamed, "no layer 'q_proj'"),
         (PerHeadLayers, "q_proj.weight has shape"),
         (AlwaysBias, "bias=False"),
         (ExtraFused, "parameters the contract does not have: qkv.bias, qkv.weight"),
