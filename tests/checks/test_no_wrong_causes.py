@@ -1,0 +1,81 @@
+"""No wrong causes (issue 29): a mistake's message names a cause only when the learner's code has
+it. Held on mutants of the references (tests/checks/mutation.py makes them, one edit each) that a
+review found named by a hand-written mistake: each row is one edit, the code its check must give,
+and the words its message must not say (the cause that edit does not have, or a claim that is
+false of it). Rows where the old message claimed a wrong cause keep it from coming back; rows
+where the code was judged right keep the diagnosis from drifting to another mistake.
+"""
+
+import ast
+
+import pytest
+
+from helpers.checks import EXERCISES, check, edits
+from tests.checks.mutation_probes import SOURCES
+
+# (exercise, the edit as the mutation tool names it, expected mistake code, words it must not say)
+WRONG_BEFORE = [
+    # NaN from log(negative), not from exp overflowing on large inputs
+    ("01.softmax", "L4 exp -> log", "not_finite", "exp(1000) overflows"),
+    # q.size(-2): the number of queries, which equals T_k in that case
+    ("02.scaled_dot_product_attention", "L6 1 -> 2", "scale_by_T_k", "the number of keys:"),
+    # divided by d_k once, not by sqrt(d_k) twice
+    ("02.attention_backward", "L14 call math.sqrt(...) dropped", "scaled_twice",
+     "the scaling is applied twice:"),
+    # self.out_proj = d_model: an attribute, but not a layer
+    ("03.GroupedQueryAttention", "L21 call nn.Linear(...) dropped", "projection_names",
+     "no attribute"),
+    # the default bias=False in the signature; every nn.Linear gets bias=bias
+    ("03.MultiHeadAttention", "L9 True -> False", "bias_ignored", "with bias=True"),
+    # x[..., 2::2] does not line up with x[..., 0::2]; the angles are right
+    ("04.apply_rope", "L9 1 -> 2", "angles_shape", "the angles do not broadcast"),
+    # x - pe: the table is right, the positions run from 0
+    ("04.PositionalEncoding", "L11 Add -> Sub", "pe_subtracted", "positions run from 0"),
+    # `activation == "relu"` flipped: the argument is used, the wrong way round
+    ("05.FeedForward", "L11 Eq -> NotEq", "activation_ignored", "argument is ignored (acti"),
+    # mean = x: x_hat is 0, the loaded weight is not
+    ("05.LayerNorm", "L11 call x.mean(...) dropped", "weight_zeros", "initialized to zeros"),
+    # x_hat = 1 everywhere: x_hat is wrong, not the affine step
+    ("05.LayerNorm", "L13 Div operands swapped", None, "x_hat = (x - mean) / sqrt(var + eps) is "
+     "right"),
+    # only grad_weight is a mean; grad_bias is right
+    ("05.layer_norm_backward", "L11 sum -> mean", "grad_weight_mean", "grad_bias are means"),
+    # norm_first passed where dropout belongs: the argument is passed, to the wrong parameter
+    ("06.TransformerEncoder", "L24 TransformerEncoderBlock arguments 4,5 swapped",
+     "dropout_p_ignored", "the dropout ignores the `dropout` argument"),
+]  # fmt: skip
+
+RIGHT = [
+    ("01.softmax", "L3 Sub -> Add", "no_shift", ""),
+    ("01.softmax", "L3 amax -> amin", "shift_not_max", ""),
+    ("01.softmax", "L3 keyword dim= dropped", "global_max", ""),
+    ("01.softmax_backward", "L5 call (grad_y * y).sum(...) dropped", "diagonal_only", ""),
+    ("02.scaled_dot_product_attention", "L9 inf -> 0", "blocked_scores_zero", ""),
+    ("02.scaled_dot_product_attention", "L9 Invert removed", "mask_inverted", ""),
+    ("03.MultiHeadAttention", "L28 call x.transpose(...) dropped", "merge_without_transpose", ""),
+    ("05.TransformerEncoderBlock", "L34 self.norm2 -> self.norm1", "norm1_reused", ""),
+    ("06.masked_cross_entropy", "L6 mean -> sum", "smoothing_sum", ""),
+    ("07.TransformerDecoderBlock", "L43 Add -> Sub", "residual_subtracted", ""),
+]
+
+
+def mutant(exercise: str, site: str):
+    source, ns = edits.reference_source(EXERCISES[exercise])
+    tree = edits.strip_annotations(ast.parse(source))
+    found = [e for e in edits.edits(tree) if e.tag == site]
+    assert len(found) == 1, f"{exercise}: no single edit {site!r} (the reference changed?)"
+    return edits.build(edits.mutant_source(tree, found[0]), ns, SOURCES[exercise][2], site)
+
+
+@pytest.mark.parametrize(
+    "exercise, site, code, wrong_words",
+    WRONG_BEFORE + RIGHT,
+    ids=[f"{r[0]}:{r[1]}" for r in WRONG_BEFORE + RIGHT],
+)
+def test_the_message_claims_no_cause_the_edit_lacks(exercise, site, code, wrong_words):
+    r = check(exercise, mutant(exercise, site), quiet=True)
+    assert not r.passed
+    text = "\n".join(r.messages)
+    if code is not None:
+        assert r.mistake == f"{exercise}/{code}", (r.mistake, text)
+    assert not wrong_words or wrong_words not in text, text
