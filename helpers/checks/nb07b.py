@@ -8,11 +8,12 @@ References are written out in nb07b_reference.py, each with switches for the kno
 from __future__ import annotations
 
 import math
+import re
 
 import torch
 
 from .framework import Exercise, Fail, Probe, expect_tensor, fmt_shape, randint, register
-from .nb07b_reference import decode64, encode64, lr64
+from .nb07b_reference import decode64, decode_variants, encode64, encode_variants, lr64
 
 # --------------------------------------------------------------------------- tokenizer
 
@@ -23,13 +24,46 @@ def _text(gen: torch.Generator, n: int, vocab: str = VOCAB) -> str:
     return "".join(vocab[i] for i in randint(gen, 0, len(vocab), n).tolist())
 
 
+def _unsorted(gen: torch.Generator, vocab: str = VOCAB) -> str:
+    """The characters of ``vocab`` in a random order (a vocab need not be sorted)."""
+    return "".join(vocab[i] for i in torch.randperm(len(vocab), generator=gen).tolist())
+
+
+def only(found: list[str]) -> str | None:
+    """The code of the one known mistake that gives the answer, None when none or several do
+    (a message must not name a cause the code may not have)."""
+    codes = list(dict.fromkeys(found))
+    return codes[0] if len(codes) == 1 else None
+
+
 ENCODE_MISTAKES = {
     "one_based": "the ids start at 1: the id of a character is its index in `vocab`, from 0 "
     "(vocab[0] has id 0).",
     "own_vocab": "the ids come from the text's own characters (sorted(set(text))), not from "
     "`vocab`: a text that lacks some characters of the vocabulary gets other ids. Use "
     "vocab.index(c) (or a dict built once from `vocab`).",
+    "code_point": "the ids are the characters' Unicode code points (ord(c)): the id of a "
+    "character is its index in `vocab`, vocab.index(c) (or a dict built once from `vocab`).",
+    "sorted_vocab": "the ids are indices in sorted(vocab): the id of a character is its index in "
+    "`vocab` as given, and a vocab need not be sorted (this one is not), vocab.index(c).",
+    "strips_text": "the text was stripped (text.strip()): its leading and trailing whitespace "
+    "(spaces, newlines) are characters too, each gets an id; there are len(text) ids.",
+    "wrong_order": "the ids follow another order of the characters than vocab's (a set(vocab), "
+    "say, has an order of its own): the id of a character is its index in `vocab`, the string "
+    "as given, vocab.index(c) or {ch: i for i, ch in enumerate(vocab)}.",
+    "empty_text": "the empty text raised {error}: an empty text has no ids, the answer is an "
+    "empty LongTensor of shape (0,), torch.tensor([], dtype=torch.long).{stack}",
 }
+
+
+def relabels(got: torch.Tensor, text: str, n: int) -> bool:
+    """Whether ``got`` gives each character of ``text`` one id of range(n), another for each
+    other character: a consistent code, in another order than the vocab's."""
+    ids: dict[str, int] = {}
+    for c, i in zip(text, got.tolist()):
+        if ids.setdefault(c, i) != i or not 0 <= i < n:
+            return False
+    return len(set(ids.values())) == len(ids)
 
 
 @register
@@ -44,6 +78,11 @@ class EncodeCheck(Exercise):
         cases.append(("a text with a newline and punctuation", "Tea? Yes, sir.\nA lot!", VOCAB))
         cases.append(("vocab = 'ab', text = 'b'", "b", "ab"))
         cases.append(("the empty text", "", VOCAB))
+        cases.append(
+            ("a text that starts with a space, ends with a newline", " Tea? Yes.\n", VOCAB)
+        )
+        unsorted = _unsorted(gen)
+        cases.append((f"an unsorted vocab {unsorted!r}", _text(gen, 30, unsorted), unsorted))
         for name, text, vocab in cases:  # no tensor input: the ids are made on the CPU
             yield Probe(name, args=(text, vocab), cpu_only=True)
 
@@ -56,6 +95,10 @@ class EncodeCheck(Exercise):
             )
         got = expect_tensor(out, "the ids")
         ref = encode64(text, vocab)
+        variants = encode_variants(text, vocab)
+        stripped = variants.get("strips_text")
+        if stripped is not None and got.shape == stripped.shape and torch.equal(got, stripped):
+            raise Fail(ENCODE_MISTAKES["strips_text"], "strips_text")
         if tuple(got.shape) != tuple(ref.shape):
             raise Fail(
                 f"the ids have shape {fmt_shape(got.shape)}, expected {fmt_shape(ref.shape)}: one "
@@ -70,22 +113,46 @@ class EncodeCheck(Exercise):
             )
         if torch.equal(got, ref):
             return
-        own = "".join(sorted(set(text)))
-        for variant, code in ((encode64(text, vocab, offset=1), "one_based"),
-                              (encode64(text, own) if own else None, "own_vocab")):  # fmt: skip
-            if variant is not None and torch.equal(got, variant):
-                raise Fail(ENCODE_MISTAKES[code], code)
+        code = only([c for c, v in variants.items() if torch.equal(got, v)])
+        if code is None and relabels(got, text, len(vocab)):
+            code = "wrong_order"
+        if code is not None:
+            raise Fail(ENCODE_MISTAKES[code], code)
         first = int((got != ref).nonzero()[0, 0])
         raise Fail(
             f"character {first} ({text[first]!r}) got id {int(got[first])}, expected "
             f"{int(ref[first])} (its index in vocab).",
         )
 
+    def explain_error(self, probe, error):
+        text, _ = probe.args
+        if text:
+            return None
+        stack = (
+            " torch.stack and torch.cat need at least one tensor." if "non-empty" in error else ""
+        )
+        first = error.split("\n")[0].removeprefix("your code raised ")
+        return Fail(ENCODE_MISTAKES["empty_text"].format(error=first, stack=stack), "empty_text")
+
 
 DECODE_MISTAKES = {
     "separator": "the characters are joined with {sep!r} between them: join them with nothing, "
     "''.join(...).",
     "one_based": "each id is read one place off: id i is vocab[i], the ids start at 0.",
+    "strips_text": "the decoded text is stripped (.strip()): leading and trailing spaces and "
+    "newlines are characters of the text too, and decode is the inverse of encode: keep every "
+    "character.",
+    "code_point": "chr(i) is the Unicode character with code point i, not the vocabulary's: id "
+    "i is vocab[i], the character at index i in vocab.",
+    "unique": "each id is decoded once (torch.unique, or a set): repeated ids are dropped and "
+    "the order is lost. Decode every id, in the order given.",
+    "sorted_vocab": "the ids are looked up in sorted(vocab): look each id up in vocab as given, "
+    "vocab[i] (this vocab is not sorted; the notebook's happens to be).",
+    "skips_zero": "id 0 is skipped, as if it were padding: it is vocab[0] ({zero!r} here), the "
+    "first character of the vocabulary. Decode every id.",
+    "list_input": "ids is a plain Python list of ints here (decode takes a 1-D tensor or a "
+    "list), and a list has no .{attr}: iterate over ids directly, int(i) turns a 0-d tensor "
+    "or an int into an int.",
 }
 
 
@@ -99,8 +166,19 @@ class DecodeCheck(Exercise):
         ids = encode64("attention", VOCAB)
         yield Probe("the ids of 'attention'", args=(ids, VOCAB))
         yield Probe("40 random ids", args=(randint(gen, 0, len(VOCAB), 40), VOCAB))
-        yield Probe("ids as a Python list", args=(encode64("Tea? Yes.\n", VOCAB).tolist(), VOCAB))
+        yield Probe("ids as a Python list", args=(encode64(" Tea? Yes.\n", VOCAB).tolist(), VOCAB))
         yield Probe("no ids", args=(torch.zeros(0, dtype=torch.long), VOCAB))
+        unsorted = _unsorted(gen)
+        ids = randint(gen, 0, len(unsorted), 30)
+        yield Probe(f"30 random ids of an unsorted vocab {unsorted!r}", args=(ids, unsorted))
+
+    def explain_error(self, probe, error):
+        ids, _ = probe.args
+        found = re.search(r"'list' object has no attribute '(\w+)'", error)
+        if isinstance(ids, list) and found:
+            attr = found.group(1) + ("()" if found.group(1) != "shape" else "")
+            return Fail(DECODE_MISTAKES["list_input"].format(attr=attr), "list_input")
+        return None
 
     def judge(self, probe, out):
         ids, vocab = probe.args
@@ -118,6 +196,9 @@ class DecodeCheck(Exercise):
                 raise Fail(DECODE_MISTAKES["separator"].format(sep=sep), "separator")
         if ids and out in (decode64(ids, vocab, offset=1), decode64(ids, vocab, offset=-1)):
             raise Fail(DECODE_MISTAKES["one_based"], "one_based")
+        code = only([c for c, vs in decode_variants(ids, vocab).items() if out in vs])
+        if code is not None:
+            raise Fail(DECODE_MISTAKES[code].format(zero=vocab[0]), code)
         raise Fail(f"decoded {out[:60]!r}, expected {ref[:60]!r}.")
 
 
@@ -146,6 +227,19 @@ LR_MISTAKES = {
     "no_half": "the cosine factor is 1 + cos(...), which starts at 2: multiply it by 0.5, so it "
     "goes from 1 to 0.",
     "linear": "the decay is a straight line: use the cosine, 0.5 * (1 + cos(pi * progress)).",
+    "no_pi": "the cosine's argument has no pi: cos(t) covers 1 radian of the cosine and ends "
+    "far above min_lr at step total. Use cos(pi * t), from cos 0 = 1 to cos pi = -1, half a "
+    "cosine.",
+    "rises": "the cosine factor is 0.5 * (1 - cos(pi * t)), which goes from 0 up to 1: the rate "
+    "rises from min_lr to max_lr during the decay. Use 1 + cos(pi * t), which starts at max_lr "
+    "at step warmup and falls.",
+    "floor_division": "t = (step - warmup) // (total - warmup) is floor (integer) division: t is "
+    "0 at every step of the decay but the last, so the rate stays at max_lr. Use / for t.",
+    "warmup_from_min_lr": "the warm-up starts from min_lr: it rises from 0, max_lr * (step + 1) "
+    "/ (warmup + 1) (min_lr is the floor the decay ends at).",
+    "divides_by_warmup": "with warmup = 0 (no warm-up) your code divides by zero: compute "
+    "anything divided by warmup only inside the `step < warmup` branch, which warmup = 0 never "
+    "enters.",
 }
 
 # (warmup, total, max_lr, min_lr) and the steps probed: each phase and both of its ends
@@ -191,8 +285,18 @@ class LrAtCheck(Exercise):
             ("min_added", {"shape": "min_added"}),
             ("no_half", {"shape": "no_half"}),
             ("linear", {"shape": "linear"}),
+            ("no_pi", {"shape": "no_pi"}),
+            ("rises", {"shape": "rises"}),
+            ("floor_division", {"progress": "floor_div"}),
+            ("warmup_from_min_lr", {"warm": "from_min_lr"}),
         ]
         for code, switch in variants:
             if math.isclose(out, lr64(*probe.args, **switch), rel_tol=1e-6, abs_tol=1e-12):
                 raise Fail(f"got {out:.6g}, expected {ref:.6g}: " + LR_MISTAKES[code], code)
         raise Fail(f"got {out:.6g}, expected {ref:.6g}.")
+
+    def explain_error(self, probe, error):
+        warmup = probe.args[1]
+        if warmup == 0 and ("ZeroDivisionError" in error or "division by zero" in error):
+            return Fail(LR_MISTAKES["divides_by_warmup"], "divides_by_warmup")
+        return None

@@ -218,6 +218,29 @@ def straight_run(kw: dict) -> list[float]:
     return [train_step(model, optimizer, x, y) for x, y in kw["batches"]][kw["save_at"] :]
 
 
+def rounded_first_loss(kw: dict, dtype: torch.dtype) -> float:
+    """The first loss after loading when the saved model's floating tensors were cast to
+    ``dtype`` (and copied back into the float64 model by load_state_dict)."""
+    model = tiny_model(kw["sizes"], kw["state"])
+    optimizer = adamw(model, kw["lr"], kw["weight_decay"])
+    for x, y in kw["batches"][: kw["save_at"]]:
+        train_step(model, optimizer, x, y)
+    state = {k: v.to(dtype) if v.is_floating_point() else v for k, v in model.state_dict().items()}
+    model.load_state_dict(state)
+    x, y = kw["batches"][kw["save_at"]]
+    with torch.no_grad():
+        return torch.nn.functional.cross_entropy(model(x), y).item()
+
+
+def rounded_to(kw: dict, first: float) -> torch.dtype | None:
+    """The lower precision the model's state went through, if the first loss after loading is
+    the one a model rounded to it gives."""
+    for dtype in (torch.float16, torch.bfloat16, torch.float32):
+        if math.isclose(rounded_first_loss(kw, dtype), first, rel_tol=1e-12):
+            return dtype
+    return None
+
+
 def _losses(values: list[float], digits: int = 6) -> str:
     return "[" + ", ".join(f"{v:.{digits}f}" for v in values) + "]"
 
@@ -252,6 +275,18 @@ def judge_resume(probe, out, fixes: dict) -> None:
         raise Fail(RESUME["bits"].format(got=got, want=want), "not_bitwise")
     if not math.isclose(resumed[0], went_on[0], rel_tol=1e-5):
         fresh = " (it is the fresh model's loss)" if resumed[0] == out["fresh"] else ""
+        dtype = None if fresh else rounded_to(kw, resumed[0])
+        if dtype is not None:
+            name = str(dtype).split(".")[-1]
+            digits = round(-math.log10(torch.finfo(dtype).resolution))
+            raise Fail(
+                f"the first loss after loading ({resumed[0]:.6f}) is not the saved model's "
+                f"({went_on[0]:.6f}), it is the loss of the saved weights rounded to {name}: the "
+                f"model's state lost precision on the way ({name} keeps about {digits} "
+                "significant digits, float64 about 15). Keep the tensors in their own dtype (no "
+                ".half(), no .to(...)): a resumed run repeats the same numbers to the last bit.",
+                "model_rounded",
+            )
         raise Fail(
             RESUME["model"].format(
                 got=resumed[0], want=went_on[0], fresh=fresh, fix=fixes["model"]

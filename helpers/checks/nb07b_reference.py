@@ -17,10 +17,41 @@ def encode64(text: str, vocab: str, *, offset: int = 0) -> torch.Tensor:
     return torch.tensor([vocab.index(c) + offset for c in text], dtype=torch.long)
 
 
+def encode_variants(text: str, vocab: str) -> dict[str, torch.Tensor]:
+    """encode's known wrong answers for this text and vocab (only those that differ from the
+    right one here): the ids from 1, from the text's own characters, the Unicode code points,
+    the index in sorted(vocab), and the text stripped of its leading and trailing whitespace."""
+    own = "".join(sorted(set(text)))
+    out = {
+        "one_based": encode64(text, vocab, offset=1),
+        "own_vocab": encode64(text, own) if own else None,
+        "code_point": torch.tensor([ord(c) for c in text], dtype=torch.long),
+        "sorted_vocab": encode64(text, "".join(sorted(vocab))),
+        "strips_text": encode64(text.strip(), vocab),
+    }
+    ref = encode64(text, vocab)
+    return {k: v for k, v in out.items() if v is not None and not torch.equal(v, ref)}
+
+
 def decode64(ids: list[int], vocab: str, *, offset: int = 0, sep: str = "") -> str:
     """The characters of ``ids`` joined (``sep`` between them, ids shifted by ``offset``: wrong
     variants)."""
     return sep.join(vocab[(i - offset) % len(vocab)] for i in ids)
+
+
+def decode_variants(ids: list[int], vocab: str) -> dict[str, str]:
+    """decode's known wrong answers (those that differ from the right one here): the text
+    stripped, chr(id) for vocab[id], each id once (torch.unique: sorted; or in the order first
+    seen), the ids looked up in sorted(vocab), id 0 skipped as if it were padding."""
+    out = {
+        "strips_text": decode64(ids, vocab).strip(),
+        "code_point": "".join(chr(i) for i in ids),
+        "unique": [decode64(sorted(set(ids)), vocab), decode64(list(dict.fromkeys(ids)), vocab)],
+        "sorted_vocab": decode64(ids, "".join(sorted(vocab))),
+        "skips_zero": decode64([i for i in ids if i != 0], vocab),
+    }
+    ref = decode64(ids, vocab)
+    return {k: [x for x in (v if isinstance(v, list) else [v]) if x != ref] for k, v in out.items()}
 
 
 # --------------------------------------------------------------------------- schedule
@@ -42,12 +73,15 @@ def lr64(
     from max_lr at step = warmup down to min_lr at step = total, and min_lr after it.
 
     Wrong variants: ``warm`` "from_zero" (step / warmup), "one_short" ((step + 1) / warmup),
-    "none" (no warm-up); ``progress`` "from_zero" (step / total), "over_total" ((step -
-    warmup) / total); ``floor=False``: the cosine goes on after ``total``; ``shape``
+    "none" (no warm-up), "from_min_lr" (from min_lr up to max_lr); ``progress`` "from_zero"
+    (step / total), "over_total" ((step - warmup) / total), "floor_div" ((step - warmup) //
+    (total - warmup)); ``floor=False``: the cosine goes on after ``total``; ``shape``
     "to_zero" (min_lr ignored), "min_added" (min_lr + the full cosine of max_lr), "no_half"
-    (1 + cos without 0.5), "linear" (a straight line).
+    (1 + cos without 0.5), "linear" (a straight line), "no_pi" (cos(t)), "rises" (1 - cos).
     """
     if warm != "none" and step < warmup:
+        if warm == "from_min_lr":
+            return min_lr + (max_lr - min_lr) * (step + 1) / (warmup + 1)
         num, den = {"right": (step + 1, warmup + 1), "from_zero": (step, warmup)}.get(
             warm, (step + 1, warmup)
         )
@@ -58,9 +92,13 @@ def lr64(
         t = step / total
     elif progress == "over_total":
         t = (step - warmup) / total
+    elif progress == "floor_div":
+        t = (step - warmup) // (total - warmup)
     else:
         t = (step - warmup) / (total - warmup)
-    cos = 0.5 * (1 + math.cos(math.pi * t))
+    cos = 0.5 * (1 + math.cos(t if shape == "no_pi" else math.pi * t))
+    if shape == "rises":
+        cos = 1 - cos
     if shape == "to_zero":
         return max_lr * cos
     if shape == "min_added":
@@ -76,8 +114,22 @@ def lr64(
 
 
 def temperature64(logits: torch.Tensor, temperature: float, *, variant: str = "right"):
-    """softmax(logits / temperature) over the last dim; a one-hot at the argmax for 0."""
+    """softmax(logits / temperature) over the last dim; a one-hot at the argmax for 0 (the
+    first of the largest logits when several tie, as argmax gives).
+
+    Wrong variants at temperature 0: "ties" (a 1 at every logit equal to the row's max),
+    "tie_last" (the one-hot at the last of them), "global_max" (1 where a logit equals the
+    largest of the whole tensor); else "multiplied", "ignored", "logits", "log_softmax",
+    "wrong_dim" (see TEMPERATURE_MISTAKES in nb07b_sampling.py).
+    """
     x = logits.double()
+    if temperature == 0 and variant == "ties":
+        return (x == x.amax(-1, keepdim=True)).double()
+    if temperature == 0 and variant == "tie_last":
+        last = x.size(-1) - 1 - x.flip(-1).argmax(-1)
+        return torch.nn.functional.one_hot(last, x.size(-1)).double()
+    if temperature == 0 and variant == "global_max":
+        return (x == x.max()).double()
     if temperature == 0 and variant != "no_greedy":
         return torch.nn.functional.one_hot(x.argmax(-1), x.size(-1)).double()
     if variant == "multiplied":
@@ -99,9 +151,26 @@ def top_k_keep(logits: torch.Tensor, k: int, *, variant: str = "right") -> torch
     its row (ties with it stay); all of them when k >= the vocabulary.
 
     Wrong variants: "strict" (> the k-th: k - 1 kept), "k_plus_one", "smallest", "exactly_k"
-    (the indices of topk: a tie at the k-th value cut), "wrong_dim" (over dim 0).
+    (the indices of topk: a tie at the k-th value cut), "wrong_dim" (over dim 0),
+    "kth_smallest" (every logit >= the k-th smallest: torch.kthvalue, or an ascending sort's
+    [k - 1]), "whole_batch" (one threshold, the k-th largest of all the logits), "not_column"
+    (the k-th largest of each row as shape (...,), broadcast along the vocabulary: None where
+    the shapes do not broadcast).
     """
     x = logits.double()
+    if variant == "kth_smallest":
+        kk = min(k, x.size(-1))
+        return x >= x.kthvalue(kk, dim=-1, keepdim=True).values
+    if variant == "whole_batch":
+        return x >= x.flatten().topk(min(k, x.numel())).values[-1]
+    if variant == "not_column":
+        kth = x.topk(min(k, x.size(-1)), dim=-1).values[..., -1]
+        try:
+            torch.broadcast_shapes(x.shape, kth.shape)
+        except RuntimeError:
+            return None
+        keep = x >= kth
+        return keep if keep.shape == x.shape else None
     dim = 0 if variant == "wrong_dim" else -1
     n = x.size(dim)
     kk = min(k + 1 if variant == "k_plus_one" else k, n)
@@ -120,14 +189,25 @@ def top_p_keep(logits: torch.Tensor, p: float, *, variant: str = "right") -> tor
     probability is below p (the smallest set that reaches p, the token crossing p included).
 
     Wrong variants: "drops_crossing" (only the tokens before the crossing one), "inverted",
-    "on_logits" (cumulative sum of the sorted logits), "wrong_dim" (softmax and sort over dim 0).
+    "on_logits" (cumulative sum of the sorted logits), "wrong_dim" (softmax and sort over dim 0),
+    "strict" (removed when the mass before is > p: one token too many when it equals p),
+    "ascending" (sorted ascending, the least likely summed first), "no_sort" (summed in the
+    vocabulary's order), "mask_not_unsorted" (the mask in sorted order applied to the logits in
+    their own order).
     """
     x = logits.double()
+    if variant == "no_sort":
+        probs = x.softmax(-1)
+        return probs.cumsum(-1) - probs < p
     dim = 0 if variant == "wrong_dim" else -1
-    sorted_x, idx = x.sort(dim=dim, descending=True)
+    sorted_x, idx = x.sort(dim=dim, descending=variant != "ascending")
     probs = sorted_x if variant == "on_logits" else sorted_x.softmax(dim)
     cum = probs.cumsum(dim)
     keep_sorted = (cum <= p) if variant == "drops_crossing" else (cum - probs < p)
+    if variant == "strict":
+        keep_sorted = cum - probs <= p
+    if variant == "mask_not_unsorted":
+        return keep_sorted
     if variant == "inverted":
         keep_sorted = ~keep_sorted
     return torch.zeros_like(keep_sorted).scatter(dim, idx, keep_sorted)

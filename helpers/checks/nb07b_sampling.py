@@ -8,6 +8,7 @@ other one -inf. The known wrong variants are the same filters with one switch fl
 from __future__ import annotations
 
 import math
+import re
 
 import torch
 
@@ -43,6 +44,60 @@ TEMPERATURE_MISTAKES = {
     "dim, dim=-1) must sum to 1.",
 }
 
+GREEDY_MISTAKES = {
+    "ties": "with temperature 0 a row whose largest logit ties gets a 1 at each tied logit (the "
+    "row sums to more than 1), as logits == max gives: greedy is one-hot, a single 1 at the "
+    "first of the largest logits, as argmax returns (F.one_hot(logits.argmax(-1), V)).",
+    "tie_last": "with temperature 0 and a tie for the largest logit, the 1 is at the last of the "
+    "tied logits: greedy takes the first of them, as argmax returns.",
+    "global_max": "with temperature 0 the 1 goes where a logit equals the largest of the whole "
+    "tensor (logits.max()), not of each row: the other rows are all zeros and sum to 0. Take "
+    "the argmax of each row, logits.argmax(dim=-1).",
+    "split": "with temperature 0 row {row} is not one-hot: its mass is split ({values}) over "
+    "logits that tie or nearly tie for the largest, as a tiny temperature (an epsilon such as "
+    "1e-6) does. Temperature 0 is greedy by definition: a single 1 at the argmax (the first of "
+    "tied logits), F.one_hot(logits.argmax(-1), V).",
+    "overflow": "the probabilities contain {bad}: exp(logits / temperature) overflows to inf "
+    "(logits / temperature reach {top:.0f} here, exp overflows above {limit:.0f} in {dtype}) "
+    "and inf / inf is NaN. Subtract each row's max before exp (the softmax does not change), "
+    "or use F.softmax / torch.softmax, which do it for you.",
+}
+
+
+def greedy_mistake(got: torch.Tensor, x: torch.Tensor) -> Fail | None:
+    """The mistake of a temperature-0 answer that is not the argmax's one-hot, if known."""
+    g = got.double()
+    codes = [
+        v
+        for v in ("ties", "tie_last", "global_max")
+        if torch.isclose(g, temperature64(x, 0, variant=v), atol=1e-6).all()
+    ]
+    if len(codes) == 1:
+        return Fail(GREEDY_MISTAKES[codes[0]], codes[0])
+    xd = x.double().flatten(0, -2)
+    rows = g.flatten(0, -2)
+    near = (xd.amax(-1, keepdim=True) - xd) < 1e-3  # the largest logit and those close to it
+    fractional = (rows > 1e-3) & (rows < 1 - 1e-3)
+    for r in range(rows.size(0)):
+        if fractional[r].any() and (fractional[r] <= near[r]).all():
+            values = ", ".join(f"{v:.3g}" for v in rows[r][fractional[r]].tolist())
+            return Fail(GREEDY_MISTAKES["split"].format(row=r, values=values), "split")
+    return None
+
+
+def overflow_mistake(got: torch.Tensor, x: torch.Tensor, temperature: float) -> Fail | None:
+    """NaN or inf where the reference has none, in a case where exp(logits / T) overflows."""
+    if torch.isfinite(got).all() or temperature == 0:
+        return None
+    scaled = x.double() / temperature
+    top = float(scaled[torch.isfinite(scaled)].abs().max())
+    limit = math.log(torch.finfo(x.dtype).max)
+    if top <= limit:
+        return None
+    bad = "NaN" if torch.isnan(got).any() else "inf"
+    fields = {"bad": bad, "top": top, "limit": limit, "dtype": str(x.dtype).split(".")[-1]}
+    return Fail(GREEDY_MISTAKES["overflow"].format(**fields), "overflow")
+
 
 @register
 class TemperatureProbsCheck(Exercise):
@@ -61,6 +116,13 @@ class TemperatureProbsCheck(Exercise):
         y = randn(2, 5, generator=gen)
         y[0, 1] = -math.inf  # a logit a filter removed
         yield Probe("a -inf logit (removed by a filter), temperature 0.7", args=(y, 0.7))
+        near = float(torch.tensor(1.0).nextafter(torch.tensor(2.0)))  # 1 + 2^-23 in float32
+        ties = torch.tensor(
+            [[0.5, 2.0, -1.0, 2.0, 1.0], [1.0, near, 0.0, -2.0, 0.5], [0.0, 3.0, 1.0, 3.0, 3.0]]
+        )
+        yield Probe("ties and a near tie for the largest logit, temperature 0", args=(ties, 0))
+        big = torch.tensor([[60.0, 55.0, 10.0, -5.0], [-3.0, 0.0, 45.0, 44.0]])
+        yield Probe("large logits (up to 60), temperature 0.5", args=(big, 0.5))
 
     def judge(self, probe, out):
         x, temperature = probe.args
@@ -78,11 +140,19 @@ class TemperatureProbsCheck(Exercise):
                 "a one-hot row with 1 at the argmax of each row.",
                 "zero_temperature_nan",
             )
+        ref = temperature64(x, temperature)
+        if temperature == 0 and not torch.isclose(got.double(), ref, atol=1e-6).all():
+            found = greedy_mistake(got, x)
+            if found is not None:
+                raise found
+        found = overflow_mistake(got, x, temperature)
+        if found is not None:
+            raise found
         mistakes = [
             (lambda v=v: temperature64(x, temperature, variant=v), m, v)
             for v, m in TEMPERATURE_MISTAKES.items()
         ]
-        expect_close(got, temperature64(x, temperature), "the probabilities", mistakes=mistakes)
+        expect_close(got, ref, "the probabilities", mistakes=mistakes)
 
 
 # --------------------------------------------------------------------------- filters
@@ -104,6 +174,15 @@ TOP_K_MISTAKES = {
     "(the indices torch.topk returns): keep every logit >= the k-th largest, ties included.",
     "wrong_dim": "the filter works over the wrong dim: keep the k largest of each row of the "
     "vocabulary, the last dim.",
+    "kth_smallest": "the threshold is the k-th smallest logit of the row (torch.kthvalue counts "
+    "from the smallest, and so does an ascending sort's [k - 1]), not the k-th largest: far "
+    "too many logits stay. Use torch.topk(logits, k).values[..., -1:], or a descending sort.",
+    "whole_batch": "one threshold for the whole batch (the k-th largest of all the logits, "
+    "flattened): filter each row on its own, torch.topk(logits, k, dim=-1), so that every row "
+    "keeps its k largest.",
+    "not_column": "the k-th largest of each row has shape (...,), not a column (..., 1): "
+    "compared with the logits it broadcasts along the vocabulary, and each logit meets another "
+    "row's threshold. Keep the last dim, values[..., -1:] (or keepdim=True).",
 }
 
 TOP_P_MISTAKES = {
@@ -120,6 +199,17 @@ TOP_P_MISTAKES = {
     "(scatter with the sort's indices, or index with their argsort).",
     "gather_not_scatter": "the sorted logits are put back with gather(-1, indices), which "
     "sorts them once more: use scatter(-1, indices, ...), the inverse permutation.",
+    "strict": "a token is kept although the probability of the tokens before it already "
+    "equals p exactly: remove it when that mass reaches p, (cum - probs) >= p, not > p. The "
+    "nucleus is the smallest set reaching p; here one token too many stays.",
+    "ascending": "the row is sorted ascending: the least likely tokens are summed first and "
+    "kept, the most likely removed. Sort descending, logits.sort(dim=-1, descending=True).",
+    "no_sort": "the probabilities are summed in the vocabulary's order, not sorted: the kept "
+    "tokens are the first of the vocabulary, not the most likely. Sort each row descending "
+    "first, then put each logit back at its token's position.",
+    "mask_not_unsorted": "the removal mask is built in sorted order and applied to the logits in "
+    "their own order: its positions are ranks, not tokens. Apply it to the sorted logits and "
+    "put them back with scatter(-1, indices, ...) (or scatter the mask back first).",
 }
 
 
@@ -138,12 +228,13 @@ def judge_filter(got_out, x: torch.Tensor, keep: torch.Tensor, masks, values, me
         return
     if torch.isnan(got).any():
         raise Fail("the filtered logits contain NaN.", "not_finite")
-    for mask, code in masks:
-        if mask.shape == keep.shape and same(xd.masked_fill(~mask, -math.inf)):
-            raise Fail(messages[code], code)
-    for value, code in values:
-        if value.shape == xd.shape and same(value):
-            raise Fail(messages[code], code)
+    # a known mistake is named only when it alone gives this answer (two that give the same
+    # answer here are left to the generic message: it must not name a cause the code lacks)
+    found = [c for m, c in masks if m is not None and m.shape == keep.shape
+             and same(xd.masked_fill(~m, -math.inf))]  # fmt: skip
+    found += [c for v, c in values if v.shape == xd.shape and same(v)]
+    if len(set(found)) == 1:
+        raise Fail(messages[found[0]], found[0])
     if same(xd.masked_fill(~keep, 0.0)):
         raise Fail(FILTER_FILL["zero_fill"], "zero_fill")
     removed = got.double()[~keep]
@@ -188,9 +279,15 @@ class TopKFilterCheck(Exercise):
         yield Probe("k = 10 larger than the vocabulary (6)", args=(randn(3, 6, generator=gen), 10))
         yield Probe("random (2, 9), float64, k = 4",
                     args=(randn(2, 9, dtype=torch.float64, generator=gen), 4))  # fmt: skip
+        yield Probe("random (5, 5), k = 2 (as many rows as logits)",
+                    args=(randn(5, 5, generator=gen), 2))  # fmt: skip
 
     def explain_error(self, probe, error):
         x, k = probe.args
+        sizes = re.search(r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\)",
+                          error)  # fmt: skip
+        if x.dim() > 1 and sizes and {int(n) for n in sizes.groups()} == {x.size(-1), x.size(-2)}:
+            return Fail(TOP_K_MISTAKES["not_column"], "not_column")
         if k > x.size(-1) and ("out of range" in error or "selected index" in error):
             return Fail(
                 f"k = {k} is larger than the vocabulary ({x.size(-1)}) and torch.topk raised: "
@@ -202,8 +299,9 @@ class TopKFilterCheck(Exercise):
     def judge(self, probe, out):
         x, k = probe.args
         keep = top_k_keep(x, k)
-        variants = ("strict", "k_plus_one", "smallest", "exactly_k", "wrong_dim")
-        variants = variants if x.dim() > 1 else variants[:-1]  # wrong_dim needs two dims
+        variants = ("strict", "k_plus_one", "smallest", "exactly_k", "kth_smallest")
+        if x.dim() > 1:  # these need two dims
+            variants += ("wrong_dim", "whole_batch", "not_column")
         masks = [(top_k_keep(x, k, variant=v), v) for v in variants]
         judge_filter(out, x, keep, masks, [], TOP_K_MISTAKES)
 
@@ -223,8 +321,11 @@ class TopPFilterCheck(Exercise):
     points = 2.0
 
     def probes(self, gen):
-        x = torch.tensor([[math.log(0.5), math.log(0.3), math.log(0.15), math.log(0.05)]])
-        yield Probe("probabilities [0.5, 0.3, 0.15, 0.05], p = 0.7", args=(x, 0.7))
+        # the notebook's example, and the same shuffled with 2 added to the logits (the same
+        # probabilities): each known mistake keeps another set here
+        x = torch.tensor([[math.log(q) for q in (0.5, 0.3, 0.15, 0.05)],
+                          [math.log(q) + 2 for q in (0.05, 0.3, 0.5, 0.15)]])  # fmt: skip
+        yield Probe("probabilities [0.5, 0.3, 0.15, 0.05] (and shuffled), p = 0.7", args=(x, 0.7))
         yield Probe("random (4, 10), p = 0.9", args=(_logits_far_from_p(gen, (4, 10), 0.9), 0.9))
         w = _logits_far_from_p(gen, (2, 3, 8), 0.5)
         yield Probe("random (2, 3, 8), p = 0.5", args=(w, 0.5))
@@ -233,12 +334,26 @@ class TopPFilterCheck(Exercise):
         yield Probe("p = 1.0: every token", args=(randn(2, 7, generator=gen), 1.0))
         z = _logits_far_from_p(gen, (2, 9), 0.8).double()
         yield Probe("random (2, 9), float64, p = 0.8", args=(z, 0.8))
+        # powers of 2 in float64: the softmax and the mass before the second token are exact
+        # (float32 logits log(q) are not: the reference would see 0.5 + 3e-9 where float32
+        # rounds to 0.5)
+        exact = torch.tensor([[math.log(q) for q in (0.5, 0.25, 0.125, 0.125)],
+                              [math.log(q) for q in (0.125, 0.5, 0.125, 0.25)]],
+                             dtype=torch.float64)  # fmt: skip
+        yield Probe(EXACT_P_CASE, args=(exact, 0.5))
 
     def judge(self, probe, out):
         x, p = probe.args
         keep = top_p_keep(x, p)
-        variants = ("drops_crossing", "inverted", "on_logits", "wrong_dim")
-        variants = variants if x.dim() > 1 else variants[:-1]  # wrong_dim needs two dims
+        variants = ("drops_crossing", "inverted", "on_logits", "strict", "ascending", "no_sort",
+                    "mask_not_unsorted")  # fmt: skip
+        variants += ("wrong_dim",) if x.dim() > 1 else ()  # wrong_dim needs two dims
         masks = [(top_p_keep(x, p, variant=v), v) for v in variants]
         values = [(v, code) for code, v in top_p_sorted_variants(x, p).items()]
         judge_filter(out, x, keep, masks, values, TOP_P_MISTAKES)
+
+
+EXACT_P_CASE = (
+    "float64 probabilities [0.5, 0.25, 0.125, 0.125] (exact in binary), p = 0.5: the mass "
+    "before the second token is exactly p"
+)

@@ -368,3 +368,208 @@ def test_training_craft_solutions_pass(run_check, exercise, answer):
         exercise, getattr(craft, answer) if isinstance(answer, str) and answer != "b" else answer
     )
     assert r.passed and r.points == r.max_points, r.messages
+
+
+# --------------------------------------------------------------------------- more slips
+# (found by a blind tester's set, tests/checks/heldout/f*.py: cases that expose each class)
+
+
+def _encode_stack(text, vocab):  # torch.stack of one 0-d tensor per character
+    return torch.stack([torch.tensor(vocab.index(c)) for c in text])
+
+
+@pytest.mark.parametrize(
+    "candidate, code",
+    [
+        (lambda text, vocab: torch.tensor([ord(c) for c in text], dtype=torch.long), "code_point"),
+        (lambda text, vocab: encode(text, vocab[::-1]), "wrong_order"),
+        (lambda text, vocab: encode(text, "".join(sorted(vocab))), "sorted_vocab"),
+        (lambda text, vocab: encode(text.strip(), vocab), "strips_text"),
+        (_encode_stack, "empty_text"),
+    ],
+)
+def test_encode_more_mistakes(run_check, candidate, code):
+    r = run_check("07b.encode", candidate)
+    assert not r.passed and r.mistake == f"07b.encode/{code}", r.messages
+
+
+@pytest.mark.parametrize(
+    "candidate, code",
+    [
+        (lambda ids, vocab: "".join(chr(int(i)) for i in ids), "code_point"),
+        (lambda ids, vocab: "".join(vocab[i] for i in ids.tolist()), "list_input"),
+        (lambda ids, vocab: decode(ids, vocab).strip(), "strips_text"),
+        (lambda ids, vocab: decode(torch.unique(torch.as_tensor(ids)), vocab), "unique"),
+        (lambda ids, vocab: decode(ids, "".join(sorted(vocab))), "sorted_vocab"),
+        (lambda ids, vocab: "".join(vocab[int(i)] for i in ids if int(i) != 0), "skips_zero"),
+    ],
+)
+def test_decode_more_mistakes(run_check, candidate, code):
+    r = run_check("07b.decode", candidate)
+    assert not r.passed and r.mistake == f"07b.decode/{code}", r.messages
+
+
+def _lr_divides_first(step, warmup, total, max_lr, min_lr):
+    ramp = (step + 1) / (warmup + 1)
+    done = step / warmup  # before the branches: warmup = 0 divides by zero
+    return max_lr * ramp if done < 1 else lr_at(step, warmup, total, max_lr, min_lr)
+
+
+@pytest.mark.parametrize(
+    "candidate, code",
+    [
+        (_lr(shape=lambda c, t, M, m: m + (M - m) * 0.5 * (1 + math.cos(t))), "no_pi"),
+        (_lr(shape=lambda c, t, M, m: m + (M - m) * (1 - c)), "rises"),
+        (_lr(progress=lambda s, w, T: (s - w) // (T - w)), "floor_division"),
+        (_lr_divides_first, "divides_by_warmup"),
+    ],
+)
+def test_lr_more_mistakes(run_check, candidate, code):
+    r = run_check("07b.lr_at", candidate)
+    assert not r.passed and r.mistake == f"07b.lr_at/{code}", r.messages
+
+
+def test_lr_warmup_from_min_lr_is_named(run_check):
+    def from_min_lr(step, warmup, total, max_lr, min_lr):
+        if step < warmup:
+            return min_lr + (max_lr - min_lr) * (step + 1) / (warmup + 1)
+        return lr_at(step, warmup, total, max_lr, min_lr)
+
+    r = run_check("07b.lr_at", from_min_lr)
+    assert not r.passed and r.mistake == "07b.lr_at/warmup_from_min_lr", r.messages
+
+
+def _softmax_no_max(x, t):  # by hand, without subtracting the row's max: exp overflows
+    e = torch.exp(x / t)
+    return e / e.sum(-1, keepdim=True)
+
+
+def _greedy_last(x, t):  # the last of the tied largest logits
+    last = x.size(-1) - 1 - x.flip(-1).argmax(-1)
+    return F.one_hot(last, x.size(-1)).to(x.dtype)
+
+
+@pytest.mark.parametrize(
+    "candidate, code",
+    [
+        (_greedy_or(_softmax_no_max), "overflow"),
+        (
+            lambda x, t: (
+                (x == x.amax(-1, keepdim=True)).to(x.dtype) if t == 0 else F.softmax(x / t, -1)
+            ),
+            "ties",
+        ),  # fmt: skip
+        (lambda x, t: _greedy_last(x, t) if t == 0 else F.softmax(x / t, -1), "tie_last"),
+        (lambda x, t: (x == x.max()).to(x.dtype) if t == 0 else F.softmax(x / t, -1), "global_max"),
+        (lambda x, t: F.softmax(x / max(t, 1e-6), -1), "split"),
+    ],
+)
+def test_temperature_more_mistakes(run_check, candidate, code):
+    r = run_check("07b.temperature_probs", candidate)
+    assert not r.passed and r.mistake == f"07b.temperature_probs/{code}", r.messages
+
+
+def test_temperature_stable_softmax_by_hand_passes(run_check):
+    def stable(x, t):
+        if t == 0:
+            return temperature_probs(x, 0)
+        z = x / t
+        e = torch.exp(z - z.amax(-1, keepdim=True))
+        return e / e.sum(-1, keepdim=True)
+
+    r = run_check("07b.temperature_probs", stable)
+    assert r.passed, r.messages
+
+
+@pytest.mark.parametrize(
+    "candidate, code",
+    [
+        (
+            lambda x, k: x.masked_fill(
+                x < x.kthvalue(min(k, x.size(-1)), -1, True).values, -math.inf
+            ),
+            "kth_smallest",
+        ),  # fmt: skip
+        (
+            lambda x, k: x.masked_fill(
+                x < x.sort(-1).values[..., min(k, x.size(-1)) - 1 :][..., :1], -math.inf
+            ),
+            "kth_smallest",
+        ),  # fmt: skip
+        (
+            lambda x, k: x.masked_fill(
+                x < x.flatten().topk(min(k, x.numel())).values[-1], -math.inf
+            ),
+            "whole_batch",
+        ),  # fmt: skip
+        (
+            lambda x, k: x.masked_fill(
+                x < x.topk(min(k, x.size(-1)), -1).values[..., -1], -math.inf
+            ),
+            "not_column",
+        ),  # fmt: skip
+    ],
+)
+def test_top_k_more_mistakes(run_check, candidate, code):
+    r = run_check("07b.top_k_filter", candidate)
+    assert not r.passed and r.mistake == f"07b.top_k_filter/{code}", r.messages
+
+
+def _top_p_ascending(logits, p):
+    s, idx = logits.sort(dim=-1)  # descending=True forgotten
+    probs = s.softmax(-1)
+    s = s.masked_fill(probs.cumsum(-1) - probs >= p, -math.inf)
+    return torch.empty_like(logits).scatter(-1, idx, s)
+
+
+def _top_p_unsorted_mask(logits, p):
+    s, _ = logits.sort(dim=-1, descending=True)
+    probs = s.softmax(-1)
+    return logits.masked_fill(probs.cumsum(-1) - probs >= p, -math.inf)
+
+
+def _top_p_no_sort(logits, p):
+    probs = logits.softmax(-1)
+    return logits.masked_fill(probs.cumsum(-1) - probs >= p, -math.inf)
+
+
+@pytest.mark.parametrize(
+    "candidate, code",
+    [
+        (_top_p(lambda c, q, p: c - q > p), "strict"),
+        (_top_p_ascending, "ascending"),
+        (_top_p_unsorted_mask, "mask_not_unsorted"),
+        (_top_p_no_sort, "no_sort"),
+    ],
+)
+def test_top_p_more_mistakes(run_check, candidate, code):
+    r = run_check("07b.top_p_filter", candidate)
+    assert not r.passed and r.mistake == f"07b.top_p_filter/{code}", r.messages
+
+
+def test_top_p_first_case_tells_every_mistake_apart():
+    """The first case is where most slips fail: there every known mistake keeps another set (so
+    the one named is the one the code has), none the right one."""
+    from helpers.checks import EXERCISES
+    from helpers.checks.nb07b_reference import top_p_keep
+
+    probe = next(iter(EXERCISES["07b.top_p_filter"].probes(torch.Generator().manual_seed(0))))
+    x, p = probe.args
+    variants = ("right", "drops_crossing", "inverted", "on_logits", "ascending", "no_sort",
+                "mask_not_unsorted", "wrong_dim")  # fmt: skip
+    masks = {v: tuple(top_p_keep(x, p, variant=v).flatten().tolist()) for v in variants}
+    assert len(set(masks.values())) == len(variants), masks
+
+
+def test_top_p_exact_case_is_exact():
+    """The case where the mass before a token is p exactly: float64 powers of 2, and the right
+    filter (>=) and the strict one (>) differ there."""
+    from helpers.checks import EXERCISES
+    from helpers.checks.nb07b_reference import top_p_keep
+    from helpers.checks.nb07b_sampling import EXACT_P_CASE
+
+    probes = EXERCISES["07b.top_p_filter"].probes(torch.Generator().manual_seed(0))
+    x, p = next(pr for pr in probes if pr.name == EXACT_P_CASE).args
+    s = x.sort(-1, descending=True).values.softmax(-1)
+    assert ((s.cumsum(-1) - s)[:, 1] == p).all()
+    assert not torch.equal(top_p_keep(x, p), top_p_keep(x, p, variant="strict"))

@@ -247,6 +247,11 @@ def save_float32(path, model, optimizer, step):
     torch.save({"model": weights, "optimizer": optimizer.state_dict(), "step": step}, path)
 
 
+def save_half(path, model, optimizer, step):  # float16 to halve the file: the weights rounded
+    weights = {k: v.half() if v.is_floating_point() else v for k, v in model.state_dict().items()}
+    torch.save({"model": weights, "optimizer": optimizer.state_dict(), "step": step}, path)
+
+
 def save_parameters_list(path, model, optimizer, step):
     torch.save({"model": list(model.parameters()), "optimizer": optimizer.state_dict(),
                 "step": step}, path)  # fmt: skip
@@ -347,6 +352,7 @@ def test_checkpoint_stubs(run_check, exercise):
         (save_other_keys, "wrong_keys"),
         (save_fresh_optimizer, "optimizer_state_lost"),
         (save_float32, "not_bitwise"),
+        (save_half, "model_rounded"),
         (save_parameters_list, "model_not_a_state_dict"),
         (save_named_parameters, "model_not_a_state_dict"),
     ],
