@@ -93,14 +93,15 @@ HOW = (
 )
 
 POS_MISTAKES = {
-    "no_permute": "the rows were reshaped straight to (1, d, h, w) (or the result straight back "
-    "to rows) without a permute: a reshape keeps the memory order, so features of different "
-    "patches are mixed into one channel. Reshape to (1, h, w, d) and permute(0, 3, 1, 2); on "
-    "the way back permute(0, 2, 3, 1) before the reshape.",
+    "no_permute": "features of different patches are mixed, as when the rows are reshaped "
+    "straight to (1, d, h, w) (or the result straight back to rows) without a permute, or "
+    "permuted in another order: a reshape keeps the memory order. Reshape to (1, h, w, d) and "
+    "permute(0, 3, 1, 2); on the way back permute(0, 2, 3, 1) before the reshape.",
     "grid_transposed": "rows and columns of the grid are swapped: the rows are numbered row by "
-    "row, so row 1 + i*w + j is grid cell (i, j) of an (h, w) = (rows, columns) grid. Reshape "
-    "to (1, h, w, d) (not (1, w, h, d)), interpolate to size=(new_h, new_w), and flatten back "
-    "in the same row-major order.",
+    "row, so row 1 + i*w + j is grid cell (i, j) of an (h, w) = (rows, columns) grid. Check "
+    "each step that orders them: reshape to (1, h, w, d) (not (1, w, h, d)) and "
+    "permute(0, 3, 1, 2), interpolate to size=(new_h, new_w) (not (new_w, new_h)), and "
+    "permute(0, 2, 3, 1) back to the same row-major order.",
     "cls_in_grid": "the grid was taken from the first h*w rows, pos_embed[:, :h*w], so the CLS "
     "row was interpolated as the top-left patch and the last patch was dropped: the grid is "
     "pos_embed[:, 1:].",

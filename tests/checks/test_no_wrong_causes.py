@@ -40,6 +40,12 @@ WRONG_BEFORE = [
      "right"),
     # only grad_weight is a mean; grad_bias is right
     ("05.layer_norm_backward", "L11 sum -> mean", "grad_weight_mean", "grad_bias are means"),
+    # permute(3, 0, 1, 2): a permute in the wrong order, not a missing one
+    ("09.interpolate_pos_embed", "L11 rows.reshape(1, old_h, old_w, d).permute arguments 1,2 "
+     "swapped", "no_permute", "the rows were reshaped straight"),
+    # permute(0, 3, 2, 1) after the right reshape
+    ("09.interpolate_pos_embed", "L11 rows.reshape(1, old_h, old_w, d).permute arguments 3,4 "
+     "swapped", "grid_transposed", "Reshape to (1, h, w, d) (not (1, w, h, d)), interpolate"),
     # norm_first passed where dropout belongs: the argument is passed, to the wrong parameter
     ("06.TransformerEncoder", "L24 TransformerEncoderBlock arguments 4,5 swapped",
      "dropout_p_ignored", "the dropout ignores the `dropout` argument"),
