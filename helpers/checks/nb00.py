@@ -126,10 +126,11 @@ def _cancelled(got: torch.Tensor, ref: torch.Tensor, a: torch.Tensor, b: torch.T
     return Fail(
         f"off by up to {err:.2g} for points far from the origin (entries near "
         f"{a.abs().mean().item():.0f}), though your answer is right near 0: ||a||² + ||b||² - "
-        f"2 a·b subtracts numbers near {big.item() / 2:.1e} that agree in their first digits, "
-        "and float32 keeps about 7 (catastrophic cancellation). Distances do not change when "
-        "every point moves by the same vector: subtract one common centre (b's mean, say) from "
-        "both a and b first, as softmax subtracts the max.",
+        "2 a·b subtracts large numbers that agree in their first digits (near "
+        f"{big.item() / 2:.1e} for these points as they are), and float32 keeps about 7 "
+        "(catastrophic cancellation). Distances do not change when every point moves by the "
+        "same vector: bring the points near the origin first, subtracting one common centre "
+        "close to them (b's mean, say) from both a and b, as softmax subtracts the max.",
         "cancellation",
     )
 

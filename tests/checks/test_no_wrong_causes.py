@@ -15,6 +15,8 @@ from tests.checks.mutation_probes import SOURCES
 
 # (exercise, the edit as the mutation tool names it, expected mistake code, words it must not say)
 WRONG_BEFORE = [
+    # centre = b.sum(...): the points are centred, on a point far from them
+    ("00.pairwise_sq_dists", "L3 mean -> sum", "cancellation", "subtracts numbers near"),
     # NaN from log(negative), not from exp overflowing on large inputs
     ("01.softmax", "L4 exp -> log", "not_finite", "exp(1000) overflows"),
     # q.size(-2): the number of queries, which equals T_k in that case
