@@ -62,7 +62,7 @@ WINDOW_MISTAKES = {
     "diagonal_only": "the causal window keeps only each token itself (j == i): with "
     "causal=True keep the keys j <= i with i - j <= window; (j <= i) & (j >= i) leaves the "
     "diagonal only.",
-    "causal_when_not_asked": "the mask is causal although causal=False: without the flag the "
+    "causal_when_not_asked": "the mask is causal although {flag}: without the flag the "
     "window is symmetric, abs(i - j) <= window.",
     "no_abs": "the distance has no abs(): i - j <= window keeps every key after the query. Use "
     "abs(i - j) <= window.",
@@ -101,9 +101,11 @@ class SlidingWindowMaskCheck(DeviceProbeMixin, Exercise):
                 "not_bool",
             )
         ref = window64(T, window, causal)
+        when_not_asked = WINDOW_MISTAKES["causal_when_not_asked"]
         i, j = torch.arange(T)[:, None], torch.arange(T)
+        flag = "causal=False" if "causal" in probe.kwargs else "causal is left out (False)"
         mistakes = named(
-            WINDOW_MISTAKES,
+            {**WINDOW_MISTAKES, "causal_when_not_asked": when_not_asked.format(flag=flag)},
             inverted=~ref,
             strict_window=window64(T, window, causal, strict=True),
             window_too_wide=window64(T, window + 1, causal),

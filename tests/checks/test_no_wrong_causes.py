@@ -48,6 +48,11 @@ WRONG_BEFORE = [
     # permute(0, 3, 2, 1) after the right reshape
     ("09.interpolate_pos_embed", "L11 rows.reshape(1, old_h, old_w, d).permute arguments 3,4 "
      "swapped", "grid_transposed", "Reshape to (1, h, w, d) (not (1, w, h, d)), interpolate"),
+    # NaN from log(...) on ordinary scores: the running max starts at -inf here
+    ("08.blockwise_attention", "L19 exp -> log", "not_finite", "start the running max at -inf"),
+    # the default causal=True in the signature; the case leaves the flag out
+    ("08.sliding_window_mask", "L2 False -> True", "causal_when_not_asked",
+     "although causal=False"),
     # norm_first passed where dropout belongs: the argument is passed, to the wrong parameter
     ("06.TransformerEncoder", "L24 TransformerEncoderBlock arguments 4,5 swapped",
      "dropout_p_ignored", "the dropout ignores the `dropout` argument"),
