@@ -153,9 +153,10 @@ WRONG_LOOPS = {
         "no_zero_grad",
     ),
     "no_step": (
-        "the parameters did not change: call optimizer.step() after loss.backward(). A step "
-        "before backward, or a zero_grad between backward and step, finds no gradient to use. "
-        "Order: zero_grad, forward, backward, step.",
+        "the parameters did not change: every batch needs loss.backward(), then "
+        "optimizer.step(); without one of them nothing moves. A step before backward, or a "
+        "zero_grad between backward and step, finds no gradient to use. Order: zero_grad, "
+        "forward, backward, step.",
         "no_step",
     ),
     "wrong_update": (

@@ -53,6 +53,9 @@ WRONG_BEFORE = [
     # the default causal=True in the signature; the case leaves the flag out
     ("08.sliding_window_mask", "L2 False -> True", "causal_when_not_asked",
      "although causal=False"),
+    # loss.backward() left out: optimizer.step() is there
+    ("06.train_one_epoch", "L8 call loss.backward(...) dropped", "no_step",
+     "call optimizer.step() after"),
     # norm_first passed where dropout belongs: the argument is passed, to the wrong parameter
     ("06.TransformerEncoder", "L24 TransformerEncoderBlock arguments 4,5 swapped",
      "dropout_p_ignored", "the dropout ignores the `dropout` argument"),
