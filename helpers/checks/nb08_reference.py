@@ -60,6 +60,12 @@ def rows_scaled(got: torch.Tensor, ref: torch.Tensor, what: str = "the output") 
     c = (g * r).sum(-1, keepdim=True) / (r * r).sum(-1, keepdim=True).clamp(min=1e-300)
     if close(c, torch.ones_like(c), 1e-4, 1e-4) or not close(g, c * r, 1e-5, 1e-3):
         return None
+    if not g.abs().amax() > 0:  # every factor 0: no denominator does that
+        return Fail(
+            f"{what} is 0 everywhere, where the expected values are not: nothing reaches it "
+            "(are the weighted sums of the values accumulated, and returned?).",
+            "all_zero",
+        )
     ex = c.flatten()[:2].tolist()
     return Fail(
         f"each row of {what} is the expected one times a factor that changes from row to row "
