@@ -25,7 +25,7 @@ from .framework import (
     randn,
     register,
 )
-from .probes import NORM_OPS
+from .probes import AUTOGRAD, NORM_OPS
 from .properties import PropertyMixin
 from .run.relations import props
 
@@ -75,9 +75,10 @@ LNB_MISTAKES = {
     "no_mean_of_grad": "the term - mean(g) (g = grad_y * weight, the mean over the last dim) "
     "is missing from grad_x: it comes from the mean mu, which every x_i moves. A check: adding "
     "a constant to a row of x changes nothing, so each row of grad_x must sum to 0.",
-    "no_xhat_term": "the term - x_hat * mean(g * x_hat) (g = grad_y * weight) is missing from "
-    "grad_x: it comes from the variance, which every x_i moves. A check: scaling a row of x "
-    "changes (almost) nothing, so (grad_x * x_hat).sum(-1) must be about 0.",
+    "no_xhat_term": "grad_x is what it would be without the term - x_hat * mean(g * x_hat) "
+    "(g = grad_y * weight): that term is left out, or the x_hat in it is 0 (x - mean with the "
+    "wrong mean). It comes from the variance, which every x_i moves. A check: scaling a row of "
+    "x changes (almost) nothing, so (grad_x * x_hat).sum(-1) must be about 0.",
     "unbiased": "the variance is the unbiased one (divided by d - 1): the forward pass uses the "
     "biased variance, divided by d (x.var(dim=-1, unbiased=False)), so its backward must too.",
     "std_plus_eps": "std is x.std() + eps: x.std() is the unbiased one (divided by d - 1) and "
@@ -112,13 +113,7 @@ class LayerNormBackwardCheck(PropertyMixin, Exercise):
         "torch.native_layer_norm",
         "torch.nn.LayerNorm.forward",
         "torch.autograd.grad",
-        "torch.autograd.backward",
-        "torch.Tensor.backward",
-        "torch.autograd.functional.vjp",
-        "torch.autograd.functional.jacobian",
-        "torch.func.vjp",
-        "torch.func.grad",
-        "torch.func.jacrev",
+        *AUTOGRAD,
         "aten.native_layer_norm_backward",
         *NORM_OPS,
     )

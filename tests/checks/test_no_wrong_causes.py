@@ -58,6 +58,9 @@ WRONG_BEFORE = [
     # loss.backward() left out: optimizer.step() is there
     ("06.train_one_epoch", "L8 call loss.backward(...) dropped", "no_step",
      "call optimizer.step() after"),
+    # mu = x: x_hat is 0, the term is there
+    ("05.layer_norm_backward", "L5 call x.mean(...) dropped", "no_xhat_term",
+     "x_hat) (g = grad_y * weight) is missing"),
     # norm_first passed where dropout belongs: the argument is passed, to the wrong parameter
     ("06.TransformerEncoder", "L24 TransformerEncoderBlock arguments 4,5 swapped",
      "dropout_p_ignored", "the dropout ignores the `dropout` argument"),
