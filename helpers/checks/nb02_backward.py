@@ -23,18 +23,7 @@ from .framework import (
     randn,
     register,
 )
-from .probes import ATTENTION_BUILTINS, mask_with_a_key_per_row, transpose_all
-
-#: autograd and its wrappers: the exercise is the backward pass autograd would run
-AUTOGRAD = (
-    "torch.Tensor.backward",
-    "torch.autograd.backward",
-    "torch.autograd.functional.vjp",
-    "torch.autograd.functional.jacobian",
-    "torch.func.vjp",
-    "torch.func.grad",
-    "torch.func.jacrev",
-)
+from .probes import ATTENTION_BUILTINS, AUTOGRAD, mask_with_a_key_per_row, transpose_all
 
 GRAD_MISTAKES = {
     "grad_v_not_transposed": "grad_v = weights @ grad_out: each value v_j was used by every "

@@ -32,6 +32,16 @@ ATTENTION_BUILTINS = (
     "torch.nn.functional.multi_head_attention_forward",
     *ATTENTION_OPS,
 )
+#: autograd and its wrappers: switched off where the exercise is the backward pass autograd runs
+AUTOGRAD = (
+    "torch.Tensor.backward",
+    "torch.autograd.backward",
+    "torch.autograd.functional.vjp",
+    "torch.autograd.functional.jacobian",
+    "torch.func.vjp",
+    "torch.func.grad",
+    "torch.func.jacrev",
+)
 # softmax's own kernels (a from-scratch softmax is exp and sum)
 SOFTMAX_OPS = ("aten._softmax", "aten._safe_softmax", "aten._log_softmax")
 # every normalisation kernel: LayerNorm, and GroupNorm, BatchNorm or InstanceNorm reshaped to it
