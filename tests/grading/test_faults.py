@@ -17,8 +17,9 @@ import os
 import pytest
 
 from helpers.checks import REGISTRY
-from helpers.grading import Settings, Submission, grade_submission, make_probes
+from helpers.grading import Settings, Submission, exercises_of, grade_submission, make_probes
 from helpers.grading.kernels import faults, sandbox
+from helpers.grading.reading.submissions import target_name
 
 from .builders import exercise_index, load, plain_notebook, write
 
@@ -35,6 +36,10 @@ SLOW_CALL = "    __import__('time').sleep(0.5)  # the grader's interrupt strikes
 def exercise_source(ex_id: str) -> str:
     nb = load("01")
     return nb.cells[exercise_index(nb, ex_id)].source
+
+
+# the exercises the notebook holds, and their cells (1-based); notebook 01's others are missing
+HELD = {"01.softmax": 2, "01.dot_product_attention": 4}
 
 
 def notebook(slow_softmax: bool = False):
@@ -56,7 +61,21 @@ def passed(ex_id: str) -> tuple:
     return (ex_id, "passed", f"passed {len(make_probes(REGISTRY[ex_id], SEED))} cases")
 
 
-SOFTMAX, ATTENTION = passed("01.softmax"), passed("01.dot_product_attention")
+def missing(ex) -> tuple:
+    what = "class" if ex.kind == "module" else "function"
+    why = f"is not defined in the notebook (is its exercise cell deleted, or the {what} renamed?)."
+    return (ex.id, "missing", f"`{target_name(ex)}` {why}")
+
+
+def rows(*changed: tuple, default=None) -> list[tuple]:
+    """The rows of every exercise of notebook 01, in the grader's order: a row of ``changed``
+    where it names the exercise, else ``default(ex)`` (default: passed where the notebook holds
+    it, else missing). The rows follow notebook 01's exercises as they grow."""
+    by_id = {row[0]: row for row in changed}
+    default = default or (lambda ex: passed(ex.id) if ex.id in HELD else missing(ex))
+    return [by_id.get(ex.id) or default(ex) for ex in exercises_of("01")]
+
+
 RERAN_ALL = "to grade, the grader re-ran the cells up to cell 4 in a fresh kernel"
 RERAN_2 = "to grade, the grader re-ran the cells up to cell 2 in a fresh kernel"
 
@@ -65,71 +84,60 @@ def not_defined(why: str, status: str, ex_id: str, name: str) -> tuple:
     return (ex_id, status, f"not graded: {why} before `{name}` was defined.")
 
 
-def both_stopped(why: str, status: str) -> list[tuple]:
-    return [
-        not_defined(why, status, "01.softmax", "softmax"),
-        not_defined(why, status, "01.dot_product_attention", "dot_product_attention"),
-    ]
+def stopped_at(cell: int, why: str, status: str) -> list[tuple]:
+    """The notebook stopped in ``cell``: an exercise defined before it passes; every other one,
+    those the notebook does not hold included, is not graded: "not graded: <why> before `name`
+    was defined."."""
+
+    def row(ex):
+        if HELD.get(ex.id, cell) < cell:
+            return passed(ex.id)
+        return not_defined(why, status, ex.id, target_name(ex))
+
+    return rows(default=row)
 
 
 # fault -> (exact rows, a note the recovery leaves, or None when no fresh kernel re-ran cells)
 CASES = {
-    "": ([SOFTMAX, ATTENTION], None),
+    "": (rows(), None),
     # the notebook's imports: a cold kernel is in `import torch` after 0.3 s
     "cell:1=interrupt@0.3": (
-        both_stopped(f"cell 1 ran over the time limit of {CELL_TIMEOUT} s per cell", "timeout"),
+        stopped_at(1, f"cell 1 ran over the time limit of {CELL_TIMEOUT} s per cell", "timeout"),
         None,
     ),
     "cell:1=kill@0.3": (
-        both_stopped("the kernel died in cell 1 (os._exit, a crash, or out of memory)", "error"),
+        stopped_at(1, "the kernel died in cell 1 (os._exit, a crash, or out of memory)", "error"),
         None,
     ),
     # a later cell: the cells before it are re-run in a fresh kernel for the grader
     "cell:3=interrupt@0.3": (
-        [
-            SOFTMAX,
-            not_defined(
-                f"cell 3 ran over the time limit of {CELL_TIMEOUT} s per cell",
-                "timeout",
-                "01.dot_product_attention",
-                "dot_product_attention",
-            ),
-        ],
+        stopped_at(3, f"cell 3 ran over the time limit of {CELL_TIMEOUT} s per cell", "timeout"),
         RERAN_2,
     ),
     "cell:3=kill@0.3": (
-        [
-            SOFTMAX,
-            not_defined(
-                "the kernel died in cell 3 (os._exit, a crash, or out of memory)",
-                "error",
-                "01.dot_product_attention",
-                "dot_product_attention",
-            ),
-        ],
+        stopped_at(3, "the kernel died in cell 3 (os._exit, a crash, or out of memory)", "error"),
         RERAN_2,
     ),
     # the grader's own setup: done again in a fresh kernel, nothing is the learner's
-    "release=kill@0": ([SOFTMAX, ATTENTION], RERAN_ALL),
-    "setup=kill@0": ([SOFTMAX, ATTENTION], RERAN_ALL),
+    "release=kill@0": (rows(), RERAN_ALL),
+    "setup=kill@0": (rows(), RERAN_ALL),
     # a probe: the exercise is called again in a fresh kernel (a death the learner's code
     # causes happens again there: test_grade_batch's 01_kills_kernel; one kill is not theirs)
-    "probe:01.softmax=kill@0.2": ([SOFTMAX, ATTENTION], RERAN_ALL),
-    "probe:01.dot_product_attention=kill@0": ([SOFTMAX, ATTENTION], RERAN_ALL),
+    "probe:01.softmax=kill@0.2": (rows(), RERAN_ALL),
+    "probe:01.dot_product_attention=kill@0": (rows(), RERAN_ALL),
     # results cut while written: the exercise is graded again in a fresh kernel
-    "results:01.softmax=truncate": ([SOFTMAX, ATTENTION], RERAN_ALL),
+    "results:01.softmax=truncate": (rows(), RERAN_ALL),
 }
 SLOW_CASES = {  # the learner's softmax sleeps: the injected interrupt meets it mid-probe
     "probe:01.softmax=interrupt@0.2": (
-        [
+        rows(
             (
                 "01.softmax",
                 "timeout",
                 f"`softmax` did not finish within {CELL_TIMEOUT} s on the grader's inputs "
                 "(an endless loop?).",
             ),
-            ATTENTION,
-        ],
+        ),
         RERAN_ALL,
     ),
 }
@@ -144,8 +152,8 @@ def grade_with(tmp_path, monkeypatch, fault: str, mode: str, device: str, slow=F
     return grade_submission(Submission(path, "01_faulty.ipynb"), settings)
 
 
-def check(graded, rows, note):
-    assert [(r.exercise, r.status, r.message) for r in graded.rows] == rows
+def check(graded, expected, note):
+    assert [(r.exercise, r.status, r.message) for r in graded.rows] == expected
     reran = [n for n in graded.notes if n.startswith("to grade, the grader re-ran")]
     assert reran == (
         [f"{note} (a time limit or a crash had stopped the first one)."] if note else []
@@ -191,11 +199,9 @@ def test_faults_in_a_batch_of_forked_kernels(tmp_path, monkeypatch, grade_device
         ]
     )
     with open(out, newline="", encoding="utf-8") as f:
-        rows = [(r[0], r[2], r[5], r[7]) for r in csv.reader(f)][1:]
+        graded = [(r[0], r[2], r[5], r[7]) for r in csv.reader(f)][1:]
     assert code == 0
-    assert rows == [
-        (sub, *row) for sub in ("01_a.ipynb", "01_b.ipynb") for row in [SOFTMAX, ATTENTION]
-    ]
+    assert graded == [(sub, *row) for sub in ("01_a.ipynb", "01_b.ipynb") for row in rows()]
 
 
 def test_the_fault_plan_is_read_strictly(monkeypatch):

@@ -72,8 +72,17 @@ def passed(ex_id: str) -> tuple:
         f"{ex.points:g}",
         "passed",
         "",
-        f"passed {len(make_probes(ex, SEED))} cases",
-    )
+        getattr(ex, "explanation", "") or f"passed {len(make_probes(ex, SEED))} cases",
+    )  # a question says why its answer is right
+
+
+def rows(number: str, *changed: tuple) -> list[tuple]:
+    """The rows of every exercise of notebook ``number``, in the grader's order: a row of
+    ``changed`` where it names the exercise, else passed (the submissions are the solved
+    notebooks, the exercise attacked or changed aside). The rows follow the notebook's exercises
+    as they grow."""
+    by_id = {row[0]: row for row in changed}
+    return [by_id.get(ex.id) or passed(ex.id) for ex in exercises_of(number)]
 
 
 # each attack cell sets LEAK to what it got; the exercise cell then answers wrong if it got anything
@@ -254,14 +263,14 @@ def attacked(name: str, cell: str):
 def build(folder: Path, ctx: dict) -> dict[str, list[tuple]]:
     expected = {}
     write(load("00"), folder / "00_honest.ipynb")
-    expected["00_honest.ipynb"] = [passed("00.relu")]
+    expected["00_honest.ipynb"] = rows("00")
     write(load("02"), folder / "02_honest.ipynb")
-    expected["02_honest.ipynb"] = [passed(ex.id) for ex in exercises_of("02")]
+    expected["02_honest.ipynb"] = rows("02")
     for name, cell in attacks(ctx).items():
         write(attacked(name, cell), folder / f"00_{name}.ipynb")
-        expected[f"00_{name}.ipynb"] = [passed("00.relu")]
+        expected[f"00_{name}.ipynb"] = rows("00")
     write(attacked("ab_plant", attacks(ctx)["aa_plant"]), folder / "00_ab_plant.ipynb")
-    expected["00_ab_plant.ipynb"] = [passed("00.relu")]  # the second slot's planter
+    expected["00_ab_plant.ipynb"] = rows("00")  # the second slot's planter
     wrapper = (
         "from helpers.blocks.attention import scaled_dot_product_attention as r\n\n"
         "def scaled_dot_product_attention(q, k, v, mask=None):\n    return r(q, k, v, mask)"
@@ -271,7 +280,8 @@ def build(folder: Path, ctx: dict) -> dict[str, list[tuple]]:
         folder / "02_wrapper.ipynb",
     )
     cell = exercise_index(load("02"), "02.scaled_dot_product_attention") + 1
-    expected["02_wrapper.ipynb"] = [  # the reference is not there to wrap (kernel_view.py)
+    expected["02_wrapper.ipynb"] = rows(  # the reference is not there to wrap (kernel_view.py)
+        "02",
         (
             "02.scaled_dot_product_attention",
             "0",
@@ -281,9 +291,7 @@ def build(folder: Path, ctx: dict) -> dict[str, list[tuple]]:
             f"`scaled_dot_product_attention` is not defined: its cell (cell {cell}) raised "
             "ModuleNotFoundError: No module named 'helpers.blocks.attention'",
         ),
-        passed("02.causal_mask"),
-        passed("02.padding_mask"),
-    ]
+    )
     return expected
 
 
@@ -380,13 +388,13 @@ def batch(tmp_path_factory):
     }
     expected = build(subs, ctx)
     before = digests()
-    code, rows, stdout = grade(subs, out)
+    code, graded, stdout = grade(subs, out)
     time.sleep(1.5)  # a forger that outlived the grader would have written by now
     with open(out, newline="", encoding="utf-8") as f:
         rows_later = list(csv.reader(f))
     return {
         "code": code,
-        "rows": rows,
+        "rows": graded,
         "rows_later": rows_later,
         "expected": expected,
         "stdout": stdout,
@@ -451,12 +459,12 @@ def test_attacks_work_without_the_sandbox(tmp_path):
     for name in ("peek", "network", "proc"):
         write(attacked(name, cells[name]), subs / f"00_{name}.ipynb")
     write(load("00"), subs / "00_honest.ipynb")
-    code, rows, stdout = grade(subs, out, "--sandbox", "none")
+    code, graded, stdout = grade(subs, out, "--sandbox", "none")
     assert code == 0 and "UNCONFINED" in stdout
-    assert {r[0]: tuple(r[2:]) for r in rows[1:]} == {
-        "00_honest.ipynb": passed("00.relu"),
-        "00_peek.ipynb": WRONG,
-        "00_network.ipynb": WRONG,
-        "00_proc.ipynb": WRONG,
+    assert {label: rows_of(graded, label) for label in {r[0] for r in graded[1:]}} == {
+        "00_honest.ipynb": rows("00"),
+        "00_peek.ipynb": rows("00", WRONG),
+        "00_network.ipynb": rows("00", WRONG),
+        "00_proc.ipynb": rows("00", WRONG),
     }
     assert listener.connections == 1

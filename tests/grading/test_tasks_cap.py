@@ -11,8 +11,10 @@ from dataclasses import replace
 
 import pytest
 
-from helpers.grading import Settings, Submission, grade_submission, make_probes
+from helpers.checks import REGISTRY
+from helpers.grading import Settings, Submission, exercises_of, grade_submission, make_probes
 from helpers.grading.kernels import cgroup, sandbox
+from helpers.grading.reading.submissions import target_name
 
 from .builders import plain_notebook, write
 
@@ -42,6 +44,20 @@ for pid in children:
 assert refused is not None, f"{{len(children)}} forks, none refused"
 """
 
+RELU_PASSED = ("00.relu", "passed", f"passed {len(make_probes(REGISTRY['00.relu'], 3))} cases")
+
+
+def missing(ex) -> tuple:
+    what = "class" if ex.kind == "module" else "function"
+    why = f"is not defined in the notebook (is its exercise cell deleted, or the {what} renamed?)."
+    return (ex.id, "missing", f"`{target_name(ex)}` {why}")
+
+
+def rows(relu: tuple) -> list[tuple]:
+    """The rows (exercise, status, message) of notebook 00's exercises, in the grader's order:
+    ``relu``'s as given, every other one missing (the notebooks below hold relu only)."""
+    return [relu if ex.id == "00.relu" else missing(ex) for ex in exercises_of("00")]
+
 
 @pytest.mark.skipif(sandbox.resolve("auto")[0] != "bwrap", reason="bubblewrap cannot sandbox here")
 @pytest.mark.skipif(NO_CAP, reason=f"no pids cgroup for the tasks cap here: {KIND} {WHY}")
@@ -53,12 +69,7 @@ def test_a_fork_loop_stops_at_the_sandboxs_cap(tmp_path, monkeypatch, grade_devi
     )
     settings = Settings(cell_timeout=60, seed=3, sandbox="bwrap", device=grade_device)
     graded = grade_submission(Submission(path, "00.ipynb"), settings)
-    from helpers.checks import REGISTRY
-
-    cases = len(make_probes(REGISTRY["00.relu"], 3))
-    assert [(r.exercise, r.status, r.message) for r in graded.rows] == [
-        ("00.relu", "passed", f"passed {cases} cases")
-    ]
+    assert [(r.exercise, r.status, r.message) for r in graded.rows] == rows(RELU_PASSED)
     assert not any("raised" in n for n in graded.notes), graded.notes  # the loop was refused
     assert not cgroup._groups  # its cgroup is removed with the submission's folder
 
@@ -114,4 +125,5 @@ def test_a_slots_processes_share_one_memory_cap(tmp_path, monkeypatch, grade_dev
     )
     settings = Settings(cell_timeout=60, seed=3, sandbox="bwrap")  # default --memory
     graded = grade_submission(Submission(path, "00.ipynb"), replace(settings, device=grade_device))
-    assert [(r.exercise, r.status) for r in graded.rows] == [("00.relu", "passed")], graded
+    expected = [row[:2] for row in rows(RELU_PASSED)]  # relu passed
+    assert [(r.exercise, r.status) for r in graded.rows] == expected, graded

@@ -13,7 +13,7 @@ import nbformat
 import pytest
 
 from helpers.__main__ import main
-from helpers.checks import REGISTRY
+from helpers.grading import exercises_of
 from helpers.grading.books.gradebook import GradebookError, read_rows
 from helpers.grading.books.lms import compute_totals, write_totals
 from helpers.grading.books.report import summarize, write_report
@@ -23,7 +23,7 @@ from helpers.grading.reading.students import Student, compile_pattern, student_o
 from helpers.grading.reading.submissions import copy_siblings
 
 from . import classbook
-from .builders import SOLUTIONS
+from .builders import SOLUTIONS, exercise_index
 from .classbook import COLUMNS as HEADER
 
 # --------------------------------------------------------------------------- shards
@@ -322,7 +322,9 @@ def test_nbgrader_notebook_metadata(tmp_path):
     tests = [
         (m["grade_id"], m["points"], c.source) for c, m in zip(nb.cells, meta) if m and m["grade"]
     ]
-    exercises = [ex for ex in REGISTRY.values() if ex.notebook == "02"]
+    solution = nbformat.read(str(next(SOLUTIONS.glob("02_*.ipynb"))), as_version=4)
+    # one test cell per exercise, in the notebook's order (its first exercise is a question)
+    exercises = sorted(exercises_of("02"), key=lambda ex: exercise_index(solution, ex.id))
     assert [(g, p) for g, p, _ in tests] == [
         (f"test-{ex.id.replace('.', '-')}", float(ex.points)) for ex in exercises
     ]
@@ -336,7 +338,6 @@ def test_nbgrader_notebook_metadata(tmp_path):
             assert m["locked"] and not m["solution"]
         if cell.cell_type == "code":
             assert not cell.outputs
-    solution = nbformat.read(str(next(SOLUTIONS.glob("02_*.ipynb"))), as_version=4)
     assert len(nb.cells) == len(solution.cells) + len(exercises)
     assert main(["nbgrader", str(tmp_path), "99"]) == 2
 
