@@ -230,9 +230,10 @@ LR_MISTAKES = {
     "no_pi": "the cosine's argument has no pi: cos(t) covers 1 radian of the cosine and ends "
     "far above min_lr at step total. Use cos(pi * t), from cos 0 = 1 to cos pi = -1, half a "
     "cosine.",
-    "rises": "the cosine factor is 0.5 * (1 - cos(pi * t)), which goes from 0 up to 1: the rate "
-    "rises from min_lr to max_lr during the decay. Use 1 + cos(pi * t), which starts at max_lr "
-    "at step warmup and falls.",
+    "rises": "the rate rises from min_lr to max_lr during the decay, as a cosine factor of "
+    "0.5 * (1 - cos(pi * t)) does (from 0 up to 1), or a t that runs backwards: use "
+    "t = (step - warmup) / (total - warmup) and 1 + cos(pi * t), which starts at max_lr at "
+    "step warmup and falls.",
     "floor_division": "t = (step - warmup) // (total - warmup) is floor (integer) division: t is "
     "0 at every step of the decay but the last, so the rate stays at max_lr. Use / for t.",
     "warmup_from_min_lr": "the warm-up starts from min_lr: it rises from 0, max_lr * (step + 1) "

@@ -38,9 +38,10 @@ CLIP_MISTAKES = {
     "grew to max_norm. Scale only when total > max_norm; below it, leave them as they are.",
     "inverted": "the gradients are scaled by total / max_norm, which makes a large gradient "
     "larger: the factor is max_norm / (total + 1e-6).",
-    "not_written_back": "the norm is above max_norm but the gradients are unchanged: "
-    "`g = g * coef` makes a new tensor and leaves p.grad as it was. Scale p.grad itself, "
-    "p.grad.mul_(coef) (or p.grad = p.grad * coef).",
+    "not_written_back": "the norm is above max_norm but the gradients are unchanged: nothing "
+    "scaled p.grad (a scaling left out, a factor of 1, or a local `g = g * coef`, which makes "
+    "a new tensor and leaves p.grad as it was). Scale p.grad itself, p.grad.mul_(coef) (or "
+    "p.grad = p.grad * coef).",
     "generator_consumed": "with `parameters` a generator, as model.parameters() is, {what}: a "
     "generator can be read once, and the second loop over it finds nothing. Make it a list "
     "first, parameters = list(parameters).",

@@ -172,8 +172,8 @@ TOP_K_MISTAKES = {
     "smallest": "the k smallest logits are kept: keep the k largest.",
     "exactly_k": "with a tie at the k-th largest value only some of the tied logits are kept "
     "(the indices torch.topk returns): keep every logit >= the k-th largest, ties included.",
-    "wrong_dim": "the filter works over the wrong dim: keep the k largest of each row of the "
-    "vocabulary, the last dim.",
+    "wrong_dim": "the logits kept are those a filter over the wrong dim (dim 0) keeps: keep "
+    "the k largest of each row of the vocabulary, the last dim.",
     "kth_smallest": "the threshold is the k-th smallest logit of the row (torch.kthvalue counts "
     "from the smallest, and so does an ascending sort's [k - 1]), not the k-th largest: far "
     "too many logits stay. Use torch.topk(logits, k).values[..., -1:], or a descending sort.",
@@ -202,8 +202,10 @@ TOP_P_MISTAKES = {
     "strict": "a token is kept although the probability of the tokens before it already "
     "equals p exactly: remove it when that mass reaches p, (cum - probs) >= p, not > p. The "
     "nucleus is the smallest set reaching p; here one token too many stays.",
-    "ascending": "the row is sorted ascending: the least likely tokens are summed first and "
-    "kept, the most likely removed. Sort descending, logits.sort(dim=-1, descending=True).",
+    "ascending": "the tokens kept are those a row sorted ascending keeps (the least likely "
+    "summed first and kept, the most likely removed): sort descending, "
+    "logits.sort(dim=-1, descending=True), sum the probabilities with cumsum, and remove a "
+    "token once the mass before it reaches p.",
     "no_sort": "the probabilities are summed in the vocabulary's order, not sorted: the kept "
     "tokens are the first of the vocabulary, not the most likely. Sort each row descending "
     "first, then put each logit back at its token's position.",
