@@ -16,6 +16,7 @@ from helpers.notebooks import bench
         ("solutions/09_vision_transformer.ipynb", 90.0),
         ("09_vit.ipynb", 90.0),
         ("scratch.ipynb", 60.0),
+        ("solutions/open/07b_open_exercises.ipynb", 30.0),  # a worked solution of open exercises
     ],
 )
 def test_budget_for(path, budget):
