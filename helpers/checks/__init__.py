@@ -56,6 +56,19 @@ EXERCISES: dict[str, Exercise] = dict(sorted(REGISTRY.items()))
 DEFAULT_SEED = 1234
 
 
+def _set_up_fakegpu() -> None:
+    """The stand-in GPU's one-time set-up, with the import rather than in the first check():
+    torch imports torch.distributed.tensor (0.7 s) when the first tensor moves to a Python
+    backend. Only where the checks will use it (the series' device is the CPU)."""
+    from ..device import get_device
+
+    if get_device().type == "cpu" and fake_gpu.available():
+        torch.empty(0).to(fake_gpu.fakegpu())
+
+
+_set_up_fakegpu()
+
+
 def unknown_id_message(exercise_id: Any) -> str:
     known = ", ".join(EXERCISES)
     return f"unknown exercise id {exercise_id!r}. Known ids: {known}."
