@@ -21,6 +21,19 @@ def judge_module_info(probe, out, name: str, judge) -> None:
     judge(probe, out)
 
 
+def expect_bias(info: dict, bias: bool, given: bool) -> None:
+    """The projections have biases exactly when ``bias`` (``given``: the case passed it, else
+    it is the signature's default, True)."""
+    if any(n.endswith(".bias") for n in info["parameters"]) != bias:
+        said, fix = f"with bias={bias}", "pass bias=bias to each nn.Linear."
+        if not given:  # the default: the signature's, or the Linear's
+            said, fix = "with bias left out", "the signature's default is bias=True, " + fix
+        raise Fail(
+            f"{said} the projections must {'' if bias else 'not '}have a bias: {fix}",
+            "bias_ignored",
+        )
+
+
 def expect_names(
     info: dict, expected: dict[str, list[int]], name: str, hints: dict[str, str] | None = None
 ) -> None:

@@ -21,7 +21,7 @@ from .framework import (
     randn,
     register,
 )
-from .modules import expect_names
+from .modules import expect_bias, expect_names
 from .parts import locate
 from .probes import (
     ATTENTION_BUILTINS,
@@ -179,15 +179,7 @@ class MultiHeadAttentionCheck(Exercise):
                 raise Fail(
                     f"{name} is a {kind}, expected nn.Linear(d_model, d_model).", "not_linear"
                 )
-        biases = [n for n in info["parameters"] if n.endswith(".bias")]
-        if bool(biases) != bias:
-            given, fix = f"with bias={bias}", "pass bias=bias to each nn.Linear."
-            if "bias" not in probe.init:  # the default: the signature's, or the Linear's
-                given, fix = "with bias left out", "the signature's default is bias=True, " + fix
-            raise Fail(
-                f"{given} the projections must {'' if bias else 'not '}have a bias: {fix}",
-                "bias_ignored",
-            )
+        expect_bias(info, bias, "bias" in probe.init)
         names = {
             f"{n}.{w}": [d, d] if w == "weight" else [d]
             for n in PROJECTIONS

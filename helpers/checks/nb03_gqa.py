@@ -29,7 +29,7 @@ from .framework import (
     randn,
     register,
 )
-from .modules import expect_names
+from .modules import expect_bias, expect_names
 from .probes import ATTENTION_BUILTINS, mask_with_a_key_per_row
 from .references import attention64
 
@@ -243,15 +243,7 @@ class GroupedQueryAttentionCheck(Exercise):
             names[f"{name}.weight"] = [d_out, d]
             if bias:
                 names[f"{name}.bias"] = [d_out]
-        biases = [n for n in info["parameters"] if n.endswith(".bias")]
-        if bool(biases) != bias:
-            given, fix = f"with bias={bias}", "pass bias=bias to each nn.Linear."
-            if "bias" not in probe.init:  # the default: the signature's, or the Linear's
-                given, fix = "with bias left out", "the signature's default is bias=True, " + fix
-            raise Fail(
-                f"{given} the projections must {'' if bias else 'not '}have a bias: {fix}",
-                "bias_ignored",
-            )
+        expect_bias(info, bias, "bias" in probe.init)
         hint = (
             f"d_head = d_model // num_heads = {d // H}; q_proj and out_proj are "
             f"nn.Linear(d_model, d_model), k_proj and v_proj nn.Linear(d_model, num_kv_heads "
