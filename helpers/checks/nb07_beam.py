@@ -55,7 +55,8 @@ class TinySeq2Seq(nn.Module):
         dev, T = tgt.device, tgt.shape[1]
         s = self.src_emb.to(dev)[src].mean(1, keepdim=True)  # (B, 1, d)
         h = self.tgt_emb.to(dev)[tgt] + self.pos.to(dev)[:T]  # (B, T, d)
-        steps = torch.arange(1, T + 1, device=dev, dtype=h.dtype)[:, None]
+        # 1, 2, ..., T as a cumsum of ones: torch 2.3's fx cannot trace arange of a traced length
+        steps = torch.ones_like(h[..., :1]).cumsum(1)  # (B, T, 1)
         mean = h.cumsum(1) / steps  # the prefix's running mean: causal
         z = torch.tanh(torch.cat([mean, h, s.expand_as(h)], dim=-1) @ self.w.to(dev))
         return z @ self.out.to(dev) + self.bias.to(dev)[:T]
