@@ -118,22 +118,48 @@ class Row:
                 gaps.append(float(values[K - 1] - values[K]))
             values, idx = values[:K], idx[:K]
             parent, token = idx // V, idx % V
+            if variant == "index_swapped_k":  # index = parent * V + token, decoded as if
+                parent, token = idx % K, idx // K  # it were token * K + parent
+            elif variant == "index_swapped_v":  # (a parent past the last beam: IndexError)
+                parent, token = idx % V, idx // V
         history = self.tok if variant == "history_not_reordered" else self.tok[parent]
         self.tok = torch.cat([history, token[:, None]], dim=1)
         self.score, self.first = values, False
 
-    def best(self, eos_id, max_len, gaps):
-        """The hypothesis of highest score, padded with eos_id to max_len."""
+    def best(self, eos_id, max_len, gaps, length=None):
+        """The hypothesis of highest score, padded with eos_id to max_len; with ``length`` (a
+        key of :data:`LENGTHS`, and an exponent), the score divided by the beam's length."""
         final = self.score
-        if self.variant == "length_normalised":
-            ended = self.tok == eos_id
-            length = torch.where(ended.any(1), ended.long().argmax(1), self.tok.shape[1] - 1)
-            final = self.score / length.clamp(min=1)  # tokens after BOS up to and with EOS
+        if length is not None:
+            key, alpha = length
+            final = self.score / LENGTHS[key](self.tok, eos_id).double().clamp(min=1) ** alpha
         order = final.sort(descending=True, stable=True)
         if gaps is not None and len(final) > 1 and torch.isfinite(order.values[1]):
             gaps.append(float(order.values[0] - order.values[1]))
         best = self.tok[order.indices[-1] if self.variant == "worst_beam" else order.indices[0]]
         return F.pad(best, (0, max_len - best.shape[0]), value=eos_id)
+
+
+def _ended(tok, eos_id):
+    """Each beam's index of its first eos_id, and whether it has one."""
+    ended = tok == eos_id
+    return ended.long().argmax(1), ended.any(1)
+
+
+#: the ways to count a beam's length (tokens (K, t), of which BOS is the first): each
+#: ``(tokens, eos_id) -> (K,)``. The final choice of a length-normalised search divides by one.
+LENGTHS = {
+    "the tokens after BOS, up to and with eos_id": lambda tok, eos: torch.where(
+        _ended(tok, eos)[1], _ended(tok, eos)[0], tok.shape[1] - 1
+    ),
+    "the tokens with BOS, up to and with eos_id": lambda tok, eos: torch.where(
+        _ended(tok, eos)[1], _ended(tok, eos)[0] + 1, tok.shape[1]
+    ),
+    "the tokens that are not eos_id": lambda tok, eos: (tok != eos).sum(1),
+    "the tokens that are not eos_id, plus one": lambda tok, eos: (tok != eos).sum(1) + 1,
+}
+#: the exponents of the length (1: the mean log-probability; below 1: a milder penalty)
+LENGTH_EXPONENTS = (1.0, 0.6, 0.7, 0.75)
 
 
 @torch.no_grad()
@@ -143,6 +169,13 @@ def beam64(model, src, max_len, bos_id, eos_id, K, variant="right", gaps=None):
     search stops when every beam of every row has ended (a variant that changes finished beams
     changes them until then). ``gaps`` collects the score gaps the contract relies on (kept /
     dropped candidate, best / second hypothesis)."""
+    rows = search64(model, src, max_len, bos_id, eos_id, K, variant, gaps)
+    return torch.stack([r.best(eos_id, max_len, gaps) for r in rows])
+
+
+@torch.no_grad()
+def search64(model, src, max_len, bos_id, eos_id, K, variant="right", gaps=None) -> list[Row]:
+    """The search of :func:`beam64`: each row's final beams, before the final choice."""
     rows = [Row(src[b], K, bos_id, variant) for b in range(src.shape[0])]
     for _ in range(max_len - 1):  # each step adds one token (BOS counts towards max_len)
         done = [r.tok[:, -1] == eos_id for r in rows]
@@ -155,7 +188,7 @@ def beam64(model, src, max_len, bos_id, eos_id, K, variant="right", gaps=None):
             frozen = bool(d.all()) and variant not in ("extend_finished", "finished_scored")
             if not (r.stopped or frozen):  # a row whose beams have all ended stays as it is
                 r.step(model, eos_id, gaps)
-    return torch.stack([r.best(eos_id, max_len, gaps) for r in rows])
+    return rows
 
 
 @torch.no_grad()
@@ -197,8 +230,12 @@ BEAM_MISTAKES = {
     "history_not_reordered": "each new token is appended to the beam in the same place, not to "
     "the beam it came from: gather the histories with the candidates' parent beams, "
     "tgt = torch.cat([tgt[parent], token], dim=-1) (parent = index // vocab_size).",
-    "length_normalised": "the final choice divides the scores by the length: this contract "
-    "sums log-probabilities without length normalisation; return the beam of highest score.",
+    "index_swapped_k": "the flat candidate index is decoded the wrong way round: your output "
+    "is what parent = index % k, token = index // k gives. The candidates flattened from (k, V) "
+    "are numbered index = parent * V + token: parent = index // V, token = index % V.",
+    "index_swapped_v": "the flat candidate index is decoded the wrong way round: your output "
+    "is what parent = index % V, token = index // V gives. The candidates flattened from (k, V) "
+    "are numbered index = parent * V + token: parent = index // V, token = index % V.",
     "worst_beam": "the returned hypothesis is the beam with the lowest score: return the one "
     "with the highest (after sorting in descending order, the first).",
     "stop_first_finished": "decoding stops as soon as one beam has produced eos_id: go on "
@@ -207,6 +244,18 @@ BEAM_MISTAKES = {
 }
 #: the same stop, in a search that runs one row at a time
 BEAM_MISTAKES["stop_first_finished_row"] = BEAM_MISTAKES["stop_first_finished"]
+#: a variant's code where it is not the variant's name (two forms of one mistake)
+CODES = {
+    "stop_first_finished_row": "stop_first_finished",
+    "index_swapped_k": "index_decoded_swapped",
+    "index_swapped_v": "index_decoded_swapped",
+}
+#: the right search, a final choice by score / length ** alpha (:data:`LENGTHS`)
+LENGTH_NORMALISED = (
+    "the final choice divides each beam's score by its length: your output is what dividing "
+    "by {length} gives. This contract sums log-probabilities without length "
+    "normalisation: return the beam of highest summed score."
+)
 
 
 # --------------------------------------------------------------------------- the exercise
@@ -282,12 +331,30 @@ class BeamSearchCheck(Exercise):
             return
         found = []  # (code, message) of every known mistake that gives this output
         for variant, message in BEAM_MISTAKES.items():
-            code = variant.removesuffix("_row")
-            if code in dict(found) or not torch.equal(
-                padded, beam64(model, src, max_len, bos_id, eos_id, K, variant)
-            ):
+            code = CODES.get(variant, variant)
+            if code in dict(found):
+                continue
+            try:
+                if not torch.equal(padded, beam64(model, src, max_len, bos_id, eos_id, K, variant)):
+                    continue
+            except IndexError:  # a variant that indexes past the beams (index_swapped_v)
                 continue
             found.append((code, message.format(K=K)))
+        if K > 1:  # the right search, another final choice
+            rows = search64(model, src, max_len, bos_id, eos_id, K)
+            same = [
+                (key, a)
+                for a in LENGTH_EXPONENTS
+                for key in LENGTHS
+                if torch.equal(
+                    padded, torch.stack([r.best(eos_id, max_len, None, (key, a)) for r in rows])
+                )
+            ]
+            if same:  # named only where one way of counting gives this output
+                key, a = same[0]
+                how = f"{key}{'' if a == 1 else f' to the power {a}'}"
+                how = how if len(same) == 1 else "the length, counted in any of several ways,"
+                found.append(("length_normalised", LENGTH_NORMALISED.format(length=how)))
         if found:  # on this case two slips may give the same output: both are named
             also = "".join(
                 f"\n   The same output comes from another slip: {m}" for _, m in found[1:2]

@@ -41,6 +41,8 @@ def beam_with(mistake=""):
             done = (tgt[:, -1] == eos_id).view(B, k)
             if done.all() or (mistake == "stop_first" and done.any()):
                 break
+            if mistake == "stop_best" and done[:, 0].all():  # correct: beam 0 scores highest
+                break
             logits = model(src_k, tgt)[:, -1]
             log_probs = F.log_softmax(logits, dim=-1)
             if mistake == "probs":
@@ -66,10 +68,15 @@ def beam_with(mistake=""):
                 scores, index = candidates.topk(k, dim=-1)
             first = False
             parent = index // V + torch.arange(B, device=dev)[:, None] * k
+            token = index % V
+            if mistake == "index_swapped":
+                parent, token = index % k + torch.arange(B, device=dev)[:, None] * k, index // k
             if mistake == "not_reordered":
                 parent = torch.arange(B * k, device=dev).view(B, k)
-            tgt = torch.cat([tgt[parent.view(-1)], (index % V).view(-1, 1)], dim=1)
+            tgt = torch.cat([tgt[parent.view(-1)], token.reshape(-1, 1)], dim=1)
         final = scores
+        if mistake == "normalised_non_eos_plus_one":  # BOS and EOS counted, open beams + 1
+            final = scores / ((tgt != eos_id).sum(-1).view(B, k) + 1)
         if mistake == "normalised":
             ended = (tgt == eos_id).view(B, k, -1)
             length = torch.where(ended.any(-1), ended.long().argmax(-1), tgt.size(1) - 1)
@@ -118,6 +125,13 @@ def test_a_per_row_version_that_stops_once_the_best_beam_is_finished_passes(run_
     assert r.passed, r.messages
 
 
+def test_a_batched_version_that_stops_once_every_rows_best_beam_is_finished_passes(run_check):
+    """The text allows stopping as soon as the best beam has ended: the output is then
+    shorter (padded to the batch's own L <= max_len), its hypotheses the same."""
+    r = run_check(ID, beam_with("stop_best"))
+    assert r.passed, r.messages
+
+
 def test_the_stub_is_missing(run_check):
     assert run_check(ID, stub).status == "missing"
 
@@ -134,6 +148,8 @@ def test_the_stub_is_missing(run_check):
         ("no_inf_start", "same_as_greedy", "-inf"),
         ("not_reordered", "history_not_reordered", "parent"),
         ("normalised", "length_normalised", "length normalisation"),
+        ("normalised_non_eos_plus_one", "length_normalised", "divides each beam's score"),
+        ("index_swapped", "index_decoded_swapped", "parent = index % k, token = index // k"),
         ("worst", "worst_beam", "lowest score"),
         ("stop_first", "stop_first_finished", "every beam"),
         ("no_bos", "no_bos", "bos_id"),
