@@ -90,8 +90,9 @@ class Row:
         if variant == "same_as_greedy":
             self.score[:] = 0.0  # K copies of BOS: the top k are k copies of the greedy token
 
-    def step(self, model, eos_id, gaps):
-        """Extend the beams by one token (every candidate of every beam, top K of them)."""
+    def step(self, model, eos_id, gaps, histories=None):
+        """Extend the beams by one token (every candidate of every beam, top K of them); the
+        parents' tokens are taken from ``histories`` where given (another row's beams)."""
         K, variant = self.tok.shape[0], self.variant
         done = self.tok[:, -1] == eos_id
         logits = model(self.src.expand(K, -1), self.tok)[:, -1].double()  # (K, V)
@@ -122,7 +123,8 @@ class Row:
                 parent, token = idx % K, idx // K  # it were token * K + parent
             elif variant == "index_swapped_v":  # (a parent past the last beam: IndexError)
                 parent, token = idx % V, idx // V
-        history = self.tok if variant == "history_not_reordered" else self.tok[parent]
+        history = self.tok if histories is None else histories
+        history = history if variant == "history_not_reordered" else history[parent]
         self.tok = torch.cat([history, token[:, None]], dim=1)
         self.score, self.first = values, False
 
@@ -183,11 +185,13 @@ def search64(model, src, max_len, bos_id, eos_id, K, variant="right", gaps=None)
             break
         if variant == "stop_first_finished" and any(bool(d.any()) for d in done):
             break
+        first_row = rows[0].tok  # parent_no_row_offset: every row's parents are row 0's
         for r, d in zip(rows, done):
             r.stopped = r.stopped or (variant == "stop_first_finished_row" and bool(d.any()))
-            frozen = bool(d.all()) and variant not in ("extend_finished", "finished_scored")
+            frozen = bool(d.all()) and variant not in UNFROZEN
             if not (r.stopped or frozen):  # a row whose beams have all ended stays as it is
-                r.step(model, eos_id, gaps)
+                histories = first_row if variant == "parent_no_row_offset" else None
+                r.step(model, eos_id, gaps, histories)
     return rows
 
 
@@ -241,6 +245,10 @@ BEAM_MISTAKES = {
     "stop_first_finished": "decoding stops as soon as one beam has produced eos_id: go on "
     "until every beam has (the finished ones wait with their scores, so that a longer "
     "hypothesis can still win), or until max_len.",
+    "parent_no_row_offset": "the parent index lacks the row's offset: in the flattened "
+    "(B * k, t) histories, row b's beams are b * k, ..., b * k + k - 1, so the parents are "
+    "b * k + index // V. Your output is what taking every row's histories from row 0's beams "
+    "gives.",
 }
 #: the same stop, in a search that runs one row at a time
 BEAM_MISTAKES["stop_first_finished_row"] = BEAM_MISTAKES["stop_first_finished"]
@@ -257,6 +265,9 @@ LENGTH_NORMALISED = (
     "normalisation: return the beam of highest summed score."
 )
 
+
+#: the variants that change a row whose beams have all ended (it takes part in every step)
+UNFROZEN = ("extend_finished", "finished_scored", "parent_no_row_offset")
 
 # --------------------------------------------------------------------------- the exercise
 

@@ -69,6 +69,8 @@ def beam_with(mistake=""):
             first = False
             parent = index // V + torch.arange(B, device=dev)[:, None] * k
             token = index % V
+            if mistake == "no_row_offset":
+                parent = index // V
             if mistake == "index_swapped":
                 parent, token = index % k + torch.arange(B, device=dev)[:, None] * k, index // k
             if mistake == "not_reordered":
@@ -150,6 +152,7 @@ def test_the_stub_is_missing(run_check):
         ("normalised", "length_normalised", "length normalisation"),
         ("normalised_non_eos_plus_one", "length_normalised", "divides each beam's score"),
         ("index_swapped", "index_decoded_swapped", "parent = index % k, token = index // k"),
+        ("no_row_offset", "parent_no_row_offset", "row 0's beams"),
         ("worst", "worst_beam", "lowest score"),
         ("stop_first", "stop_first_finished", "every beam"),
         ("no_bos", "no_bos", "bos_id"),
