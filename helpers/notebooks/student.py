@@ -97,18 +97,29 @@ def find_regions(lines: list[str], where: str) -> list[Region]:
     return regions
 
 
+#: how a learner writes a built-in of these modules (others: their dotted name, torch.nn -> nn)
+WRITTEN = {"torch.nn.functional": "F", "torch.functional": "torch", "torch.nn.utils.clip_grad":
+           "nn.utils"}  # fmt: skip
+
+
 def switched_off(exercise: str | None) -> list[str]:
-    """The built-ins the check of ``exercise`` switches off, as a learner writes them
-    (``torch.nn.functional.softmax`` -> softmax, ``torch.nn.LayerNorm.forward`` ->
-    nn.LayerNorm; the dispatcher's ``aten.*`` names left out): from the check itself."""
+    """The built-ins the check of ``exercise`` switches off, as a learner writes them, qualified
+    so that the learner's own function of the same name is not mistaken for one
+    (``torch.nn.functional.softmax`` -> F.softmax, ``torch.nn.LayerNorm.forward`` ->
+    nn.LayerNorm; the dispatcher's ``aten.*`` and ``torch._C`` names left out): from the check."""
     from ..checks import EXERCISES
 
     ex = EXERCISES.get(exercise or "")
     names = []
     for dotted in ex.forbid if ex else ():
-        *owner, last = dotted.split(".")
-        name = f"nn.{owner[-1]}" if last == "forward" else last
-        if owner[0] != "aten" and name not in names:
+        owner, last = dotted.rsplit(".", 1)
+        if owner == "aten" or owner.startswith("torch._C"):
+            continue
+        if last == "forward":
+            name = f"nn.{owner.rsplit('.', 1)[1]}"
+        else:
+            name = f"{WRITTEN.get(owner, re.sub(r'^torch[.]nn[.]', 'nn.', owner))}.{last}"
+        if name not in names:
             names.append(name)
     return names
 
