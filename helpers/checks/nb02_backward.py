@@ -39,6 +39,10 @@ GRAD_MISTAKES = {
     "softmax_diagonal_only": "the softmax's backward uses only the Jacobian's diagonal, "
     "w (1 - w) grad_w: grad_scores = w * (grad_w - sum(grad_w * w, -1)), the backward you "
     "wrote in notebook 01.",
+    "softmax_no_sum": "the softmax's backward drops the weighted sum: these are the gradients "
+    "of grad_scores = w * grad_w (diag(w) alone, not the Jacobian diag(w) - w wᵀ). Weight j "
+    "moves when any score of its row does: grad_scores = w * (grad_w - sum(grad_w * w, -1)), "
+    "notebook 01's softmax_backward.",
     "softmax_skipped": "the softmax's backward is skipped (grad_scores = grad_weights): "
     "grad_scores = w * (grad_w - sum(grad_w * w, -1)), notebook 01's softmax_backward.",
     "softmax_sign": "the softmax's backward adds the weighted sum: grad_scores = w * (grad_w - "
@@ -56,7 +60,7 @@ def attention_backward64(q, k, v, grad_out, mask=None, *, scale_mode="right", so
                          mask_mode="before", grad_w_from="v"):  # fmt: skip
     """Reference: (grad_q, grad_k, grad_v) of sum(out * grad_out), out = softmax(q kᵀ / sqrt(d_k)
     masked) v, in float64; the switches make the known mistakes (grad_w_from "k": grad_out @ kᵀ;
-    scale_mode "none", "multiplied", "twice"; softmax "diagonal", "skipped", "sign";
+    scale_mode "none", "multiplied", "twice"; softmax "diagonal", "skipped", "sign", "no_sum";
     mask_mode "ignored")."""
     q, k, v, g = (t.double() for t in (q, k, v, grad_out))
     root = math.sqrt(q.size(-1))
@@ -71,6 +75,7 @@ def attention_backward64(q, k, v, grad_out, mask=None, *, scale_mode="right", so
         "full": w * (grad_w - weighted),
         "diagonal": w * (1 - w) * grad_w,
         "skipped": grad_w,
+        "no_sum": w * grad_w,
         "sign": w * (grad_w + weighted),
     }[softmax]
     grad_s = grad_s * {"right": 1 / root, "none": 1.0, "multiplied": root,
@@ -153,6 +158,7 @@ class AttentionBackwardCheck(Exercise):
                 scaled_twice=variant(i, scale_mode="twice"),
                 softmax_diagonal_only=variant(i, softmax="diagonal"),
                 softmax_skipped=variant(i, softmax="skipped"),
+                softmax_no_sum=variant(i, softmax="no_sum"),
                 softmax_sign=variant(i, softmax="sign"),
                 grad_weights_from_keys=variant(i, grad_w_from="k") if v.shape == k.shape else [],
             )

@@ -44,9 +44,11 @@ def lnb64(
     reduce: str = "sum",
     weight_from: str = "x_hat",
     divide: bool = True,
+    summed: tuple[str, ...] = (),
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """(grad_x, grad_weight, grad_bias) of y = x_hat * weight + bias in float64; the keywords
-    switch on one known mistake each."""
+    switch on one known mistake each (``summed``: the correction terms, "g" and/or "x_hat",
+    whose mean over the features is a sum)."""
     x, w, gy = x.double(), weight.double(), grad_y.double()
     d = x.shape[-1]
     mu = x.mean(-1, keepdim=True)
@@ -55,10 +57,14 @@ def lnb64(
     x_hat = (x - mu) / std
     g = gy * w if use_weight else gy
     gx = g
+
+    def mean(t, term):
+        return t.sum(-1, keepdim=True) if term in summed else t.mean(-1, keepdim=True)
+
     if mean_of_grad:
-        gx = gx - g.mean(-1, keepdim=True)
+        gx = gx - mean(g, "g")
     if xhat_term:
-        gx = gx - x_hat * (g * x_hat).mean(-1, keepdim=True)
+        gx = gx - x_hat * mean(g * x_hat, "x_hat")
     gx = gx / std if divide else gx
     by_weight = {"x_hat": x_hat, "x": x}[weight_from]
     rows_w, rows_b = (gy * by_weight).reshape(-1, d), gy.reshape(-1, d)
@@ -79,6 +85,10 @@ LNB_MISTAKES = {
     "(g = grad_y * weight): that term is left out, or the x_hat in it is 0 (x - mean with the "
     "wrong mean). It comes from the variance, which every x_i moves. A check: scaling a row of "
     "x changes (almost) nothing, so (grad_x * x_hat).sum(-1) must be about 0.",
+    "sums_not_means": "grad_x is what it would be with {terms} summed over the last dim where "
+    "the mean belongs (d = {d} times too large): grad_x = (g - mean(g) - x_hat * mean(g * "
+    "x_hat)) / std, g = grad_y * weight, the means over the d features (mu and the variance "
+    "are means, so each x_i moves them by 1/d).",
     "unbiased": "the variance is the unbiased one (divided by d - 1): the forward pass uses the "
     "biased variance, divided by d (x.var(dim=-1, unbiased=False)), so its backward must too.",
     "std_plus_eps": "std is x.std() + eps: x.std() is the unbiased one (divided by d - 1) and "
@@ -175,6 +185,14 @@ class LayerNormBackwardCheck(PropertyMixin, Exercise):
             no_weight=v(0, use_weight=False),
             not_divided=v(0, divide=False),
         )
+        for summed, terms in [
+            (("g", "x_hat"), "both correction terms, mean(g) and mean(g * x_hat),"),
+            (("g",), "the term mean(g)"),
+            (("x_hat",), "the term mean(g * x_hat)"),
+        ]:
+            mistakes += named(
+                LNB_MISTAKES, {"terms": terms, "d": d}, sums_not_means=v(0, summed=summed)
+            )
         ref = lnb64(x, weight, grad_y, eps)
         atol = 1e-4 if x.dtype == torch.float32 else None
         expect_close(gx, ref[0], "grad_x", atol=atol, mistakes=mistakes)

@@ -118,6 +118,63 @@ def test_slips_are_named(run_check, candidate, code):
     assert not r.passed and r.mistake == f"{EX}/{code}", (r.mistake, r.messages)
 
 
+def centred_with(a, b, *, centre_a, centre_b, two=2.0, b_as_column=False):
+    """The centred expansion with a slip: a and b moved by their own centres (a mean, or 0),
+    the cross term's factor, ||b||² as a column."""
+    a, b = a - centre_a(a, b), b - centre_b(a, b)
+    sq_b = (b * b).sum(-1)[..., :, None] if b_as_column else (b * b).sum(-1)[..., None, :]
+    return ((a * a).sum(-1)[..., :, None] + sq_b - two * a @ b.mT).clamp_min(0)
+
+
+def b_mean(a, b):
+    return b.mean(dim=-2, keepdim=True)
+
+
+def a_mean(a, b):
+    return a.mean(dim=-2, keepdim=True)
+
+
+def no_shift(a, b):
+    return 0.0
+
+
+def batch_transpose_0_1(a, b):
+    c = b.mean(dim=-2, keepdim=True)
+    a, b = a - c, b - c
+    sq = (a * a).sum(-1)[..., :, None] + (b * b).sum(-1)[..., None, :]
+    return (sq - 2 * a @ b.transpose(0, 1)).clamp_min(0)
+
+
+def batch_mm(a, b):
+    sq = (a * a).sum(-1)[..., :, None] + (b * b).sum(-1)[..., None, :]
+    return (sq - 2 * torch.mm(a, b.transpose(-2, -1))).clamp_min(0)
+
+
+@pytest.mark.parametrize(
+    "candidate, code, words",
+    [
+        (lambda a, b: centred_with(a, b, centre_a=b_mean, centre_b=b_mean, two=1.0),
+         "missing_two", "the cross term is a_i·b_j once"),
+        (lambda a, b: centred_with(a, b, centre_a=a_mean, centre_b=a_mean, two=1.0),
+         "missing_two", "the cross term is a_i·b_j once"),
+        (lambda a, b: centred_with(a, b, centre_a=b_mean, centre_b=b_mean, b_as_column=True),
+         "sq_b_column", "it is a row, (..., 1, M)"),
+        (lambda a, b: centred_with(a, b, centre_a=no_shift, centre_b=no_shift, b_as_column=True),
+         "sq_b_column", "it is a row, (..., 1, M)"),
+        (lambda a, b: centred_with(a, b, centre_a=a_mean, centre_b=b_mean),
+         "not_common_shift", "a and b are each moved by their own mean"),
+        (lambda a, b: centred_with(a, b, centre_a=b_mean, centre_b=no_shift),
+         "not_common_shift", "a is moved by b's mean and b is not"),
+        (batch_transpose_0_1, "batch_transpose", "b.transpose(0, 1) swaps the first two dims"),
+        (batch_mm, "batch_dims", "passed the 2-D cases"),
+    ],
+)  # fmt: skip
+def test_centred_slips_are_named(run_check, candidate, code, words):
+    r = run_check(EX, candidate)
+    assert not r.passed and r.mistake == f"{EX}/{code}", (r.mistake, r.messages)
+    assert words in r.messages[0], r.messages
+
+
 def test_cancellation_says_what_to_do(run_check):
     message = run_check(EX, expansion).messages[0]
     assert "far from the origin" in message and "common centre" in message

@@ -165,6 +165,7 @@ def autograd_cheat(y, grad_y, dim=-1):
     [
         (lambda y, g, dim=-1: y * (1 - y) * g, "diagonal_only"),
         (lambda y, g, dim=-1: y * (g + (g * y).sum(dim, keepdim=True)), "sign"),
+        (lambda y, g, dim=-1: y * ((g * y).sum(dim, keepdim=True) - g), "negated"),
         (lambda y, g, dim=-1: g - (g * y).sum(dim, keepdim=True), "missing_outer_y"),
         (lambda y, g, dim=-1: y * (g - g.sum(dim, keepdim=True)), "unweighted_sum"),
         (lambda y, g, dim=-1: softmax_backward(torch.softmax(y, dim), g, dim), "softmax_of_y"),
@@ -180,6 +181,11 @@ def autograd_cheat(y, grad_y, dim=-1):
 def test_softmax_backward_slips_are_named(run_check, candidate, code):
     r = run_check(SB, candidate)
     assert not r.passed and r.mistake == f"{SB}/{code}", (r.mistake, r.messages)
+
+
+def test_softmax_backward_sign_flip_says_so(run_check):
+    r = run_check(SB, lambda y, g, dim=-1: y * ((g * y).sum(dim, keepdim=True) - g))
+    assert "sign flipped" in r.messages[0], r.messages
 
 
 def test_softmax_backward_unnamed_slip_is_told_the_zero_sum(run_check):

@@ -284,6 +284,7 @@ def attention_backward(q, k, v, g, mask=None, *, slip=""):
         "softmax_diagonal_only": w * (1 - w) * grad_w,
         "softmax_skipped": grad_w,
         "softmax_sign": w * (grad_w + weighted),
+        "softmax_no_sum": w * grad_w,
     }.get(slip, w * (grad_w - weighted))
     grad_s = {"no_scale": grad_s, "scale_multiplied": grad_s * math.sqrt(d_k)}.get(
         slip, grad_s / math.sqrt(d_k)
@@ -345,6 +346,7 @@ def autograd_cheat(q, k, v, g, mask=None):
         "softmax_diagonal_only",
         "softmax_skipped",
         "softmax_sign",
+        "softmax_no_sum",
         "grad_weights_from_keys",
         "grad_k_not_transposed",
     ],
@@ -352,6 +354,12 @@ def autograd_cheat(q, k, v, g, mask=None):
 def test_attention_backward_slips_are_named(run_check, slip):
     r = run_check(AB, lambda q, k, v, g, mask=None: attention_backward(q, k, v, g, mask, slip=slip))
     assert not r.passed and r.mistake == f"{AB}/{slip}", (r.mistake, r.messages)
+
+
+def test_attention_backward_dropped_weighted_sum_says_so(run_check):
+    slip = "softmax_no_sum"
+    r = run_check(AB, lambda q, k, v, g, mask=None: attention_backward(q, k, v, g, mask, slip=slip))
+    assert "drops the weighted sum" in r.messages[0] and "w * grad_w" in r.messages[0]
 
 
 @pytest.mark.parametrize(

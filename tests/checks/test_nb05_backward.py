@@ -20,16 +20,20 @@ def _parts(x, eps, unbiased=False, eps_inside=True):
 
 def layer_norm_backward(x, weight, grad_y, eps=1e-5, *, mean_of_grad=True, xhat_term=True,
                         unbiased=False, eps_inside=True, use_weight=True, reduce="sum",
-                        weight_from="x_hat", dims="all", divide=True):  # fmt: skip
+                        weight_from="x_hat", dims="all", divide=True, summed=()):  # fmt: skip
     """The course's formula, with one switch per slip."""
     d = x.shape[-1]
     x_hat, std = _parts(x, eps, unbiased, eps_inside)
     g = grad_y * weight if use_weight else grad_y
     grad_x = g
+
+    def mean(t, term):  # summed: the terms whose mean is taken as a sum
+        return t.sum(dim=-1, keepdim=True) if term in summed else t.mean(dim=-1, keepdim=True)
+
     if mean_of_grad:
-        grad_x = grad_x - g.mean(dim=-1, keepdim=True)
+        grad_x = grad_x - mean(g, "g")
     if xhat_term:
-        grad_x = grad_x - x_hat * (g * x_hat).mean(dim=-1, keepdim=True)
+        grad_x = grad_x - x_hat * mean(g * x_hat, "x_hat")
     grad_x = grad_x / std if divide else grad_x
     by = x_hat if weight_from == "x_hat" else x
     if dims == "first":
@@ -99,12 +103,20 @@ def _slip(**switch):
         (_slip(dims="first"), "grad_params_wrong_dims"),
         (lambda x, w, gy, eps=1e-5: _swap(layer_norm_backward(x, w, gy, eps)), "params_swapped"),
         (_slip(divide=False), "not_divided"),
+        (_slip(summed=("g", "x_hat")), "sums_not_means"),
+        (_slip(summed=("g",)), "sums_not_means"),
+        (_slip(summed=("x_hat",)), "sums_not_means"),
         (lambda x, w, gy, eps=1e-5: layer_norm_backward(x, w, gy, eps)[:2], "not_a_tuple"),
     ],
 )
 def test_each_slip_is_named(run_check, candidate, code):
     r = run_check(ID, candidate)
     assert not r.passed and r.mistake == f"{ID}/{code}", r.messages
+
+
+def test_sums_where_means_belong_say_which_term(run_check):
+    message = run_check(ID, _slip(summed=("g",))).messages[0]
+    assert "the term mean(g) summed over the last dim" in message and "d = 4 times" in message
 
 
 def by_autograd(x, weight, grad_y, eps=1e-5):
