@@ -157,6 +157,12 @@ def _factor(g, r, what, factors) -> Fail | None:
     c = _fit_factor(g, r)
     if c is None or abs(c - 1) < 1e-3 or abs(c) < 1e-6 or not close(g, c * r, 1e-5, 1e-4):
         return None
+    if math.isclose(c, -1, rel_tol=1e-3):
+        return Fail(
+            f"{what} {agree(what, 'has')} the sign flipped (-1 times the expected one): "
+            "a minus is missing or extra somewhere (a difference taken the wrong way round).",
+            "negated",
+        )
     return Fail(
         f"{what} {agree(what, 'is')} {_name_factor(c, factors)} times the expected one: a "
         "constant factor is wrong (a scale, a division, a sum where a mean belongs).",

@@ -153,6 +153,8 @@ def test_scores_scaled_by_a_constant_are_named(scores, c):
 def test_factor_offset_and_nan_are_named(ref, c, d):
     assume(float(ref.std()) > 0.1)
     assert diagnose(c * ref, ref, factors={"sqrt(d_model)": c}).code == "constant_factor"
+    assert diagnose(-c * ref, ref).code == "constant_factor"
+    assert diagnose(-ref, ref).code == "negated" and "sign flipped" in str(diagnose(-ref, ref))
     assert diagnose(ref + d, ref).code == "constant_offset"
     nan = ref.clone()
     nan[0, 0] = math.nan
