@@ -35,6 +35,8 @@ def rope64(
     rotation: str = "right",
     start: int = 0,
     angles_dtype: torch.dtype = torch.float64,
+    read_swapped: bool = False,
+    write_swapped: bool = False,
 ) -> torch.Tensor:
     """x (..., T, d) with each pair rotated by pos * base^(-2i/d), in float64.
 
@@ -42,7 +44,9 @@ def rope64(
     code), "halves_out" (the right pairs, written back as [rotated evens, rotated odds]);
     ``exponent`` "i/d" (the factor 2 forgotten); ``sign=+1`` (positions multiplied
     by base^(2i/d)); ``rotation`` "backwards" (by -angle), "sin_cos_swapped"; ``start=1``
-    (positions from 1); ``angles_dtype=float32`` (the angles rounded to float32).
+    (positions from 1); ``angles_dtype=float32`` (the angles rounded to float32);
+    ``read_swapped`` (each pair read as (x[2i+1], x[2i])), ``write_swapped`` (each rotated pair
+    written back second feature first).
     """
     x = x.double()
     T, d = x.shape[-2], x.shape[-1]
@@ -56,11 +60,15 @@ def rope64(
         a, b = x[..., : d // 2], x[..., d // 2 :]
     else:
         a, b = x[..., 0::2], x[..., 1::2]
+    if read_swapped:
+        a, b = b, a
     if rotation == "backwards":
         sin = -sin
     if rotation == "sin_cos_swapped":
         cos, sin = sin, cos
     ra, rb = a * cos - b * sin, a * sin + b * cos
+    if write_swapped:
+        ra, rb = rb, ra
     if layout in ("halves", "halves_out"):
         return torch.cat([ra, rb], dim=-1)
     return torch.stack([ra, rb], dim=-1).flatten(-2)
@@ -73,6 +81,13 @@ MISTAKES = {
     "not_interleaved_back": "the pairs are rotated right, but written back as [all rotated "
     "even features, all rotated odd features] (torch.cat): put each pair back in place, "
     "features 2i and 2i+1, e.g. torch.stack([even, odd], dim=-1).flatten(-2).",
+    "pairs_written_swapped": "each rotated pair is written back in the wrong order, the second "
+    "feature first: feature 2i gets a sin t + b cos t and feature 2i+1 gets a cos t - b sin t "
+    "(a = x[..., 0::2], b = x[..., 1::2]). Put a cos t - b sin t back at 2i and a sin t + b cos t "
+    "at 2i+1: torch.stack([a * cos - b * sin, a * sin + b * cos], dim=-1).flatten(-2).",
+    "pairs_read_swapped": "each pair is read in the wrong order, (a, b) = (x[2i+1], x[2i]) "
+    "(the same output as writing the rotated pair back swapped and turning it the wrong way): "
+    "a is the even feature, x[..., 0::2], and b the odd one, x[..., 1::2].",
     "exponent_without_2": "the frequencies are wrong: base^(-i/d) misses the factor 2; pair i "
     "turns by base^(-2i/d) per position (2i = torch.arange(0, d, 2)).",
     "exponent_sign": "the exponent has the wrong sign: the angle is pos * base^(-2i/d) (the "
@@ -113,6 +128,16 @@ def pair_faults(got: torch.Tensor, x: torch.Tensor, base: float) -> Fail | None:
             "not_a_rotation",
         )
     if not torch.allclose(g[..., 0, :], x[..., 0, :], atol=1e-4, rtol=1e-4):
+        swapped = x[..., 0, :].unflatten(-1, (d // 2, 2)).flip(-1).flatten(-2)
+        if torch.allclose(g[..., 0, :], swapped, atol=1e-4, rtol=1e-4):
+            return Fail(
+                "position 0 (the first row along dim -2, angle 0) comes back as x with the two "
+                "features of each pair (2i, 2i+1) swapped: a rotation by 0 leaves every pair as "
+                "it is. A pair is read or written back in the wrong order: a = x[..., 0::2], "
+                "b = x[..., 1::2], and the rotated a goes back to feature 2i, the rotated b to "
+                "2i+1 (torch.stack([a_rot, b_rot], dim=-1).flatten(-2)).",
+                "pair_features_swapped",
+            )
         return Fail(
             "position 0 (the first row along dim -2) is changed: its angle is 0 * w_i = 0, "
             "so it comes back as it was; the positions are torch.arange(T), T = x.size(-2).",
@@ -179,6 +204,8 @@ class ApplyRopeCheck(Exercise):
             rotation_backwards=v(rotation="backwards"),
             sin_cos_swapped=v(rotation="sin_cos_swapped"),
             positions_from_1=v(start=1),
+            pairs_written_swapped=v(write_swapped=True),
+            pairs_read_swapped=v(read_swapped=True),
         )
         if base != 10000.0:
             mistakes.append(

@@ -203,10 +203,13 @@ class InterpolatePosEmbedCheck(Exercise):
             POS_MISTAKES,
             no_permute=[r(grid_in="no_permute"), r(grid_out="no_permute"),
                         r(grid_in="no_permute", grid_out="no_permute")],
-            grid_transposed=[r(grid_in="transposed"), r(grid_out="transposed"),
-                             r(grid_in="wh"), r(size_swapped=True),
-                             r(size_swapped=True, grid_out="transposed"),
-                             r(grid_in="transposed", size_swapped=True)],
+            # every way of putting h and w in the wrong order at one or more of the three
+            # steps (reading the grid, the size asked of F.interpolate, writing the rows back)
+            grid_transposed=[r(grid_in=gi, size_swapped=sw, grid_out=go)
+                             for gi in ("right", "transposed", "wh")
+                             for sw in (False, True)
+                             for go in ("right", "transposed")
+                             if (gi, sw, go) != ("right", False, "right")],
             cls_in_grid=r(cls="in_grid"),
             cls_last=r(cls="last"),
             sequence_1d=[lambda: sequence_1d64(pos, new, True),

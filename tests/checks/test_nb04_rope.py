@@ -22,6 +22,8 @@ def make_rope(
     dtype=lambda x: x.dtype,
     T_dim=-2,
     use_base=True,
+    read=lambda a, b: (a, b),
+    write=lambda ra, rb: (ra, rb),
 ):
     """apply_rope with one piece replaced (the defaults are the right ones)."""
 
@@ -36,7 +38,7 @@ def make_rope(
             a, b = x[..., : d // 2], x[..., d // 2 :]
         else:
             a, b = x[..., 0::2], x[..., 1::2]
-        ra, rb = rotate(a, b, cos, sin)
+        ra, rb = write(*rotate(*read(a, b), cos, sin))
         if layout in ("halves", "cat"):
             return torch.cat([ra, rb], dim=-1)
         return torch.stack([ra, rb], dim=-1).flatten(-2)
@@ -87,6 +89,8 @@ def test_stub_is_missing(run_check):
         (make_rope(use_base=False), "base_ignored"),
         (make_rope(dtype=lambda x: torch.float32), "angles_in_float32"),
         (make_rope(T_dim=1), "angles_shape"),
+        (make_rope(write=lambda ra, rb: (rb, ra)), "pairs_written_swapped"),
+        (make_rope(read=lambda a, b: (b, a)), "pairs_read_swapped"),
     ],
 )  # fmt: skip
 def test_mistakes_are_named(run_check, candidate, code):
@@ -100,6 +104,17 @@ def test_an_unknown_slip_is_told_which_property_breaks(run_check):
     other = make_rope(power=lambda two_i, d: 0.9 * two_i / d)
     r = run_check("04.apply_rope", other)
     assert r.mistake == "04.apply_rope/wrong_frequency" and "pair 1" in r.messages[0]
+
+
+def test_position_0_with_each_pair_swapped_is_said(run_check):
+    """Swapped pairs and a slip no variant has (a wrong frequency): position 0 still comes back
+    as x with each pair's two features swapped, and the message says that."""
+    both = make_rope(power=lambda two_i, d: 0.9 * two_i / d, write=lambda ra, rb: (rb, ra))
+    r = run_check("04.apply_rope", both)
+    assert r.mistake == "04.apply_rope/pair_features_swapped", r.messages
+    assert "each pair (2i, 2i+1) swapped" in r.messages[0], r.messages
+    other = make_rope(start=1, power=lambda two_i, d: 0.9 * two_i / d)  # changed, not swapped
+    assert run_check("04.apply_rope", other).mistake == "04.apply_rope/position_0_changed"
 
 
 def test_reference_scores_depend_on_the_offset_only():

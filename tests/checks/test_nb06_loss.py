@@ -15,15 +15,16 @@ ID = "06.masked_cross_entropy"
 
 def masked_cross_entropy(logits, targets, pad_id, label_smoothing=0.0, *, log_probs=None,
                          uniform="mean", target_share=True, ignore_pad=True, divide="real",
-                         pad_is=None):  # fmt: skip
+                         pad_is=None, gather_dim=-1):  # fmt: skip
     """The solution, with one switch per slip."""
     logp = logits.log_softmax(-1) if log_probs is None else log_probs(logits)
     V = logits.shape[-1]
-    nll = -logp.gather(-1, targets.unsqueeze(-1)).squeeze(-1)
+    nll = -logp.gather(gather_dim, targets.unsqueeze(gather_dim)).squeeze(gather_dim)
     smooth = {
         "mean": lambda: -logp.mean(-1),
         "sum": lambda: -logp.sum(-1),
         "others": lambda: (-logp.sum(-1) - nll) / (V - 1),
+        "others_over_V": lambda: (-logp.sum(-1) - nll) / V,
         "no_pad": lambda: (-logp.sum(-1) + logp[..., pad_id]) / (V - 1),
         "none": lambda: torch.zeros_like(nll),
     }[uniform]()
@@ -85,6 +86,7 @@ def _slip(**switch):
         (_slip(pad_is=0), "pad_id_hardcoded"),
         (lambda lg, t, p, label_smoothing=0.0: masked_cross_entropy(lg, t, p), "smoothing_ignored"),
         (_slip(uniform="others"), "smoothing_others"),
+        (_slip(uniform="others_over_V"), "smoothing_skips_target"),
         (_slip(uniform="no_pad"), "smoothing_no_pad"),
         (_slip(uniform="sum"), "smoothing_sum"),
         (_slip(uniform="none"), "smoothing_no_uniform"),
@@ -97,6 +99,36 @@ def _slip(**switch):
 def test_each_slip_is_named(run_check, candidate, code):
     r = run_check(ID, candidate)
     assert not r.passed and r.mistake == f"{ID}/{code}", r.messages
+
+
+@pytest.mark.parametrize("seed", [None, 0, 1, 2])
+def test_gathering_along_dim_1_is_named_when_it_runs_and_when_it_raises(run_check, seed):
+    """gather(1, ...), right for flat (N, V) logits: on (B, T, V) it picks
+    log_probs[b, targets[b, t], t] when every target id is < T (the default seed's first case),
+    and raises "index ... out of bounds for dimension 1" otherwise (most seeds)."""
+    r = run_check(ID, _slip(gather_dim=1), seed=seed)
+    assert not r.passed and r.mistake == f"{ID}/gather_dim", r.messages
+    assert "along dim 1" in r.messages[0] and "gather(-1" in r.messages[0], r.messages
+
+
+def test_an_index_out_of_bounds_that_is_no_target_id_is_not_called_a_gather(run_check):
+    def wrong_index(logits, targets, pad_id, label_smoothing=0.0):
+        return logits.log_softmax(-1)[:, 50].sum()  # "index 50 ... dimension 1 with size 5"
+
+    r = run_check(ID, wrong_index)
+    assert not r.passed and r.mistake != f"{ID}/gather_dim", r.messages
+
+
+@pytest.mark.parametrize("seed", [None, 0, 2, 4, 9])
+def test_a_loss_near_two_slips_is_named_after_the_nearer(run_check, seed):
+    """One number can fall within the tolerance of a second slip by chance: the smoothing that
+    skips the target is within 1e-3 of the smoothing ignored at seed 9 (the second case). And a
+    mask hard-coded to pad 0 gave the loss of no mask at all where no real target was 0
+    (seeds 2 and 4, before the case held one)."""
+    r = run_check(ID, _slip(uniform="others_over_V"), seed=seed)
+    assert r.mistake == f"{ID}/smoothing_skips_target", (seed, r.messages)
+    r = run_check(ID, _slip(pad_is=0), seed=seed)  # the case holds a real token of class 0
+    assert r.mistake == f"{ID}/pad_id_hardcoded", (seed, r.messages)
 
 
 def test_the_unstable_log_is_told_to_use_log_softmax(run_check):

@@ -42,6 +42,8 @@ def variant(*, mode="bicubic", align=False, antialias=False, into="right", back=
             grid = rows.reshape(1, d, oh, ow)
         elif into == "transposed":
             grid = rows.reshape(1, oh, ow, d).permute(0, 3, 2, 1)
+        elif into == "wh":  # the rows read as a (w, h) grid
+            grid = rows.reshape(1, ow, oh, d).permute(0, 3, 1, 2)
         else:
             grid = rows.reshape(1, oh, ow, d).permute(0, 3, 1, 2)
         kw = {} if mode == "nearest" else {"align_corners": align, "antialias": antialias}
@@ -88,6 +90,11 @@ def test_stub(run_check):
         (variant(into="transposed"), "grid_transposed", "rows and columns"),
         (variant(back="transposed"), "grid_transposed", "rows and columns"),
         (variant(swap=True), "grid_transposed", "rows and columns"),
+        # h and w swapped at two steps at once: the same on square grids, so only the
+        # rectangular cases show it
+        (variant(into="wh", swap=True), "grid_transposed", "rows and columns"),
+        (variant(into="wh", back="transposed"), "grid_transposed", "rows and columns"),
+        (variant(into="transposed", back="transposed"), "grid_transposed", "rows and columns"),
         (variant(into="no_permute"), "no_permute", "without a permute"),
         (variant(into="no_permute", back="no_permute"), "no_permute", "without a permute"),
         (variant(mode="bilinear"), "bilinear", "mode='bicubic'"),
