@@ -114,6 +114,20 @@ def test_mistakes(run_check, candidate, code, words):
     assert words in r.messages[0], r.messages
 
 
+def test_timm_s_float32_resize_is_told_its_precision_not_a_transposed_grid(run_check):
+    """timm's resample_abs_pos_embed resizes in float32 and casts back: on the float64 case it
+    is right to float32 precision only. A transposed read, size and write give the reference's
+    own numbers there; a variant that equals the reference names nothing (it was named once)."""
+
+    def timm_cast(pos_embed, old_grid, new_grid):
+        out = interpolate_pos_embed(pos_embed.float(), old_grid, new_grid)
+        return out.to(pos_embed.dtype)
+
+    r = run_check(ID, timm_cast)
+    assert r.mistake == f"{ID}/float32_inside", (r.mistake, r.messages)
+    assert "float32 precision" in r.messages[0], r.messages
+
+
 def test_a_copy_that_breaks_the_gradient_is_caught(run_check):
     def detached(pos_embed, old_grid, new_grid):  # the check names inputs by their parameters
         return interpolate_pos_embed(pos_embed.detach(), old_grid, new_grid)
