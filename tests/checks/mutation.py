@@ -22,7 +22,9 @@ import contextlib
 import io
 import json
 import random
+import signal
 import sys
+import threading
 import time
 from multiprocessing import Pool
 from pathlib import Path
@@ -33,6 +35,9 @@ from helpers.checks import EXERCISES, edits
 from tests.checks.mutation_probes import SOURCES, probe_for, same
 
 PROBE_SECONDS, CHECK_SECONDS = 20, 120  # generous: the machine may be shared
+#: a mutant's probe may take this many times the reference's own (warm) probe, at least
+#: PROBE_FLOOR_S and at most PROBE_SECONDS: a mutant that loops forever costs that, not 20 s
+PROBE_FACTOR, PROBE_FLOOR_S = 10, 2.0
 
 
 def reference_source(exercise: str) -> tuple[str, dict]:
@@ -51,14 +56,52 @@ _strip_annotations, mutant_source, build = edits.strip_annotations, edits.mutant
 time_limit = edits.time_limit
 
 
-def run_probe(exercise, obj, seconds=PROBE_SECONDS):
+@contextlib.contextmanager
+def repeating_time_limit(seconds: float, expired: list):
+    """TimeoutError after ``seconds``, and again every 10 ms until the block ends (main thread;
+    0: no limit). A probe made of the check's cases (probe_by_check) runs each through the
+    checks' runner, which reports the candidate's exception as that case's outcome and goes on
+    to the next case: one alarm would leave the next case of a mutant that loops forever
+    running forever. ``expired`` gets an entry when the time is up."""
+    if not seconds or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(*_):
+        expired.append(True)
+        raise TimeoutError(f"still running after {seconds:.1f} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds, 0.01)
     try:
-        with time_limit(seconds), contextlib.ExitStack() as stack:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def run_probe(exercise, obj, seconds=PROBE_SECONDS):
+    expired: list = []
+    try:
+        with repeating_time_limit(seconds, expired), contextlib.ExitStack() as stack:
             if exercise != "06.train_one_epoch":
                 stack.enter_context(torch.no_grad())
-            return "ok", probe_for(exercise)(obj)
+            out = probe_for(exercise)(obj)
     except Exception as e:  # noqa: BLE001 - a mutant may raise anything
-        return "crash", f"{type(e).__name__}: {e}"[:200]
+        out = f"{type(e).__name__}: {e}"[:200]
+        return "crash", f"TimeoutError: still running after {seconds:.1f} s" if expired else out
+    if expired:  # the runner reported the TimeoutError as a case's outcome
+        return "crash", f"TimeoutError: still running after {seconds:.1f} s"
+    return "ok", out
+
+
+def probe_seconds(exercise, obj) -> float:
+    """The time limit of a mutant's probe: :data:`PROBE_FACTOR` times the reference's own,
+    timed on a second run (the first imports lazily)."""
+    start = time.perf_counter()
+    run_probe(exercise, obj, seconds=0)
+    took = time.perf_counter() - start
+    return min(PROBE_SECONDS, max(PROBE_FLOOR_S, PROBE_FACTOR * took))
 
 
 def judge_mutant(args):
@@ -68,11 +111,18 @@ def judge_mutant(args):
     _, ns = reference_source(exercise)
     name = SOURCES[exercise][2]
     obj = build(source, ns, name, desc)
+    expired: list = []
     try:
-        with time_limit(CHECK_SECONDS), contextlib.redirect_stdout(io.StringIO()):
+        with (
+            repeating_time_limit(CHECK_SECONDS, expired),
+            contextlib.redirect_stdout(io.StringIO()),
+        ):
             r = check(exercise, obj)
-    except TimeoutError as e:  # the check did not come back: not counted as rejected
-        return {"site": desc, "passed": None, "mistake": None, "message": f"check: {e}"}
+    except TimeoutError:
+        pass
+    if expired:  # the check did not come back: not counted as rejected
+        message = f"check: still running after {CHECK_SECONDS} s"
+        return {"site": desc, "passed": None, "mistake": None, "message": message}
     first = (r.messages or [""])[0][:160]
     return {"site": desc, "passed": bool(r.passed), "mistake": r.mistake, "message": first}
 
@@ -82,22 +132,26 @@ def mutants(exercise: str, max_mutants: int, seed: int = 0):
     source, ns = reference_source(exercise)
     name = SOURCES[exercise][2]
     # no time limit for the reference: its first run imports lazily (torch.optim, _dynamo)
-    status, expected = run_probe(exercise, build(source, ns, name, "reference"), seconds=0)
+    reference = build(source, ns, name, "reference")
+    status, expected = run_probe(exercise, reference, seconds=0)
     if status != "ok":
         raise RuntimeError(f"{exercise}: the reference fails its own probe: {expected}")
+    seconds = probe_seconds(exercise, reference)
     tree = _strip_annotations(ast.parse(source))
     sites = list(_sites(tree))
-    counts = {"sites": len(sites), "equivalent": 0, "crash": 0, "unbuildable": 0}
+    counts = {"sites": len(sites), "equivalent": 0, "crash": 0, "timeout": 0, "unbuildable": 0,
+              "probe_seconds": round(seconds, 2)}  # fmt: skip
     changed = []
     for desc, mutate in sites:
         try:
             src = mutant_source(tree, mutate)
-            status, out = run_probe(exercise, build(src, ns, name, desc))
+            status, out = run_probe(exercise, build(src, ns, name, desc), seconds)
         except Exception:  # noqa: BLE001 - a mutant that does not even define the object
             counts["unbuildable"] += 1
             continue
         if status == "crash":
             counts["crash"] += 1
+            counts["timeout"] += out.startswith("TimeoutError: still running")
         elif same(out, expected):
             counts["equivalent"] += 1
         else:
@@ -125,7 +179,8 @@ def run(exercises, max_mutants=40, jobs=1):
                           seconds=round(time.time() - start, 1), mutants=rows)  # fmt: skip
         print(f"{ex:34} changed {counts['changed']:3} tested {tested:3} rejected {rejected:3} "
               f"({_pct(rejected, tested)}) with a code {coded:3} ({_pct(coded, tested)}) "
-              f"[equivalent {counts['equivalent']}, crash {counts['crash']}] "
+              f"[equivalent {counts['equivalent']}, crash {counts['crash']} (timeout "
+              f"{counts['timeout']}, limit {counts['probe_seconds']} s)] "
               f"{report[ex]['seconds']} s", flush=True)  # fmt: skip
     t = sum(r["tested"] for r in report.values())
     rej = sum(r["rejected"] for r in report.values())
