@@ -336,6 +336,11 @@ class BeamSearchCheck(Exercise):
         if not bool((got[:, 0] == bos_id).all()):
             raise Fail(f"the output does not start with bos_id ({bos_id} here): return the "
                        "whole decoder sequence, BOS first.", "no_bos")  # fmt: skip
+        if got.shape[1] == 1:
+            raise Fail(f"the output holds bos_id alone, shape {fmt_shape(got.shape)}: no token "
+                       "was decoded. Extend the beams one token per step until every beam has "
+                       f"ended in eos_id or the sequences have max_len={max_len} tokens.",
+                       "no_token_decoded")  # fmt: skip
         padded = F.pad(got, (0, max_len - got.shape[1]), value=eos_id)
         ref = beam64(model, src, max_len, bos_id, eos_id, K)
         if torch.equal(padded, ref):
@@ -383,8 +388,13 @@ class BeamSearchCheck(Exercise):
             log_prob(model, src[b], ref[b], eos_id),
         )
         greedy = " (with beam_size=1, beam search is greedy decoding)" if K == 1 else ""
+        shown = trim(got[b], eos_id)  # as returned; an open row shorter than max_len is read
+        if shown != trim(padded[b], eos_id):  # as if eos_id followed (the padding)
+            shown = (
+                f"{shown}, open at {len(shown)} < max_len tokens, read as {trim(padded[b], eos_id)}"
+            )
         raise Fail(
-            f"row {b} differs from beam search{greedy}: got {trim(padded[b], eos_id)} "
+            f"row {b} differs from beam search{greedy}: got {shown} "
             f"(log-probability {mine:.3f}), expected {trim(ref[b], eos_id)} ({best:.3f}). Each "
             "step: log_softmax of the logits at the last position, added to each beam's score; "
             "a finished beam is carried over unchanged; keep the top k of all beam x vocab "

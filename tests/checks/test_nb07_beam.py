@@ -37,7 +37,7 @@ def beam_with(mistake=""):
         if mistake == "no_inf_start":
             scores[:] = 0.0
         first = True
-        while tgt.size(1) < max_len:
+        while tgt.size(1) < max_len and mistake != "no_step":
             done = (tgt[:, -1] == eos_id).view(B, k)
             if done.all() or (mistake == "stop_first" and done.any()):
                 break
@@ -153,6 +153,7 @@ def test_the_stub_is_missing(run_check):
         ("normalised_non_eos_plus_one", "length_normalised", "divides each beam's score"),
         ("index_swapped", "index_decoded_swapped", "parent = index % k, token = index // k"),
         ("no_row_offset", "parent_no_row_offset", "row 0's beams"),
+        ("no_step", "no_token_decoded", "bos_id alone"),
         ("worst", "worst_beam", "lowest score"),
         ("stop_first", "stop_first_finished", "every beam"),
         ("no_bos", "no_bos", "bos_id"),

@@ -64,6 +64,8 @@ WRONG_BEFORE = [
     # norm_first passed where dropout belongs: the argument is passed, to the wrong parameter
     ("06.TransformerEncoder", "L24 TransformerEncoderBlock arguments 4,5 swapped",
      "dropout_p_ignored", "the dropout ignores the `dropout` argument"),
+    # while tgt.size(0) < max_len: the loop never runs, the output is (B, 1), not [1, eos_id]
+    ("07.beam_search", "L13 1 -> 0", "no_token_decoded", "got [1, 2]"),
 ]  # fmt: skip
 
 RIGHT = [
@@ -77,6 +79,23 @@ RIGHT = [
     ("05.TransformerEncoderBlock", "L34 self.norm2 -> self.norm1", "norm1_reused", ""),
     ("06.masked_cross_entropy", "L6 mean -> sum", "smoothing_sum", ""),
     ("07.TransformerDecoderBlock", "L43 Add -> Sub", "residual_subtracted", ""),
+    ("07.beam_search", "L10 inf -> 0", "same_as_greedy", ""),
+    ("07.beam_search", "L14 1 -> 0", "extend_finished", ""),  # done never true
+    ("07.beam_search", "L22 statement deleted", "extend_finished", ""),
+    (
+        "07.beam_search",
+        "L17 call model(src_k, tgt)[:, -1].log_softmax(...) dropped",
+        "logits_summed",
+        "",
+    ),  # fmt: skip
+    ("07.beam_search", "L13 Lt -> LtE", "longer_than_max_len", ""),
+    # finished beams take any token at no cost: the symptom is named, not a cause
+    ("07.beam_search", "L20 inf -> 0", "tokens_after_eos", ""),
+    # token = index // V (the parent's number), parent right: not the swapped decode
+    ("07.beam_search", "L26 Mod -> FloorDiv", "tokens_after_eos", "the wrong way round"),
+    # parent = rows - index // V: other rows' beams, not row 0's
+    ("07.beam_search", "L25 Add -> Sub", "not_beam_search", "row 0's beams"),
+    ("07.beam_search", "L21 0.0 -> 1.0", "not_beam_search", "length"),
 ]
 
 
