@@ -1,0 +1,15 @@
+META = {"exercise": "02.attention_backward",
+        "cause": "in the softmax backward the weighted sum is taken over the queries (dim -2) instead of over the keys (dim -1)",
+        "keywords": [r"dim|axis|-2|keys|quer|along"]}
+
+
+def attention_backward(q, k, v, grad_out, mask=None):
+    d_k = q.size(-1)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    weights = scores.softmax(dim=-1)
+    grad_v = weights.transpose(-2, -1) @ grad_out
+    grad_w = grad_out @ v.transpose(-2, -1)
+    grad_s = weights * (grad_w - (grad_w * weights).sum(-2, keepdim=True)) / math.sqrt(d_k)
+    return grad_s @ k, grad_s.transpose(-2, -1) @ q, grad_v

@@ -1,0 +1,14 @@
+META = {"exercise": "04.apply_rope",
+        "cause": 'rotates clockwise (the sign of the sin terms flipped): the angle is -m*omega',
+        "keywords": [r"clockwise|direction|sign|the wrong way|negative angle|-θ|opposite"]}
+
+
+def apply_rope(x, base=10000.0):
+    T, d = x.shape[-2], x.shape[-1]
+    two_i = torch.arange(0, d, 2, dtype=x.dtype, device=x.device)
+    positions = torch.arange(T, dtype=x.dtype, device=x.device)[:, None]
+    angles = positions * base ** (-two_i / d)
+    cos, sin = angles.cos(), angles.sin()
+    a, b = x[..., 0::2], x[..., 1::2]
+    rotated = torch.stack([a * cos + b * sin, -a * sin + b * cos], dim=-1)
+    return rotated.flatten(-2)

@@ -1,0 +1,15 @@
+META = {"exercise": "09.interpolate_pos_embed",
+        "cause": "resizes with mode='bilinear' instead of 'bicubic'",
+        "keywords": [r"bicubic|bilinear|mode|interpolation"]}
+
+
+def interpolate_pos_embed(pos_embed, old_grid, new_grid):
+    if tuple(new_grid) == tuple(old_grid):
+        return pos_embed
+    (old_h, old_w), (new_h, new_w) = old_grid, new_grid
+    d = pos_embed.shape[-1]
+    cls, rows = pos_embed[:, :1], pos_embed[:, 1:]
+    grid = rows.reshape(1, old_h, old_w, d).permute(0, 3, 1, 2)
+    grid = F.interpolate(grid, size=(new_h, new_w), mode="bilinear", align_corners=False)
+    rows = grid.permute(0, 2, 3, 1).reshape(1, new_h * new_w, d)
+    return torch.cat([cls, rows], dim=1)
