@@ -390,9 +390,8 @@ class BeamSearchCheck(Exercise):
         greedy = " (with beam_size=1, beam search is greedy decoding)" if K == 1 else ""
         shown = trim(got[b], eos_id)  # as returned; an open row shorter than max_len is read
         if shown != trim(padded[b], eos_id):  # as if eos_id followed (the padding)
-            shown = (
-                f"{shown}, open at {len(shown)} < max_len tokens, read as {trim(padded[b], eos_id)}"
-            )
+            shown = (f"{shown} (open, {len(shown)} tokens, short of max_len={max_len}: read as "
+                     f"{trim(padded[b], eos_id)}, padded with eos_id)")  # fmt: skip
         raise Fail(
             f"row {b} differs from beam search{greedy}: got {shown} "
             f"(log-probability {mine:.3f}), expected {trim(ref[b], eos_id)} ({best:.3f}). Each "

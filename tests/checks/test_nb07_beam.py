@@ -215,3 +215,14 @@ def test_the_model_is_causal_and_survives_pickling():
     torch.save([model], buf)
     buf.seek(0)
     assert torch.equal(torch.load(buf, weights_only=False)[0](src, tgt), a)
+
+
+def test_a_row_returned_open_and_short_is_shown_as_returned(run_check):
+    """A row cut before max_len without eos_id is read as if eos_id followed (the padding):
+    the message shows the row as returned, and as read."""
+
+    def cut(model, src, max_len, bos_id, eos_id, beam_size):
+        return beam_with()(model, src, max_len, bos_id, eos_id, beam_size)[:, :3]
+
+    r = run_check(ID, cut)
+    assert r.mistake == f"{ID}/not_beam_search" and "short of max_len" in r.messages[0], r.messages
