@@ -193,7 +193,7 @@ def top_p_keep(logits: torch.Tensor, p: float, *, variant: str = "right") -> tor
     "strict" (removed when the mass before is > p: one token too many when it equals p),
     "ascending" (sorted ascending, the least likely summed first), "no_sort" (summed in the
     vocabulary's order), "mask_not_unsorted" (the mask in sorted order applied to the logits in
-    their own order).
+    their own order), "softmax_dim" (the sorted logits' softmax over dim 0).
     """
     x = logits.double()
     if variant == "no_sort":
@@ -202,6 +202,8 @@ def top_p_keep(logits: torch.Tensor, p: float, *, variant: str = "right") -> tor
     dim = 0 if variant == "wrong_dim" else -1
     sorted_x, idx = x.sort(dim=dim, descending=variant != "ascending")
     probs = sorted_x if variant == "on_logits" else sorted_x.softmax(dim)
+    if variant == "softmax_dim":  # sorted right, the softmax across the rows
+        probs = sorted_x.softmax(0)
     cum = probs.cumsum(dim)
     keep_sorted = (cum <= p) if variant == "drops_crossing" else (cum - probs < p)
     if variant == "strict":

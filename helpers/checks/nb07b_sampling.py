@@ -165,8 +165,8 @@ FILTER_FILL = {
 }
 
 TOP_K_MISTAKES = {
-    "strict": "a logit equal to the k-th largest is removed, so k - 1 are left: keep every "
-    "logit >= the k-th largest (remove logits < it).",
+    "strict": "the k-th largest logit is removed too, so fewer than k are left: keep every "
+    "logit >= the k-th largest (remove logits < it, not <=), with k = min(k, vocabulary size).",
     "k_plus_one": "k + 1 logits are kept: keep the k largest (the k-th largest is "
     "torch.topk(logits, k).values[..., -1:]).",
     "smallest": "the k smallest logits are kept: keep the k largest.",
@@ -195,6 +195,8 @@ TOP_P_MISTAKES = {
     "softmax of the sorted logits.",
     "wrong_dim": "the filter works over the wrong dim: sort, softmax and sum over the last dim "
     "(the vocabulary) of each row.",
+    "softmax_dim": "the softmax of the sorted logits runs over the wrong dim (dim 0, across the "
+    "rows): each row's probabilities come from its own logits, softmax(dim=-1).",
     "not_unsorted": "the result is in sorted order: put each logit back at its token's place "
     "(scatter with the sort's indices, or index with their argsort).",
     "gather_not_scatter": "the sorted logits are put back with gather(-1, indices), which "
@@ -235,8 +237,22 @@ def judge_filter(got_out, x: torch.Tensor, keep: torch.Tensor, masks, values, me
     found = [c for m, c in masks if m is not None and m.shape == keep.shape
              and same(xd.masked_fill(~m, -math.inf))]  # fmt: skip
     found += [c for v, c in values if v.shape == xd.shape and same(v)]
+    heads = "; or ".join(messages[c].split(":")[0] for c in list(dict.fromkeys(found))[:3])
+    if same(xd):  # what many slips give (a mask never applied, a filter that keeps all)
+        raise Fail(
+            f"no logit is removed: the output is the logits as they came, where "
+            f"{int((~keep).sum())} of the {keep.numel()} are removed here"
+            + (f" (slips that give this here: {heads}; or a mask never applied)" if heads else "")
+            + ". Set the removed ones to -inf (logits.masked_fill(remove, float('-inf'))) and "
+            "return that.",
+            None if heads else "nothing_removed",  # several causes: the edit search may name one
+        )
     if len(set(found)) == 1:
         raise Fail(messages[found[0]], found[0])
+    # several: said as what is known (the edit search may then name one)
+    known = (
+        f"your output is what each of these slips gives on this case: {heads}. " if heads else ""
+    )
     if same(xd.masked_fill(~keep, 0.0)):
         raise Fail(FILTER_FILL["zero_fill"], "zero_fill")
     removed = got.double()[~keep]
@@ -258,7 +274,8 @@ def judge_filter(got_out, x: torch.Tensor, keep: torch.Tensor, masks, values, me
     row = int((kept_got != keep).flatten(0, -2).any(-1).nonzero()[0, 0])
     flat_x, flat_keep, flat_got = x.flatten(0, -2), keep.flatten(0, -2), kept_got.flatten(0, -2)
     raise Fail(
-        f"row {row} keeps {int(flat_got[row].sum())} logits, expected {int(flat_keep[row].sum())}"
+        f"{known}row {row} keeps {int(flat_got[row].sum())} logits, expected "
+        f"{int(flat_keep[row].sum())}"
         f" (logits {[round(v, 3) for v in flat_x[row].tolist()]}; kept: "
         f"{flat_got[row].nonzero().flatten().tolist()}, expected "
         f"{flat_keep[row].nonzero().flatten().tolist()})."
@@ -349,7 +366,7 @@ class TopPFilterCheck(Exercise):
         keep = top_p_keep(x, p)
         variants = ("drops_crossing", "inverted", "on_logits", "strict", "ascending", "no_sort",
                     "mask_not_unsorted")  # fmt: skip
-        variants += ("wrong_dim",) if x.dim() > 1 else ()  # wrong_dim needs two dims
+        variants += ("wrong_dim", "softmax_dim") if x.dim() > 1 else ()  # they need two dims
         masks = [(top_p_keep(x, p, variant=v), v) for v in variants]
         values = [(v, code) for code, v in top_p_sorted_variants(x, p).items()]
         judge_filter(out, x, keep, masks, values, TOP_P_MISTAKES)
