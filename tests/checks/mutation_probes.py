@@ -261,8 +261,9 @@ PROBES["07.TransformerDecoderBlock"] = probe_decoder_block
 
 def probe_by_check(exercise: str):
     """The probe of an exercise with none written above: the check's own cases for three seeds
-    other than the inline check's, run as the check runs them (on the CPU); every value and
-    error message, flattened."""
+    other than the inline check's, run as the check runs them (on the CPU); every value,
+    flattened. An error raised on a case is raised (the mutant is a crash, not checked, as with
+    a probe written by hand)."""
     ex = EXERCISES[exercise]
 
     def probe(obj):
@@ -270,7 +271,9 @@ def probe_by_check(exercise: str):
         for seed in (1, 2, 3):
             for case in ex.probes(torch.Generator().manual_seed(seed)):
                 outcome = run_probe(ex, case, obj, torch.device("cpu"))
-                out += [outcome.error, *tree_leaves(outcome.value)]
+                if outcome.error is not None:  # a crash, as a hand-written probe's would be
+                    raise RuntimeError(outcome.error.splitlines()[0])
+                out += tree_leaves(outcome.value)
         return out
 
     return probe
