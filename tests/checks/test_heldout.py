@@ -3,8 +3,9 @@
 tests/checks/heldout/ holds plausible wrong versions (a*.py: set A; c*.py: set C, written later
 the same way and measured before it joined the tests; d*.py: set D, issue 29's fresh set, with
 its correct alternates e*.py; f*.py: set F, notebook 07b's exercises, with its correct alternates
-g*.py; h*.py: set H, the nine ★★★ exercises of 00-09, with its correct alternates i*.py), written from the notebooks' text by someone who had not read the checks, and correct
-public implementations adapted to the contract (p*.py, META["source"] names where they come from)
+g*.py; h*.py: set H, the nine ★★★ exercises of 00-09, with its correct alternates i*.py),
+written from the notebooks' text by someone who had not read the checks, and correct public
+implementations adapted to the contract (p*.py, META["source"] names where they come from)
 or correct alternates in another style (q*.py).
 
 Set D, measured on f130f08, before any change made for it (``python -m tests.checks.measure_heldout
