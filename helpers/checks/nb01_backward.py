@@ -112,6 +112,7 @@ class SoftmaxBackwardCheck(Exercise):
         ref = softmax_backward64(y, g, dim)
         s = (g64 * y64).sum(dim=dim, keepdim=True)
         other = [d for d in range(y.dim()) if d != dim % y.dim()]
+        default = "" if "dim" in probe.kwargs else ", and this case leaves `dim` at its default, -1"
         mistakes = named(
             BACKWARD_MISTAKES,
             diagonal_only=lambda: y64 * (1 - y64) * g64,
@@ -123,8 +124,8 @@ class SoftmaxBackwardCheck(Exercise):
         ) + [
             (
                 lambda d=d: y64 * (g64 - (g64 * y64).sum(dim=d, keepdim=True)),
-                f"the sum runs along dim {d}: sum along the `dim` argument, the axis the "
-                "softmax normalised.",
+                f"the sum runs along dim {d}{default}: sum along the `dim` argument, the axis "
+                "the softmax normalised.",
                 "dim_ignored",
             )
             for d in other

@@ -67,6 +67,7 @@ def gqa64(
     scale: str = "d_head",
     k_from=None,
     v_from=None,
+    v_with: str = "v_proj",
     values: str = "v",
     **attention,
 ):
@@ -75,7 +76,8 @@ def gqa64(
     h % num_kv_heads: ``.repeat`` instead of ``.repeat_interleave``); ``split_transpose=False``
     (heads viewed as (B, H, T, d_head) directly); ``merge_transpose=False``; ``scale``
     "d_model" or "none"; ``k_from`` / ``v_from`` (what is projected instead of key / value);
-    ``values="k"``; ``attention``: :func:`attention64`'s switches (``dim``, ``mask_mode``).
+    ``v_with="k_proj"`` (the values projected with k_proj); ``values="k"``; ``attention``:
+    :func:`attention64`'s switches (``dim``, ``mask_mode``).
     """
     B, T_q, d_model = query.shape
     H, H_kv = num_heads, num_kv_heads
@@ -95,7 +97,7 @@ def gqa64(
 
     q = split(proj("q_proj", query), H)
     k = repeat(split(proj("k_proj", key if k_from is None else k_from), H_kv), repeat_k)
-    v = repeat(split(proj("v_proj", value if v_from is None else v_from), H_kv), repeat_v)
+    v = repeat(split(proj(v_with, value if v_from is None else v_from), H_kv), repeat_v)
     heads, weights = attention64(
         q,
         k,
@@ -134,6 +136,13 @@ MESSAGES = {
     "merge_without_transpose": "the heads are merged without the transpose: (B, H, T, d_head) "
     "-> .transpose(1, 2) -> reshape to (B, T, d_model).",
     "weights_times_keys": "the weights multiply the keys: multiply the (repeated) values v.",
+    "values_through_k_proj": "the values are projected with k_proj: v = v_proj(value), split "
+    "and repeated like k.",
+    # key = value in the case: the two above give the same output, so neither is named
+    "keys_as_values": "out is the weights times the keys k = k_proj(key); with key = value in "
+    "this case, that is what multiplying the weights by k gives, and also projecting the values "
+    "with k_proj. Multiply the weights by the values, v = v_proj(value), split and repeated "
+    "like k.",
     "value_defaults_to_query": "value defaults to query: when only `key` is given, value "
     "defaults to key (value = key if value is None).",
     "values_from_query": "the values come from `query`: project the `value` argument with v_proj.",
@@ -310,7 +319,14 @@ class GroupedQueryAttentionCheck(Exercise):
             MESSAGES,
             values_tiled=variant(0, repeat_v="tile"),
             merge_without_transpose=variant(0, merge_transpose=False),
-            weights_times_keys=variant(0, values="k"),
             **values,
         )
+        if value is key:  # the keys times the weights, and the values through k_proj: the same
+            mistakes.append((variant(0, values="k"), MESSAGES["keys_as_values"], None))
+        else:
+            mistakes += named(
+                MESSAGES,
+                weights_times_keys=variant(0, values="k"),
+                values_through_k_proj=variant(0, v_with="k_proj"),
+            )
         expect_close(got_out, ref_out, "out", mistakes=mistakes)

@@ -79,7 +79,8 @@ MISTAKES = {
     "Llama's Hugging Face code, rotate_half): this exercise uses the interleaved pairs "
     "(2i, 2i+1), x[..., 0::2] with x[..., 1::2], as the notebook's formula and Su et al. do.",
     "not_interleaved_back": "the pairs are rotated right, but written back as [all rotated "
-    "even features, all rotated odd features] (torch.cat): put each pair back in place, "
+    "even features, all rotated odd features], as torch.cat([even, odd], dim=-1) gives, and "
+    "torch.stack([even, odd], dim=-2).flatten(-2){also}: put each pair back in place, "
     "features 2i and 2i+1, e.g. torch.stack([even, odd], dim=-1).flatten(-2).",
     "pairs_written_swapped": "each rotated pair is written back in the wrong order, the second "
     "feature first: feature 2i gets a sin t + b cos t and feature 2i+1 gets a cos t - b sin t "
@@ -195,8 +196,13 @@ class ApplyRopeCheck(Exercise):
         def v(**kw):
             return lambda: rope64(x, base, **kw)
 
+        # on a 2-D x a stack along dim 1 is the stack along dim -2: said, not told apart
+        also = " (or dim=1, on this 2-D x)" if x.dim() == 2 else ""
+        messages = MISTAKES | {
+            "not_interleaved_back": MISTAKES["not_interleaved_back"].format(also=also)
+        }
         mistakes = named(
-            MISTAKES,
+            messages,
             halves_layout=v(layout="halves"),
             not_interleaved_back=v(layout="halves_out"),
             exponent_without_2=v(exponent="i/d"),

@@ -236,6 +236,12 @@ LR_MISTAKES = {
     "step warmup and falls.",
     "floor_division": "t = (step - warmup) // (total - warmup) is floor (integer) division: t is "
     "0 at every step of the decay but the last, so the rate stays at max_lr. Use / for t.",
+    "decay_at_max": "the rate is still max_lr here, inside the decay (t is 0 at this step, or "
+    "the cosine is 1): t = (step - warmup) / (total - warmup) and 0.5 * (1 + cos(pi * t)) bring "
+    "it from max_lr at step warmup down to min_lr at step total.",
+    "decay_at_min": "the rate is already min_lr here, inside the decay (t is 1 at this step, or "
+    "the cosine is 0, or max_lr - min_lr is lost): t = (step - warmup) / (total - warmup) and "
+    "0.5 * (1 + cos(pi * t)) bring it from max_lr at step warmup down to min_lr at step total.",
     "warmup_from_min_lr": "the warm-up starts from min_lr: it rises from 0, max_lr * (step + 1) "
     "/ (warmup + 1) (min_lr is the floor the decay ends at).",
     "divides_by_warmup": "with warmup = 0 (no warm-up) your code divides by zero: compute "
@@ -243,9 +249,17 @@ LR_MISTAKES = {
     "enters.",
 }
 
+LR_FORMULA = (
+    "The schedule: max_lr * (step + 1) / (warmup + 1) for step < warmup, then min_lr + "
+    "(max_lr - min_lr) * 0.5 * (1 + cos(pi * t)) with t = (step - warmup) / (total - warmup), "
+    "and min_lr after step total."
+)
+
 # (warmup, total, max_lr, min_lr) and the steps probed: each phase and both of its ends
 SCHEDULES = [
-    ((10, 100, 1e-3, 1e-4), (0, 4, 9, 10, 40, 73, 100, 130)),
+    # step 4 before 0 and 40 before 10: min_lr = max_lr / 10 makes several slips agree at
+    # steps 0 and 10 (a warm-up from min_lr and one a step ahead; a rising cosine and a flat one)
+    ((10, 100, 1e-3, 1e-4), (4, 0, 9, 40, 10, 73, 100, 130)),
     ((0, 50, 3e-3, 0.0), (0, 20, 49, 60)),
     ((4, 20, 1.0, 0.1), (3, 4, 12, 20)),
 ]
@@ -291,9 +305,23 @@ class LrAtCheck(Exercise):
             ("floor_division", {"progress": "floor_div"}),
             ("warmup_from_min_lr", {"warm": "from_min_lr"}),
         ]
-        for code, switch in variants:
-            if math.isclose(out, lr64(*probe.args, **switch), rel_tol=1e-6, abs_tol=1e-12):
-                raise Fail(f"got {out:.6g}, expected {ref:.6g}: " + LR_MISTAKES[code], code)
+        step, warmup, total, max_lr, min_lr = probe.args
+        values = [(code, lr64(*probe.args, **switch)) for code, switch in variants]
+        if warmup <= step <= total:  # a decay that does not move, at either end
+            values += [("decay_at_max", max_lr), ("decay_at_min", min_lr)]
+        found = [c for c, v in values if not math.isclose(v, ref, rel_tol=1e-6, abs_tol=1e-12)
+                 and math.isclose(out, v, rel_tol=1e-6, abs_tol=1e-12)]  # fmt: skip
+        if "progress_from_zero" in found and step >= warmup:  # the warm-up passed before
+            found = [c for c in found if c != "no_warmup"]
+        found = list(dict.fromkeys(found))
+        if len(found) == 1:
+            raise Fail(f"got {out:.6g}, expected {ref:.6g}: " + LR_MISTAKES[found[0]], found[0])
+        if found:  # one number, several slips that give it: said as such, none named
+            heads = "; or ".join(LR_MISTAKES[c].split(": ")[0] for c in found)
+            raise Fail(
+                f"got {out:.6g}, expected {ref:.6g}: this is what each of these gives at this "
+                f"step: {heads}. {LR_FORMULA}"
+            )
         raise Fail(f"got {out:.6g}, expected {ref:.6g}.")
 
     def explain_error(self, probe, error):

@@ -38,6 +38,12 @@ CLIP_MISTAKES = {
     "grew to max_norm. Scale only when total > max_norm; below it, leave them as they are.",
     "inverted": "the gradients are scaled by total / max_norm, which makes a large gradient "
     "larger: the factor is max_norm / (total + 1e-6).",
+    "multiplied": "the gradients are scaled by max_norm * total, which makes a large gradient "
+    "larger: divide, the factor is max_norm / (total + 1e-6).",
+    # max_norm = 1: the two above give the same gradients, so neither is named
+    "scaled_by_total": "the gradients are scaled by total (+ 1e-6), which makes a large "
+    "gradient larger: with max_norm = 1 here, total / max_norm gives this, and max_norm * total "
+    "too. The factor is max_norm / (total + 1e-6).",
     "not_written_back": "the norm is above max_norm but the gradients are unchanged: nothing "
     "scaled p.grad (a scaling left out, a factor of 1, or a local `g = g * coef`, which makes "
     "a new tensor and leaves p.grad as it was). Scale p.grad itself, p.grad.mul_(coef) (or "
@@ -85,7 +91,8 @@ class ClipGradNormCheck(Exercise):
     def probes(self, gen):
         shapes = [(4, 3), (3,), (2, 2)]
         cases = [
-            ("three gradients of norms 3, 0.5, 0.2, max_norm = 1", [3.0, 0.5, 0.2], shapes, 1.0,
+            # max_norm = 1 would make total / max_norm and max_norm * total the same factor
+            ("three gradients of norms 3, 0.5, 0.2, max_norm = 2", [3.0, 0.5, 0.2], shapes, 2.0,
              {}, {}),
             ("gradients of norms 0.3, 0.2, 0.1 (total below max_norm = 1)", [0.3, 0.2, 0.1],
              shapes, 1.0, {}, {}),
@@ -150,21 +157,39 @@ class ClipGradNormCheck(Exercise):
         if generator:
             variants = {"generator_consumed": torch.zeros((), dtype=torch.float64), **variants}
         fields = {"what": "the norm is 0 (the gradients were read by an earlier loop)"}
-        expect_close(
-            value.reshape(()),
-            total,
-            "the returned norm",
-            mistakes=named(CLIP_MISTAKES, fields, **variants),
-        )
+        try:
+            expect_close(
+                value.reshape(()),
+                total,
+                "the returned norm",
+                mistakes=named(CLIP_MISTAKES, fields, **variants),
+            )
+        except Fail as fail:
+            # one number is always some factor (or offset) times another: no cause in that
+            if fail.code not in ("constant_factor", "constant_offset"):
+                raise
+            raise Fail(
+                f"the returned norm is {float(value):.4g}, expected {float(total):.4g}: the "
+                "global norm of all the gradients as one long vector, the root of the sum of "
+                "every gradient's squares, sqrt(sum over p of (p.grad ** 2).sum()).",
+                figure=fail.figure,
+            ) from None
         dtype = next(g.dtype for g in grads if g is not None)
         got = torch.cat([g.flatten() for g in out["grads"] if g is not None]).to(dtype)
 
         def flat(variant: str = "right") -> torch.Tensor:
             return torch.cat([g.flatten() for g in clip64(grads, max_norm, variant=variant)[1]])
 
-        variants = {v: (lambda v=v: flat(v)) for v in ("per_parameter", "scales_up", "inverted")}
-        if total > max_norm:  # unchanged gradients: not scaled, or scaled where no one sees it
-            unchanged = torch.cat([g.double().flatten() for g in grads if g is not None])
+        variants = {v: (lambda v=v: flat(v)) for v in ("per_parameter", "scales_up")}
+        unchanged = torch.cat([g.double().flatten() for g in grads if g is not None])
+        if total > max_norm:
+            # the factor upside down, or max_norm times total: the same when max_norm = 1
+            flipped = {
+                "inverted": lambda: flat("inverted"),
+                "multiplied": lambda: unchanged * max_norm * (total + 1e-6),
+            }
+            variants |= {"scaled_by_total": flat("inverted")} if max_norm == 1.0 else flipped
+            # unchanged gradients: not scaled, or scaled where no one sees it
             variants["generator_consumed" if generator else "not_written_back"] = unchanged
         fields = {"what": "the gradients were not scaled (the loop that scales them found none)"}
         expect_close(

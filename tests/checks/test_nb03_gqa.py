@@ -25,6 +25,8 @@ def make_gqa(
     invert_mask=False,
     use_bias=True,
     key_from_query=False,
+    v_through="v_proj",
+    weights_times_keys=False,
 ):
     """GroupedQueryAttention with one piece replaced (the defaults are the right ones)."""
     repeat_v = repeat_v or repeat_k
@@ -50,7 +52,8 @@ def make_gqa(
             value = (key if value_default == "key" else query) if value is None else value
             q = self.split(self.q_proj(query), self.h)
             k = repeat_k(self.split(self.k_proj(key), self.h_kv), self.group)
-            v = repeat_v(self.split(self.v_proj(value), self.h_kv), self.group)
+            v = repeat_v(self.split(getattr(self, v_through)(value), self.h_kv), self.group)
+            v = k if weights_times_keys else v
             if scale is not None:
                 q = q * (self.d_head**0.5) / scale(q)
             if mask is not None and invert_mask:
@@ -132,6 +135,37 @@ def tile(t, g):
 def test_mistakes_are_named(run_check, candidate, code):
     r = run_check("03.GroupedQueryAttention", candidate)
     assert not r.passed and r.mistake == f"03.GroupedQueryAttention/{code}", r.messages
+
+
+@pytest.mark.parametrize(
+    "candidate", [make_gqa(v_through="k_proj"), make_gqa(weights_times_keys=True)]
+)
+def test_keys_as_values_in_self_attention_is_said_as_two_slips(run_check, candidate):
+    """key = value in the first case: the weights times k, and values through k_proj, agree."""
+    r = run_check("03.GroupedQueryAttention", candidate)
+    text = r.messages[0]
+    assert not r.passed and r.mistake.split("/")[-1] not in (
+        "weights_times_keys",
+        "values_through_k_proj",
+    ), text
+    assert "and also projecting the values with k_proj" in text, text
+
+
+@pytest.mark.parametrize("code", ["weights_times_keys", "values_through_k_proj"])
+def test_keys_as_values_told_apart_when_key_is_not_value(code):
+    from helpers.checks import EXERCISES
+    from helpers.checks.framework import Fail
+
+    ex = EXERCISES["03.GroupedQueryAttention"]
+    gen = torch.Generator().manual_seed(0)
+    probe = next(p for p in ex.probes(gen) if p.name.startswith("multi-query"))
+    (x,), kw = probe.args, probe.kwargs
+    H, H_kv = probe.init["num_heads"], probe.init["num_kv_heads"]
+    switch = {"values": "k"} if code == "weights_times_keys" else {"v_with": "k_proj"}
+    out = [t.float() for t in gqa64(probe.state, H, H_kv, x, kw["key"], kw["value"], **switch)]
+    with pytest.raises(Fail) as info:
+        ex.judge(probe, tuple(out))
+    assert info.value.code == code, str(info.value)
 
 
 def test_reference_is_multi_head_attention_when_every_head_has_its_kv_head():

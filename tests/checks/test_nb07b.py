@@ -432,13 +432,22 @@ def _lr_divides_first(step, warmup, total, max_lr, min_lr):
     [
         (_lr(shape=lambda c, t, M, m: m + (M - m) * 0.5 * (1 + math.cos(t))), "no_pi"),
         (_lr(shape=lambda c, t, M, m: m + (M - m) * (1 - c)), "rises"),
-        (_lr(progress=lambda s, w, T: (s - w) // (T - w)), "floor_division"),
         (_lr_divides_first, "divides_by_warmup"),
+        (_lr(progress=lambda s, w, T: 1.0), "decay_at_min"),  # t stuck at 1
     ],
 )
 def test_lr_more_mistakes(run_check, candidate, code):
     r = run_check("07b.lr_at", candidate)
     assert not r.passed and r.mistake == f"07b.lr_at/{code}", r.messages
+
+
+def test_lr_floor_division_is_listed_with_the_other_slip_that_gives_max_lr(run_check):
+    """t = (s - w) // (T - w) is 0 inside the decay: the rate is max_lr there, as any t that is 0
+    (or any cosine that is 1) gives; one number tells them not apart, so both are said."""
+    r = run_check("07b.lr_at", _lr(progress=lambda s, w, T: (s - w) // (T - w)))
+    text = r.messages[0]
+    assert not r.passed and not r.mistake.endswith(("floor_division", "decay_at_max")), text
+    assert "floor (integer) division; or the rate is still max_lr" in text, text
 
 
 def test_lr_warmup_from_min_lr_is_named(run_check):

@@ -139,6 +139,45 @@ def clip_fills_none(parameters, max_norm):
     return total
 
 
+def clip_multiplied(parameters, max_norm):
+    grads = [p.grad for p in parameters if p.grad is not None]
+    total = torch.sqrt(sum((g * g).sum() for g in grads))
+    if total > max_norm:
+        for g in grads:
+            g.mul_(max_norm * (total + 1e-6))
+    return total
+
+
+def clip_norm_of_means(parameters, max_norm):  # each gradient's mean square: no global norm
+    grads = [p.grad for p in parameters if p.grad is not None]
+    total = torch.sqrt(sum((g * g).mean() for g in grads))
+    if total > max_norm:
+        for g in grads:
+            g.mul_(max_norm / (total + 1e-6))
+    return total
+
+
+def test_clip_a_wrong_norm_is_not_told_a_constant_factor(run_check):
+    """One number is some factor times any other: the value is said, no factor claimed."""
+    r = run_check("07b.clip_grad_norm", clip_norm_of_means)
+    text = r.messages[0]
+    assert not r.passed and r.mistake != "07b.clip_grad_norm/constant_factor", text
+    assert "constant factor" not in text and "the returned norm is" in text, text
+
+
+def test_clip_max_norm_1_says_both_flipped_factors(run_check):
+    from helpers.checks import EXERCISES
+    from helpers.checks.run.calling import Probe
+
+    ex = EXERCISES["07b.clip_grad_norm"]
+    g = torch.tensor([3.0, 4.0])
+    probe = Probe("one gradient of norm 5, max_norm = 1", args=([torch.zeros(2)], [g], 1.0))
+    out = {"params": [torch.zeros(2)], "grads": [g * 5.0], "value": torch.tensor(5.0)}
+    with pytest.raises(Exception) as info:
+        ex.judge(probe, out)
+    assert info.value.code == "scaled_by_total", str(info.value)
+
+
 def clip_builtin(parameters, max_norm):
     return torch.nn.utils.clip_grad_norm_(parameters, max_norm)
 
@@ -165,6 +204,7 @@ def test_clip_stub(run_check):
         (clip_none_crash, "none_grad"),
         (clip_two_passes, "generator_consumed"),
         (clip_inverted, "inverted"),
+        (clip_multiplied, "multiplied"),
         (clip_item, "not_a_tensor"),
         (clip_the_weights, "scaled_parameters"),
         (clip_fills_none, "none_filled"),

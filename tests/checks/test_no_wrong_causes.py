@@ -66,6 +66,30 @@ WRONG_BEFORE = [
      "dropout_p_ignored", "the dropout ignores the `dropout` argument"),
     # while tgt.size(0) < max_len: the loop never runs, the output is (B, 1), not [1, eos_id]
     ("07.beam_search", "L13 1 -> 0", "no_token_decoded", "got [1, 2]"),
+    # v = k_proj(value): the values through k_proj; keys only because key = value in the case
+    ("03.GroupedQueryAttention", "L39 self.v_proj -> self.k_proj", None,
+     "the weights multiply the keys:"),
+    # torch.stack(..., dim=1): the [evens, odds] layout on a 2-D x only, not a torch.cat
+    ("04.apply_rope", "L10 USub removed", "not_interleaved_back",
+     "odd features] (torch.cat):"),
+    # g.mul_(max_norm * total): the same factor as total / max_norm only when max_norm = 1
+    ("07b.clip_grad_norm", "L9 Div -> Mult", "multiplied", "scaled by total / max_norm"),
+    # a returned norm of sqrt(numel): one number is some factor of any other
+    ("07b.clip_grad_norm", "L6 Mult -> Div", None, "a constant factor is wrong"),
+    # per-gradient mean squares: not a constant factor of the norm
+    ("07b.clip_grad_norm", "L6 sum -> mean #2", None, "a constant factor is wrong"),
+    # t = (step - warmup) * (total - warmup): cos of an even multiple of pi, no floor division
+    ("07b.lr_at", "L8 Div -> Mult", None, "t = (step - warmup) // (total - warmup) is floor "
+     "(integer) division: t is"),
+    # t = 0 at every step of the decay, the last one too
+    ("07b.lr_at", "L8 Sub operands swapped", None, "t = (step - warmup) // (total - warmup) is "
+     "floor (integer) division: t is"),
+    # t = 1: the rate is min_lr throughout the decay, it does not rise
+    ("07b.lr_at", "L8 Div operands swapped", "decay_at_min", "the rate rises"),
+    # (min_lr - min_lr): the rate is min_lr throughout the decay, it does not rise
+    ("07b.lr_at", "L9 Sub operands swapped", "decay_at_min", "the rate rises"),
+    # max_lr * (step + 2) / (warmup + 1): equal to a warm-up from min_lr at step 0 only
+    ("07b.lr_at", "L5 1 -> 2 #2", None, "starts from min_lr"),
 ]  # fmt: skip
 
 RIGHT = [
@@ -73,6 +97,10 @@ RIGHT = [
     ("01.softmax", "L3 amax -> amin", "shift_not_max", ""),
     ("01.softmax", "L3 keyword dim= dropped", "global_max", ""),
     ("01.softmax_backward", "L5 call (grad_y * y).sum(...) dropped", "diagonal_only", ""),
+    # the default dim=0: the message says the case left dim at its default
+    ("01.softmax_backward", "L1 1 -> 0", "dim_ignored", ""),
+    ("04.apply_rope", "L10 1 -> 2", "not_interleaved_back", ""),  # stack(dim=-2): always cat's
+    ("07b.lr_at", "L9 Add -> Sub #2", "rises", ""),
     ("02.scaled_dot_product_attention", "L9 inf -> 0", "blocked_scores_zero", ""),
     ("02.scaled_dot_product_attention", "L9 Invert removed", "mask_inverted", ""),
     ("03.MultiHeadAttention", "L28 call x.transpose(...) dropped", "merge_without_transpose", ""),
