@@ -125,7 +125,7 @@ def _edits(tree: ast.AST) -> Iterator[Edit]:
                 yield edit(
                     f"{old.__name__} operands swapped",
                     f"the two sides of `{SYMBOL[old]}` swapped {where}",
-                    lambda _, n: (setattr(n, "left", n.right), setattr(n, "right", n.left)),
+                    _swap_operands,
                 )
         elif isinstance(node, ast.Compare) and type(node.ops[0]) in FLIP:
             old, new = type(node.ops[0]), FLIP[type(node.ops[0])]
@@ -286,6 +286,11 @@ def _step(node: ast.AST, parent: dict) -> str:
     if isinstance(stmt, ast.For) and node is not stmt:
         return "in a loop's range"
     return ""
+
+
+def _swap_operands(_, n: ast.BinOp) -> None:
+    """``a op b`` -> ``b op a`` (both sides read before either is written)."""
+    n.left, n.right = n.right, n.left
 
 
 def _named(node: ast.Constant, parent: dict, value: Any) -> str:

@@ -93,6 +93,8 @@ def diagnose(
         found = _temperature(g, r, what, factors or {}) or _rows(g, what)
         if found:
             return found
+    if r.numel() < 2:  # one number is some factor of, and some offset from, any other
+        return None
     return _factor(g, r, what, factors or {}) or _offset(g, r, what)
 
 

@@ -203,3 +203,13 @@ def test_an_inner_time_limit_keeps_the_outer_one():
         start = time.monotonic()
         while time.monotonic() - start < 5:
             pass
+
+
+def test_operands_swapped_is_a_swap():
+    """`a - b` -> `b - a`: both sides read before either is written (it once gave `b - b`)."""
+    import ast
+
+    tree = ast.parse("def f(a, b):\n    return a - b / c\n")
+    made = {e.tag: edits.mutant_source(tree, e) for e in edits.edits(tree)}
+    assert "return b / c - a" in made["L2 Sub operands swapped"], made
+    assert "return a - c / b" in made["L2 Div operands swapped"], made

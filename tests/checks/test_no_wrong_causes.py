@@ -81,13 +81,10 @@ WRONG_BEFORE = [
     # t = (step - warmup) * (total - warmup): cos of an even multiple of pi, no floor division
     ("07b.lr_at", "L8 Div -> Mult", None, "t = (step - warmup) // (total - warmup) is floor "
      "(integer) division: t is"),
-    # t = 0 at every step of the decay, the last one too
-    ("07b.lr_at", "L8 Sub operands swapped", None, "t = (step - warmup) // (total - warmup) is "
-     "floor (integer) division: t is"),
-    # t = 1: the rate is min_lr throughout the decay, it does not rise
+    # t = (total - warmup) / (step - warmup) = 3 at step 40: cos(3 pi) = -1, min_lr
     ("07b.lr_at", "L8 Div operands swapped", "decay_at_min", "the rate rises"),
-    # (min_lr - min_lr): the rate is min_lr throughout the decay, it does not rise
-    ("07b.lr_at", "L9 Sub operands swapped", "decay_at_min", "the rate rises"),
+    # (min_lr - max_lr): the rate goes below min_lr, named by the edit search
+    ("07b.lr_at", "L9 Sub operands swapped", None, "the rate rises"),
     # max_lr * (step + 2) / (warmup + 1): equal to a warm-up from min_lr at step 0 only
     ("07b.lr_at", "L5 1 -> 2 #2", None, "starts from min_lr"),
 ]  # fmt: skip

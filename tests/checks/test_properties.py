@@ -155,6 +155,8 @@ def test_factor_offset_and_nan_are_named(ref, c, d):
     assert diagnose(c * ref, ref, factors={"sqrt(d_model)": c}).code == "constant_factor"
     assert diagnose(-c * ref, ref).code == "constant_factor"
     assert diagnose(-ref, ref).code == "negated" and "sign flipped" in str(diagnose(-ref, ref))
+    one = ref.flatten()[:1]  # a single number: any other is a factor of it, and an offset
+    assert diagnose(c * one, one) is None and diagnose(one + d, one) is None
     assert diagnose(ref + d, ref).code == "constant_offset"
     nan = ref.clone()
     nan[0, 0] = math.nan
