@@ -184,26 +184,34 @@ def layer_norm_faults(got, x, w, b, eps: float) -> Fail | None:
     a = (xc * gc).sum(0) / (xc * xc).sum(0).clamp(min=1e-12)
     # a = 0: that feature does not depend on x_hat at all, so x_hat may well be wrong
     if len(xh) > 2 and (a.abs() > 1e-6).all() and close(rows, xc * a + rows.mean(0), 1e-4, 1e-3):
+        if close(g, -xh.reshape(g.shape) * w.double() + b.double(), 1e-4, 1e-3):
+            return Fail(
+                "the output is -x_hat * weight + bias: x_hat's sign is flipped ((mean - x) "
+                "where x - mean belongs), or the weight enters negated.",
+                "negated",
+            )
         return Fail(
-            "x_hat = (x - mean) / sqrt(var + eps) is right; weight and bias are applied "
-            "wrongly: return x_hat * self.weight + self.bias.",
+            "each feature of the output is x_hat = (x - mean) / sqrt(var + eps) times a "
+            "number plus a number, but not x_hat * weight + bias: weight and bias are applied "
+            "wrongly (or x_hat is scaled): return x_hat * self.weight + self.bias.",
             "affine_wrong",
         )
     if (w.abs() < 1e-6).any():
         return None
     mine = (g - b.double()) / w.double()
-    if not (
-        (mine * (x - mean) >= -1e-9).all() or close(mine.mean(-1), 0 * var[..., 0], 1e-4, 1e-3)
-    ):
+    signs = bool((mine * (x - mean) >= -1e-9).all())
+    if not (signs or close(mine.mean(-1), 0 * var[..., 0], 1e-4, 1e-3)):
         return Fail(
             "(out - bias) / weight does not have mean 0 over the last dim: x_hat subtracts "
             "each row's mean, x - x.mean(dim=-1, keepdim=True).",
             "not_centered",
         )
     spread = float(mine.std(-1, unbiased=False).mean() / xh.std(-1, unbiased=False).mean())
+    seen = "has the signs of x - mean" if signs else "has mean 0 over the last dim"
     return Fail(
-        f"x - mean is right, but x_hat's spread is {spread:.3g} times the expected one: divide "
-        "it by torch.sqrt(var + eps), var = ((x - mean) ** 2).mean(dim=-1, keepdim=True).",
+        f"(out - bias) / weight {seen}, but its spread is {spread:.3g} times x_hat's: "
+        "x_hat = (x - mean) / torch.sqrt(var + eps), var = ((x - mean) ** 2).mean(dim=-1, "
+        "keepdim=True).",
         "wrong_normalization",
     )
 

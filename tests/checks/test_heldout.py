@@ -123,7 +123,7 @@ def test_set_h_is_told_its_cause():
 #: was read against the version (issue 29's review) and its claim is true of it
 OTHER_WORDS = {
     "c07_padding_query_axis.py": "the (B, 1, T, 1) shape; the tokens belong on the key axis",
-    "c17_ln_uncentered_var.py": "x - mean is right, x_hat's spread is off: the variance to use",
+    "c17_ln_uncentered_var.py": "centred as x - mean, x_hat's spread is off: the variance to use",
     "c26_train_sample_weighted.py": "the value returned is not the mean of the batch losses",
     "d119_bw_alpha_inverted.py": "NaN where the reference has none; the rescale exp(m_old - m_new)",
     "d128_kv_old_cache_returned.py": "the cache is never extended: return the concatenated one",

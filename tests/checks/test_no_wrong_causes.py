@@ -85,6 +85,10 @@ WRONG_BEFORE = [
     ("07b.lr_at", "L8 Div operands swapped", "decay_at_min", "the rate rises"),
     # (min_lr - max_lr): the rate goes below min_lr, named by the edit search
     ("07b.lr_at", "L9 Sub operands swapped", None, "the rate rises"),
+    # x_hat = (mean - x) / ...: not "x_hat is right", its sign is flipped
+    ("05.LayerNorm", "L13 Sub operands swapped", "negated", "is right"),
+    # x_hat = sqrt(var + eps) / (x - mean): the signs of x - mean, not "x - mean is right"
+    ("05.LayerNorm", "L13 Div operands swapped", "wrong_normalization", "is right"),
     # max_lr * (step + 2) / (warmup + 1): equal to a warm-up from min_lr at step 0 only
     ("07b.lr_at", "L5 1 -> 2 #2", None, "starts from min_lr"),
 ]  # fmt: skip
