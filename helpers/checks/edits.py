@@ -56,6 +56,8 @@ SWAP = {
     ast.Pow: ast.Mult, ast.MatMult: ast.Mult, ast.FloorDiv: ast.Div, ast.Mod: ast.FloorDiv,
     ast.BitAnd: ast.BitOr, ast.BitOr: ast.BitAnd,
 }  # fmt: skip
+#: more operators a slip puts in an operator's place: `//` for `/` (integer division)
+ALSO = {ast.Div: (ast.FloorDiv,)}
 FLIP = {
     ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq,
     ast.NotEq: ast.Eq, ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In,
@@ -115,12 +117,13 @@ def _edits(tree: ast.AST) -> Iterator[Edit]:
             return Edit(f"L{line} {tag}", words, at(fn))
 
         if isinstance(node, ast.BinOp) and type(node.op) in SWAP:
-            old, new = type(node.op), SWAP[type(node.op)]
-            yield edit(
-                f"{old.__name__} -> {new.__name__}",
-                f"`{SYMBOL[new]}` instead of `{SYMBOL[old]}` {where}",
-                lambda _, n, new=new: setattr(n, "op", new()),
-            )
+            old = type(node.op)
+            for new in (SWAP[old], *ALSO.get(old, ())):
+                yield edit(
+                    f"{old.__name__} -> {new.__name__}",
+                    f"`{SYMBOL[new]}` instead of `{SYMBOL[old]}` {where}",
+                    lambda _, n, new=new: setattr(n, "op", new()),
+                )
             if old in (ast.Sub, ast.Div, ast.MatMult, ast.Pow, ast.FloorDiv, ast.Mod):
                 yield edit(
                     f"{old.__name__} operands swapped",

@@ -213,3 +213,20 @@ def test_operands_swapped_is_a_swap():
     made = {e.tag: edits.mutant_source(tree, e) for e in edits.edits(tree)}
     assert "return b / c - a" in made["L2 Sub operands swapped"], made
     assert "return a - c / b" in made["L2 Div operands swapped"], made
+    assert "return a - b // c" in made["L2 Div -> FloorDiv"], made  # integer division
+
+
+def test_integer_division_is_named_by_the_search():
+    """07b.lr_at's t with `//` (set F's f26): one step cannot tell it from a decay stuck at
+    max_lr, every step together can, and the edit that reproduces them all is named."""
+
+    def lr_at(step, warmup, total, max_lr, min_lr):
+        if step < warmup:
+            return max_lr * (step + 1) / (warmup + 1)
+        if step > total:
+            return min_lr
+        t = (step - warmup) // (total - warmup)
+        return min_lr + (max_lr - min_lr) * 0.5 * (1 + math.cos(math.pi * t))
+
+    r = check("07b.lr_at", lr_at, quiet=True)
+    assert r.mistake == "07b.lr_at/edit_l8_div_floordiv" and "`//` instead of `/`" in r.messages[0]
