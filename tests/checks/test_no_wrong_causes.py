@@ -85,6 +85,8 @@ WRONG_BEFORE = [
     ("07b.lr_at", "L8 Div operands swapped", "decay_at_min", "the rate rises"),
     # (min_lr - max_lr): the rate goes below min_lr, named by the edit search
     ("07b.lr_at", "L9 Sub operands swapped", None, "the rate rises"),
+    # (per_position * real).sum() // real.sum() = 3.0: not the mean of sequence means (3.003)
+    ("06.masked_cross_entropy", "L9 Div -> FloorDiv", None, "mean of each sequence's mean"),
     # x_hat = (mean - x) / ...: not "x_hat is right", its sign is flipped
     ("05.LayerNorm", "L13 Sub operands swapped", "negated", "is right"),
     # x_hat = sqrt(var + eps) / (x - mean): the signs of x - mean, not "x - mean is right"
