@@ -3,7 +3,8 @@
 tests/checks/heldout/ holds plausible wrong versions (a*.py: set A; c*.py: set C, written later
 the same way and measured before it joined the tests; d*.py: set D, issue 29's fresh set, with
 its correct alternates e*.py; f*.py: set F, notebook 07b's exercises, with its correct alternates
-g*.py; h*.py: set H, the nine ★★★ exercises of 00-09, with its correct alternates i*.py),
+g*.py; h*.py: set H, the nine ★★★ exercises of 00-09, with its correct alternates i*.py;
+j*.py: set J, every other exercise, with its correct alternates k*.py),
 written from the notebooks' text by someone who had not read the checks, and correct public
 implementations adapted to the contract (p*.py, META["source"] names where they come from)
 or correct alternates in another style (q*.py).
@@ -24,11 +25,16 @@ import torch.nn.functional as F
 from torch import nn
 
 HERE = Path(__file__).parent / "heldout"
-FILES = sorted(HERE.glob("[acdefghipq]*.py"))
+FILES = sorted(HERE.glob("[acdefghijkpq]*.py"))
 
 # file -> why it fails today (measured with tests/checks/measure_heldout.py, issue #18); none
 # since the (max_len, 1, d_model) table of the PyTorch tutorial is judged by its output
-FAILS_ON_MAIN: dict[str, str] = {}
+FAILS_ON_MAIN: dict[str, str] = {
+    "j02_relu_mask_multiply.py": "x * (x > 0) is NaN at -inf only: the checks give relu finite "
+    "inputs (the text does not say what -inf or NaN should give), so it passes, by design",
+    "j12_sdpa_big_negative.py": "-1e9 for -inf differs only on a row with every key blocked: the "
+    "checks give every row a key (the Annotated Transformer's -1e9 passes too, p04), by design",
+}
 
 
 def load(path: Path) -> tuple[dict, object]:
@@ -47,11 +53,11 @@ def _params():
 
 
 def test_the_set_is_there():
-    wrong = [p for p in FILES if p.name[0] in "acdfh"]
-    public = [p for p in FILES if p.name[0] in "egipq"]
-    assert len(wrong) >= 440 and len(public) >= 85, (len(wrong), len(public))
-    assert sum(p.name[0] == "h" for p in FILES) == 81 and sum(p.name[0] == "i" for p in FILES) == 18
-    assert sum(p.name[0] == "f" for p in FILES) == 87 and sum(p.name[0] == "g" for p in FILES) == 22
+    wrong = [p for p in FILES if p.name[0] in "acdfhj"]
+    public = [p for p in FILES if p.name[0] in "egikpq"]
+    assert len(wrong) >= 550 and len(public) >= 100, (len(wrong), len(public))
+    count = {c: sum(p.name[0] == c for p in FILES) for c in "fghijk"}
+    assert count == {"f": 87, "g": 22, "h": 81, "i": 18, "j": 107, "k": 18}, count
     assert set(FAILS_ON_MAIN) <= {p.name for p in FILES}, "a listed file is gone"
 
 
@@ -119,6 +125,17 @@ def test_set_h_is_told_its_cause():
     assert len(named) >= 76, sorted({r["file"] for r in rows} - set(named))
 
 
+def test_set_j_is_told_its_cause():
+    """Set J, every exercise not in set H (107 wrong versions, 18 alternates), written from the
+    student notebooks by a tester who had not read the checks, measured on 9ee0c4a before any
+    change for it: 105 of 107 rejected (the two others are FAILS_ON_MAIN's, accepted by design),
+    104 with a code, 103 named (96 %), none told a wrong cause (each read); 18 of 18 passed.
+    The test asks 96 of 107 (90 %), a margin for a loaded machine."""
+    rows = [measured(p) for p in FILES if p.name[0] == "j"]
+    named = [r["file"] for r in rows if r["named"]]
+    assert len(named) >= 96, sorted({r["file"] for r in rows} - set(named))
+
+
 #: wrong versions told a mistake in other words than the keywords written with them: each message
 #: was read against the version (issue 29's review) and its claim is true of it
 OTHER_WORDS = {
@@ -131,6 +148,7 @@ OTHER_WORDS = {
     "d161_vit_shared_block.py": "blocks.1's parameters are missing: one block repeated",
     "d25_mha_cross_projects_query.py": "the keys come from `query` (and so do the values)",
     "d79_blk_parallel_sublayers.py": "norm2's input is x, not x + self_attn(...)",
+    "j86_blockwise_full_scores.py": "a tensor as large as the whole score matrix was made",
 }
 
 
@@ -141,7 +159,7 @@ def test_no_message_names_a_cause_the_version_does_not_have():
     The error model's messages (``edit_*``) need no list: the edit they name reproduces the
     version's outputs on every case. A new message that names a cause neither way fails here
     until someone reads it against the version."""
-    rows = [measured(p) for p in FILES if p.name[0] in "acdfh"]
+    rows = [measured(p) for p in FILES if p.name[0] in "acdfhj"]
     unread = [
         f"{r['file']}: {r['mistake']}: {r['message'][:160]}"
         for r in rows

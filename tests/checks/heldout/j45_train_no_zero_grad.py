@@ -1,0 +1,15 @@
+META = {"exercise": "06.train_one_epoch",
+        "cause": "never calls optimizer.zero_grad(), so gradients accumulate across batches",
+        "keywords": [r"zero_grad", r"accumulat"]}
+
+
+def train_one_epoch(model, batches, optimizer, loss_fn):
+    model.train()
+    total, count = 0.0, 0
+    for inputs, targets in batches:
+        loss = loss_fn(model(inputs), targets)
+        loss.backward()
+        optimizer.step()
+        total += loss.item()
+        count += 1
+    return total / count

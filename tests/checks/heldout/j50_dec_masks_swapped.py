@@ -1,0 +1,32 @@
+META = {"exercise": "07.TransformerDecoderBlock",
+        "cause": "passes memory_mask to the self-attention and tgt_mask to the cross-attention",
+        "keywords": [r"memory_mask", r"tgt_mask", r"swap", r"mask"]}
+
+from helpers.blocks.multihead import MultiHeadAttention
+from helpers.blocks.layers import FeedForward, LayerNorm
+
+
+class TransformerDecoderBlock(nn.Module):
+    def __init__(self, d_model, num_heads, d_ff, dropout=0.0, norm_first=True):
+        super().__init__()
+        self.norm_first = norm_first
+        self.dropout = nn.Dropout(dropout)
+        self.self_attn = MultiHeadAttention(d_model, num_heads, dropout)
+        self.cross_attn = MultiHeadAttention(d_model, num_heads, dropout)
+        self.ffn = FeedForward(d_model, d_ff, dropout)
+        self.norm1 = LayerNorm(d_model)
+        self.norm2 = LayerNorm(d_model)
+        self.norm3 = LayerNorm(d_model)
+
+
+    def forward(self, x, memory, tgt_mask=None, memory_mask=None):
+        d = self.dropout
+        if self.norm_first:
+            x = x + d(self.self_attn(self.norm1(x), mask=memory_mask)[0])
+            x = x + d(self.cross_attn(self.norm2(x), memory, memory, mask=tgt_mask)[0])
+            x = x + d(self.ffn(self.norm3(x)))
+        else:
+            x = self.norm1(x + d(self.self_attn(x, mask=memory_mask)[0]))
+            x = self.norm2(x + d(self.cross_attn(x, memory, memory, mask=tgt_mask)[0]))
+            x = self.norm3(x + d(self.ffn(x)))
+        return x

@@ -1,0 +1,19 @@
+META = {"exercise": "08.blockwise_attention",
+        "cause": "starts the running max at 0 instead of -inf, so rows whose scores are all very negative underflow to 0/0",
+        "keywords": [r"-inf", r"running max", r"initiali[sz]", r"underflow", r"nan", r"negative"]}
+
+
+def blockwise_attention(q, k, v, block_size=64):
+    scale = 1.0 / math.sqrt(q.size(-1))
+    m = torch.zeros(q.shape[:-1] + (1,), dtype=q.dtype, device=q.device)
+    l = torch.zeros_like(m)
+    acc = torch.zeros(q.shape[:-1] + (v.size(-1),), dtype=q.dtype, device=q.device)
+    for start in range(0, k.size(-2), block_size):
+        s = q @ k[..., start:start + block_size, :].transpose(-2, -1) * scale
+        m_new = torch.maximum(m, s.amax(dim=-1, keepdim=True))
+        p = (s - m_new).exp()
+        alpha = (m - m_new).exp()
+        l = l * alpha + p.sum(dim=-1, keepdim=True)
+        acc = acc * alpha + p @ v[..., start:start + block_size, :]
+        m = m_new
+    return acc / l
