@@ -294,6 +294,12 @@ def agree(what: str, verb: str) -> str:
     return PLURALS[verb] if plural(what) else verb
 
 
+def slips(codes: Iterable[str], messages: dict[str, str], most: int | None = None) -> str:
+    """What each mistake of ``codes`` is (its message up to the first ": ", before the fix),
+    joined with "; or ": a case that several known mistakes explain alike names none of them."""
+    return "; or ".join(messages[c].split(": ")[0] for c in list(dict.fromkeys(codes))[:most])
+
+
 def named(messages: dict[str, str], fields: dict | None = None, **variants) -> list[tuple]:
     """Mistakes as data: ``messages`` maps a mistake code to its message (``str.format``ed with
     ``fields``), ``variants`` maps the same code to its wrong variant (a tensor, a function that

@@ -12,7 +12,16 @@ import re
 
 import torch
 
-from .framework import Exercise, Fail, Probe, expect_tensor, fmt_shape, randint, register
+from .framework import (
+    Exercise,
+    Fail,
+    Probe,
+    expect_tensor,
+    fmt_shape,
+    randint,
+    register,
+    slips,
+)
 from .nb07b_reference import decode64, decode_variants, encode64, encode_variants, lr64
 
 # --------------------------------------------------------------------------- tokenizer
@@ -317,7 +326,7 @@ class LrAtCheck(Exercise):
         if len(found) == 1:
             raise Fail(f"got {out:.6g}, expected {ref:.6g}: " + LR_MISTAKES[found[0]], found[0])
         if found:  # one number, several slips that give it: said as such, none named
-            heads = "; or ".join(LR_MISTAKES[c].split(": ")[0] for c in found)
+            heads = slips(found, LR_MISTAKES)
             raise Fail(
                 f"got {out:.6g}, expected {ref:.6g}: this is what each of these gives at this "
                 f"step: {heads}. {LR_FORMULA}"

@@ -21,6 +21,7 @@ from .framework import (
     expect_tensor,
     randn,
     register,
+    slips,
 )
 from .nb07b_reference import (
     far_from_p,
@@ -237,7 +238,7 @@ def judge_filter(got_out, x: torch.Tensor, keep: torch.Tensor, masks, values, me
     found = [c for m, c in masks if m is not None and m.shape == keep.shape
              and same(xd.masked_fill(~m, -math.inf))]  # fmt: skip
     found += [c for v, c in values if v.shape == xd.shape and same(v)]
-    heads = "; or ".join(messages[c].split(":")[0] for c in list(dict.fromkeys(found))[:3])
+    heads = slips(found, messages, most=3)
     if same(xd):  # what many slips give (a mask never applied, a filter that keeps all)
         raise Fail(
             f"no logit is removed: the output is the logits as they came, where "
