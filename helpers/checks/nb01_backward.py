@@ -30,9 +30,6 @@ BACKWARD_MISTAKES = {
     "(grad_y - sum(grad_y * y)) along `dim`.",
     "sign": "the weighted sum is added: grad_x = y * (grad_y - sum(grad_y * y)), minus (the "
     "Jacobian is diag(y) - y yᵀ).",
-    "negated": "grad_x has its sign flipped (it is -1 times the expected one, y * "
-    "(sum(grad_y * y) - grad_y)): the vector-Jacobian product is y * (grad_y - sum(grad_y * "
-    "y)), grad_y minus the weighted sum (the Jacobian is diag(y) - y yᵀ).",
     "missing_outer_y": "the result is not multiplied by y: grad_x = y * (grad_y - sum(grad_y * "
     "y)); a weight near 0 passes almost no gradient back.",
     "unweighted_sum": "the sum is of grad_y alone: it is weighted by y, sum(grad_y * y) along "
@@ -117,7 +114,6 @@ class SoftmaxBackwardCheck(Exercise):
             BACKWARD_MISTAKES,
             diagonal_only=lambda: y64 * (1 - y64) * g64,
             sign=lambda: y64 * (g64 + s),
-            negated=lambda: -ref,
             missing_outer_y=lambda: g64 - s,
             unweighted_sum=lambda: y64 * (g64 - g64.sum(dim=dim, keepdim=True)),
             softmax_of_y=lambda: softmax_backward64(softmax64(y64, dim), g64, dim),
