@@ -52,17 +52,15 @@ def _sites(tree: ast.AST):
 
 
 _strip_annotations, mutant_source, build = edits.strip_annotations, edits.mutant_source, edits.build
-# a mutant may loop forever (a deleted `break`, a flipped `<`): TimeoutError instead; 0: no limit
-time_limit = edits.time_limit
 
 
 @contextlib.contextmanager
 def repeating_time_limit(seconds: float, expired: list):
     """TimeoutError after ``seconds``, and again every 10 ms until the block ends (main thread;
-    0: no limit). A probe made of the check's cases (probe_by_check) runs each through the
-    checks' runner, which reports the candidate's exception as that case's outcome and goes on
-    to the next case: one alarm would leave the next case of a mutant that loops forever
-    running forever. ``expired`` gets an entry when the time is up."""
+    0: no limit). The checks' runner reports the candidate's exception as that case's outcome,
+    and check() goes on running cases (its edit search runs the rest): one alarm would leave
+    the next case of a mutant that loops forever running forever. ``expired`` gets an entry
+    when the time is up."""
     if not seconds or threading.current_thread() is not threading.main_thread():
         yield
         return
