@@ -221,6 +221,20 @@ def _remove(group: str, wait: float) -> None:
             time.sleep(0.05)
 
 
+def oom_kills(folder: str) -> int:
+    """How many processes the out-of-memory killer has ended in ``folder``'s cgroups so far."""
+    total = 0
+    for group in _groups.get(folder, []):
+        for name in ("memory.events", "memory.oom_control"):  # v2, v1
+            try:
+                with open(os.path.join(group, name)) as f:
+                    lines = f.read().splitlines()
+            except OSError:
+                continue
+            total += sum(int(line.split()[1]) for line in lines if line.startswith("oom_kill "))
+    return total
+
+
 def release(folder: str, wait: float = 10.0) -> None:
     """Remove ``folder``'s cgroups once its processes are gone (they are being killed)."""
     for group in _groups.pop(folder, []):
