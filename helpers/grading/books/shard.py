@@ -23,7 +23,6 @@ from .gradebook import (
     read_record,
     read_table,
     record_path,
-    unguard,
     write_record,
     write_table,
 )
@@ -102,7 +101,7 @@ def merge(out: str | Path, parts: Sequence[str | Path]) -> int:
         for sub in {r[col] for r in part_rows}:
             if sub in owner:
                 raise GradebookError(
-                    f"submission {unguard(sub)!r} is in both {owner[sub]} and "
+                    f"submission {sub!r} is in both {owner[sub]} and "
                     f"{part}: were the shards graded with the same N?"
                 )
             owner[sub] = str(part)
@@ -111,7 +110,7 @@ def merge(out: str | Path, parts: Sequence[str | Path]) -> int:
     order = exercise_order()
     sub_col, ex_col = header.index("submission"), header.index("exercise")
     # the grader's final order: by submission label, then by the exercise's registry position
-    rows.sort(key=lambda r: (unguard(r[sub_col]), order.get(r[ex_col], -1)))
+    rows.sort(key=lambda r: (r[sub_col], order.get(r[ex_col], -1)))
     write_table(out, header, rows)
     if whole is not None:
         write_record(out, whole)
@@ -161,7 +160,7 @@ def check_parts(parts: Sequence[str | Path]) -> dict | None:
             )
     for p, r in records.items():
         header, rows = read_table(p)
-        have = {unguard(row[header.index("submission")]) for row in rows}
+        have = {row[header.index("submission")] for row in rows}
         lacking = [s for s in r["submissions"] if s not in have]
         if lacking:
             raise GradebookError(
