@@ -5,9 +5,10 @@ Columns ``submission, notebook, exercise, points, max_points, status, mistake, m
 older gradebooks and read as "". Every CSV the grader writes (the gradebook, a merge, the
 totals, the LMS files) is written by :class:`CsvWriter` alone, which puts every cell through
 :func:`guard`: no control character reaches a cell, and text a spreadsheet would take for a
-formula gets a leading quote; :func:`read_table` reads every cell back without it. Every file is written whole beside its place, flushed to disk and
-renamed over it (:func:`write_atomically`): a crash never leaves half a gradebook. Beside each
-gradebook, its record (``grades.csv.json``): seed, shard, the submissions it is to hold.
+formula gets a leading quote; :func:`read_table` reads every cell back without it. Every file
+is written whole beside its place, flushed to disk and renamed over it
+(:func:`write_atomically`): a crash never leaves half a gradebook. Beside each gradebook, its
+record (``grades.csv.json``): seed, shard, the submissions it is to hold.
 """
 
 from __future__ import annotations
