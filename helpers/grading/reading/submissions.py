@@ -27,16 +27,14 @@ def target_name(ex: Exercise) -> str:
     return getattr(ex, "grade_target", None) or ex.id.split(".", 1)[1]
 
 
-def printable(name: str) -> str:
-    """A file name as text that every writer accepts: bytes that are not UTF-8 (which the file
-    system allows) written as ``\\xff``."""
-    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-
-
 def find_submissions(paths: list[str | Path]) -> list[Submission]:
-    """Files as given, and the ``*.ipynb`` under each folder (checkpoints skipped)."""
-    found: list[tuple[Path, str]] = []
-    for arg in paths:
+    """Files as given, and the ``*.ipynb`` under each folder (checkpoints skipped), each once,
+    labelled by its path relative to the folder (a file given: its name; labels.py)."""
+    from .labels import labels
+
+    found: list[tuple[Path, str, int]] = []  # the file, its path relative to its folder, where
+    seen: set[Path] = set()
+    for place, arg in enumerate(paths):
         p = Path(arg)
         if p.is_dir():
             nbs = sorted(
@@ -44,21 +42,17 @@ def find_submissions(paths: list[str | Path]) -> list[Submission]:
             )
             if not nbs:
                 raise UsageError(f"no .ipynb files under {arg}")
-            found += [(q, printable(q.relative_to(p).as_posix())) for q in nbs]
+            mine = [(q, q.relative_to(p).as_posix()) for q in nbs]
         elif p.is_file():
-            found.append((p, printable(p.as_posix())))
+            mine = [(p, p.name)]
         else:
             raise UsageError(f"no such file or folder: {arg}")
-    labels = [label for _, label in found]
-    subs, seen = [], set()
-    for path, label in found:
-        if labels.count(label) > 1:  # the same relative name under two folders
-            label = printable(path.as_posix())
-        if path.resolve() in seen:
-            continue
-        seen.add(path.resolve())
-        subs.append(Submission(path, label))
-    return subs
+        for path, rel in mine:
+            if path.resolve() not in seen:
+                seen.add(path.resolve())
+                found.append((path, rel, place))
+    names = labels([(rel, place) for _, rel, place in found])
+    return [Submission(path, label) for (path, _, _), label in zip(found, names)]
 
 
 def read_notebook(sub: Submission):
