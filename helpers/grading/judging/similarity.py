@@ -87,14 +87,11 @@ def _bucket(value) -> str:
 
 def normalize(source: str) -> list[str] | None:
     """The code as a token stream that ignores names, comments, docstrings, type hints and
-    layout."""
-    lines = [ln for ln in source.splitlines() if not ln.lstrip().startswith(("%", "!", "#|"))]
-    try:
-        tree = ast.parse("\n".join(lines))
-    except (SyntaxError, ValueError, RecursionError):
+    layout; None for code that cannot be parsed or is nested too deeply to walk (``-`` 100,000
+    times raises MemoryError in the parser, a sum of 500 terms RecursionError in a visitor)."""
+    tree = _parse(source)
+    if tree is None:
         return None
-    _strip_docstrings(tree)
-    tree = _NoHints().visit(tree)
     names: dict[str, str] = {}
 
     def name(n: str) -> str:
@@ -118,8 +115,9 @@ def normalize(source: str) -> list[str] | None:
             yield from walk(child)
 
     try:
-        return list(walk(tree))
-    except RecursionError:
+        _strip_docstrings(tree)
+        return list(walk(_NoHints().visit(tree)))
+    except (RecursionError, MemoryError):
         return None
 
 
