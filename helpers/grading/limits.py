@@ -69,7 +69,8 @@ SLOT_MEMORY_FACTOR = 2  # all of a slot's processes: this times one kernel's mem
 SHM_BYTES = 256 * MiB  # its /dev/shm
 
 # what the grader reads (each in a child process of its own, isolate.py)
-MAX_NOTEBOOK_BYTES = 20 * MiB  # a submitted notebook
+MAX_NOTEBOOK_BYTES = 256 * MiB  # a submitted notebook's file, outputs included (cells.py)
+MAX_CODE_BYTES = 16 * MiB  # what grading keeps of it: code and metadata, no outputs
 MAX_SIBLING_BYTES = 50 * MiB  # a file the course declares, beside a notebook
 MAX_ZIP_BYTES = 8 * GiB  # an LMS archive, uncompressed, all members together
 READ_MEMORY, READ_SECONDS = GiB, 60.0  # reading one notebook

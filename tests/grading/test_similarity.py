@@ -78,7 +78,7 @@ def test_the_report_reads_a_hostile_notebook_as_grading_does(tmp_path):
     (tmp_path / "c_02.ipynb").write_text('{"cells": [], "x": "' + "y" * 57_000_000 + '"}')
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     assert S.exercise_cells(tmp_path / "b_02.ipynb") == {}  # refused, not raised
-    assert S.exercise_cells(tmp_path / "c_02.ipynb") == {}  # over MAX_NOTEBOOK_BYTES: unread
+    assert S.exercise_cells(tmp_path / "c_02.ipynb") == {}  # over MAX_CODE_BYTES: unread
     assert S.exercise_cells(tmp_path / "a_02.ipynb")  # the honest one is read
     grown = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
     assert grown < 100, f"the report's process grew by {grown:.0f} MiB"

@@ -145,27 +145,28 @@ class Finding:
 
 def exercise_cells(path: Path) -> dict[str, str]:
     """``{exercise id: the code of its cell(s)}`` of a notebook file ({} if unreadable), read as
-    grading reads a submission: no link, no file over MAX_NOTEBOOK_BYTES, and the parse in a
-    child process under READ_MEMORY and READ_SECONDS (a notebook nested 200,000 deep, or of
-    57 MB, once crashed the report or took it to 1.5 GB)."""
-    from ..limits import MAX_NOTEBOOK_BYTES, READ_MEMORY, READ_SECONDS
+    grading reads a submission: no link, the code cells alone (reading/cells.py), and the parse
+    in a child process under READ_MEMORY and READ_SECONDS (a notebook nested 200,000 deep, or
+    of 57 MB, once crashed the report or took it to 1.5 GB)."""
+    from ..limits import READ_MEMORY, READ_SECONDS
     from ..reading.isolate import IsolatedError, call_limited
 
+    if path.is_symlink():
+        return {}
     try:
-        if path.is_symlink() or path.stat().st_size > MAX_NOTEBOOK_BYTES:
-            return {}
         found = call_limited(
             lambda: _exercise_cells(path), memory_bytes=READ_MEMORY, seconds=READ_SECONDS
         )
-    except (OSError, IsolatedError):
+    except IsolatedError:
         return {}
     return found if isinstance(found, dict) else {}
 
 
 def _exercise_cells(path: Path) -> dict[str, str]:
+    from ..reading.cells import read_cells
+
     try:
-        nb = json.loads(path.read_text(encoding="utf-8"))
-        cells = nb["cells"]
+        cells = read_cells(path)["cells"]
     except (OSError, ValueError, KeyError, TypeError, RecursionError):
         return {}
     out: dict[str, str] = {}

@@ -13,8 +13,9 @@ from typing import Any
 from ...checks import REGISTRY
 from ...checks.framework import Exercise
 from ...notebook_files import notebook_number
-from ..limits import MAX_NOTEBOOK_BYTES, MAX_SIBLING_BYTES, READ_MEMORY, READ_SECONDS
+from ..limits import MAX_SIBLING_BYTES, READ_MEMORY, READ_SECONDS
 from ..records import Row, Submission, UsageError
+from .cells import TooLarge, read_cells
 from .isolate import IsolatedError, call_limited
 
 
@@ -64,16 +65,13 @@ def read_notebook(sub: Submission):
         sub.problem = "the file is a link, not a notebook: links are not followed."
         return None
     try:
-        size = sub.path.stat().st_size
-        if size > MAX_NOTEBOOK_BYTES:
-            sub.problem = f"the file is too large to grade ({size / 2**20:.0f} MB)."
-            return None
-        text = sub.path.read_bytes().decode("utf-8")
+        data = read_cells(sub.path)
+    except TooLarge as exc:
+        sub.problem = str(exc)
+        return None
     except (OSError, UnicodeDecodeError) as exc:
         sub.problem = f"cannot read the file: {type(exc).__name__}: {exc}"
         return None
-    try:
-        data = json.loads(text)
     except (ValueError, RecursionError) as exc:
         sub.problem = f"not a notebook: the file is not valid JSON ({exc})."
         return None
@@ -83,7 +81,7 @@ def read_notebook(sub: Submission):
     try:
         with warnings.catch_warnings():  # missing cell ids and the like: not the grader's business
             warnings.simplefilter("ignore")
-            nb = nbformat.reads(text, as_version=4)
+            nb = nbformat.reads(json.dumps(data), as_version=4)
         cells = [c for c in nb.cells if c.get("cell_type") == "code"]
         for c in cells:
             if not isinstance(c.get("source"), str):
