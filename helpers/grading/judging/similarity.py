@@ -261,7 +261,7 @@ def similar_in(subs, scored: set[tuple[str, str]] = frozenset()) -> list[Finding
     each exercise it scored on (``scored``: (label, exercise id) with points) whose code is not
     in the notebook: the name bound by an import or an assignment, or no code but the stub's
     (the code that ran came from a decoded string, a file, a code object...)."""
-    codes = {s.label: exercise_cells(Path(s.path)) for s in subs}
+    codes = {s.label: exercise_cells(Path(s.path)) for s in subs if not s.problem}
     opaque = [Finding(OPAQUE, lb, c.pop(OPAQUE), 1.0) for lb, c in codes.items() if OPAQUE in c]
     bound = {lb: json.loads(c.pop(BOUND, "{}")) for lb, c in codes.items()}
     from ...checks import EXERCISES

@@ -30,10 +30,13 @@ def target_name(ex: Exercise) -> str:
 
 def find_submissions(paths: list[str | Path]) -> list[Submission]:
     """Files as given, and the ``*.ipynb`` under each folder (checkpoints skipped), each once,
-    labelled by its path relative to the folder (a file given: its name; labels.py)."""
+    labelled by its path relative to the folder (a file given: its name; labels.py); in a folder
+    extracted from a zip, also each notebook or uploaded zip that could not be extracted, with
+    the reason as its problem (archives.py)."""
+    from .archives import unread_under
     from .labels import labels
 
-    found: list[tuple[Path, str, int]] = []  # the file, its path relative to its folder, where
+    found: list[tuple[Path, str, int, str | None]] = []  # file, relative path, place, problem
     seen: set[Path] = set()
     for place, arg in enumerate(paths):
         p = Path(arg)
@@ -41,8 +44,10 @@ def find_submissions(paths: list[str | Path]) -> list[Submission]:
             nbs = sorted(
                 q for q in p.rglob("*.ipynb") if ".ipynb_checkpoints" not in q.parts and q.is_file()
             )
-            if not nbs:
+            unread = unread_under(p)
+            if not nbs and not unread:
                 raise UsageError(f"no .ipynb files under {arg}")
+            found += [(p, rel, place, why) for rel, why in unread]  # p: no file to read
             mine = [(q, q.relative_to(p).as_posix()) for q in nbs]
         elif p.is_file():
             mine = [(p, p.name)]
@@ -51,9 +56,12 @@ def find_submissions(paths: list[str | Path]) -> list[Submission]:
         for path, rel in mine:
             if path.resolve() not in seen:
                 seen.add(path.resolve())
-                found.append((path, rel, place))
-    names = labels([(rel, place) for _, rel, place in found])
-    return [Submission(path, label) for (path, _, _), label in zip(found, names)]
+                found.append((path, rel, place, None))
+    names = labels([(rel, place) for _, rel, place, _ in found])
+    return [
+        Submission(path, label, notebook_number(rel) if why else None, why)
+        for (path, rel, _, why), label in zip(found, names)
+    ]
 
 
 def read_notebook(sub: Submission):
@@ -198,6 +206,8 @@ def copy_siblings(
 def read_limited(sub: Submission) -> None:
     """Set ``sub.notebook``, ``problem`` and ``notes`` from its file, read in a child process
     under limits: no file's content can raise, grow or stall in the batch's own process."""
+    if sub.problem:  # known before reading (archives.py): nothing to read
+        return
 
     def read() -> list:
         read_notebook(sub)
