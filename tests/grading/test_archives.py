@@ -149,8 +149,8 @@ class _Disk:
 @pytest.mark.parametrize(
     "free, inodes, said",
     [
-        (256 * 2**20 + 3 * 2**20, 100_000, "(5 MB; 3 MB left where the grader extracts"),
-        (2**30, 10_000 + 3 + 2, "(0 MB; no inodes left where the grader extracts"),
+        (256 * 2**20 + 3 * 2**20, 100_000, "(5.0 MB; 3.0 MB left where the grader extracts"),
+        (2**30, 10_000 + 3 + 2, "(0.0 MB; no inodes left where the grader extracts"),
     ],
 )
 def test_what_does_not_fit_the_disk_is_that_students_row(tmp_path, monkeypatch, free, inodes, said):
@@ -167,6 +167,21 @@ def test_what_does_not_fit_the_disk_is_that_students_row(tmp_path, monkeypatch, 
         got = problems(paths)
     assert [label for label, why in got.items() if why] == ["mallory.ipynb"], got
     assert said in got["mallory.ipynb"]
+
+
+def test_an_uploaded_zip_waits_its_turn_by_size(tmp_path, monkeypatch):
+    """Bob's 2.5 MB upload, read first, would leave no room for Alice's 1 MB notebook: files go
+    smallest first, uploads too, so it is his upload that finds none."""
+    alice = text(RELU_OK) + b" " * 2**20
+    upload = zipped([("00.ipynb", text(RELU_OK) + b" " * int(2.4 * 2**20))])
+    z = make_zip(tmp_path / "z.zip", [("alice/00.ipynb", alice), ("bob/upload.zip", upload)])
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    monkeypatch.setattr(os, "statvfs", _Disk(tmp_path / "tmp", 256 * 2**20 + 3 * 2**20, 100_000))
+    with expanded([str(z)]) as paths:
+        got = problems(paths)
+    assert got["alice/00.ipynb"] is None
+    assert got["bob/upload.zip"].startswith("there is no room to extract it (2.4 MB; 2.0 MB left")
 
 
 def test_a_disk_that_fills_while_extracting_leaves_nothing_half_written(tmp_path, monkeypatch):
@@ -288,4 +303,4 @@ def test_an_archive_that_expands_past_the_disk(tmp_path):
         assert rows_of(rows, student) == rows_of(alone, student) != []
     theirs = rows_of(rows, "Mal Lory")
     assert len(theirs) == 3 * 3 and {r[2] for r in theirs} == {"error"}  # 3 notebooks of 00
-    assert all("there is no room to extract it (100 MB;" in r[3] for r in theirs)
+    assert all("there is no room to extract it (100.0 MB;" in r[3] for r in theirs)

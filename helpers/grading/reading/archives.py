@@ -25,6 +25,7 @@ Any other member (a student's data, images, ``__MACOSX``) is not extracted: grad
 from __future__ import annotations
 
 import contextlib
+import heapq
 import os
 import shutil
 import tempfile
@@ -181,7 +182,7 @@ class _Extraction:
         return False
 
     def _extract(self, member: _Member, folder: Path) -> str | None:
-        mb = f"{member.size / 2**20:.0f} MB"
+        mb = f"{member.size / 2**20:.1f} MB"
         if member.size > member.limit:
             return f"it is too large to extract ({mb}; at most {member.limit // 2**20} MB)."
         if member.size > self.left:
@@ -190,7 +191,7 @@ class _Extraction:
         new_dirs = sum(1 for p in target.parents if p.is_relative_to(folder) and not p.exists())
         free, inodes = _room(folder)
         if member.size > free or (inodes is not None and inodes < 1 + new_dirs):
-            left = f"{max(free, 0) / 2**20:.0f} MB" if member.size > free else "no inodes"
+            left = f"{max(free, 0) / 2**20:.1f} MB" if member.size > free else "no inodes"
             return (
                 f"there is no room to extract it ({mb}; {left} left where the grader extracts "
                 "archives, less what it keeps for grading)."
@@ -212,39 +213,52 @@ class _Extraction:
             self.refuse(member, f"the uploaded zip cannot be read ({type(exc).__name__}: {exc}).")
             return []
         self.opened.append(inner)
-        members = self.listing(inner, member.path + "/")
+        members = self.alone(self.listing(inner, member.path + "/"))
+        if len(members) > MAX_ZIP_MEMBERS:
+            self.refuse(member, f"the uploaded zip holds over {MAX_ZIP_MEMBERS:,} notebooks.")
+            return []
         for m in filter(_is_zip, members):
             self.refuse(m, "a zip inside an uploaded zip is not read: upload the notebooks.")
         return [m for m in members if not _is_zip(m)]
 
     def run(self, archive: zipfile.ZipFile) -> None:
+        """Every member grading reads, smallest first; an uploaded zip's notebooks join the queue
+        when it is read (its folder is its path: no member of the archive lies there, or the
+        archive would hold a file and a folder of that name)."""
         members = self.alone(self.listing(archive))
-        for upload in sorted(filter(_is_zip, members), key=lambda m: m.size):
-            members += self.upload(upload)
-        members = self.alone([m for m in members if not _is_zip(m)])
         if len(members) > MAX_ZIP_MEMBERS:
-            raise ArchiveError(f"too many files to extract ({len(members)})")
-        for m in sorted(members, key=lambda m: (m.size, m.path)):  # smallest first
-            self.extract(m, self.folder)
+            raise ArchiveError(f"too many files to extract ({len(members):,})")
+        queue = [(m.size, m.path, m) for m in members]
+        heapq.heapify(queue)
+        while queue:
+            _, _, m = heapq.heappop(queue)
+            if not _is_zip(m):
+                self.extract(m, self.folder)
+                continue
+            for inner in self.upload(m):
+                heapq.heappush(queue, (inner.size, inner.path, inner))
 
 
 def extract_zip(path: Path, dest: Path) -> Path:
     """Extract ``path`` into a new folder under ``dest`` (see the module docstring); labels are
-    then paths inside the zip. ArchiveError: not a zip, or too many members."""
+    then paths inside the zip. ArchiveError: not a zip, too many members, or nowhere to extract."""
     folder = dest / path.stem
     n = 1
     while folder.exists():  # two zips with the same name
         n += 1
         folder = dest / f"{path.stem}-{n}"
-    folder.mkdir(parents=True)
-    job = _Extraction(folder, Path(tempfile.mkdtemp(prefix=".uploads-", dir=dest)))
+    try:
+        folder.mkdir(parents=True)
+        job = _Extraction(folder, Path(tempfile.mkdtemp(prefix=".uploads-", dir=dest)))
+    except OSError as exc:  # a disk full before the first member
+        raise ArchiveError(f"{path}: no folder to extract it into ({exc})") from None
     _UNREAD[folder.resolve()] = job.unread
     try:
         with zipfile.ZipFile(path) as archive:
             job.run(archive)
     except zipfile.BadZipFile as exc:
         raise ArchiveError(f"{path}: not a zip file ({exc})") from None
-    except ArchiveError as exc:
+    except (ArchiveError, OSError) as exc:
         raise ArchiveError(f"{path}: {exc}") from None
     finally:
         for inner in job.opened:
