@@ -6,7 +6,7 @@ Every command and Python snippet of the README's grading part ("Grading submissi
 continuations joined), its fenced ``python`` blocks, and inline code that starts with a program
 and gives it an argument. Each runs, in README order, in one folder that stands for the
 repository root (its ``notebooks``, ``tests`` and ``Makefile`` linked there) with a small class
-(``submissions/``, ``submissions.zip``, ``~/course/submitted``), ``.venv/bin/python`` and
+(``submissions/``, ``submissions.zip``, ``~/course/submitted``: one notebook each), ``.venv/bin/python`` and
 ``python`` meaning this interpreter and ``/tmp/ag`` a folder of the test's: ``make grade`` runs,
 other ``make`` targets are dry-run (``make -n``: they rebuild this checkout), a ``--shard auto``
 command runs as tasks 1 and 2 of a Slurm array of 2. What no test machine has (Slurm itself,
@@ -86,11 +86,11 @@ def test_every_command_is_run_or_says_why_not():
 
 
 def class_folder(root: Path, home: Path) -> None:
-    """The repository root as the README's commands see it, and a class of two tiny notebooks."""
-    for name in ("notebooks", "tests", "Makefile"):
+    """The repository root as the README's commands see it, and a class of one tiny notebook
+    (each command starts the grader: its kernels' start is the time this test takes)."""
+    for name in ("notebooks", "tests", "Makefile", "requirements.txt"):
         (root / name).symlink_to(ROOT / name)
-    for path in ("submissions/alice/00_welcome.ipynb", "submissions/bob_00.ipynb"):
-        write(plain_notebook(RELU, notebook="00"), root / path)
+    write(plain_notebook(RELU, notebook="00"), root / "submissions/alice/00_welcome.ipynb")
     shutil.make_archive(str(root / "submissions"), "zip", root / "submissions")
     write(plain_notebook(RELU, notebook="00"), home / "course/submitted/alice/00/00_welcome.ipynb")
 
