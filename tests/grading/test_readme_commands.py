@@ -6,8 +6,9 @@ Every command and Python snippet of the README's grading part ("Grading submissi
 continuations joined), its fenced ``python`` blocks, and inline code that starts with a program
 and gives it an argument. Each runs, in README order, in one folder that stands for the
 repository root (its ``notebooks``, ``tests`` and ``Makefile`` linked there) with a small class
-(``submissions/``, ``submissions.zip``, ``~/course/submitted``: one notebook each), ``.venv/bin/python`` and
-``python`` meaning this interpreter and ``/tmp/ag`` a folder of the test's: ``make grade`` runs,
+(``submissions/``, ``submissions.zip``, ``~/course/submitted``: one notebook each),
+``.venv/bin/python`` and ``python`` meaning this interpreter and ``/tmp/ag`` a folder of the
+test's: ``make grade`` runs,
 other ``make`` targets are dry-run (``make -n``: they rebuild this checkout), a ``--shard auto``
 command runs as tasks 1 and 2 of a Slurm array of 2. What no test machine has (Slurm itself,
 Kubernetes, nbgrader's own CLI, a package manager, Docker) or what takes minutes (a benchmark)
