@@ -73,7 +73,7 @@ def _limit(path: PurePosixPath) -> int | None:
     from .submissions import COURSE_FILES
 
     name = path.name
-    if name.lower().endswith(".ipynb"):
+    if name.endswith(".ipynb"):  # as find_submissions finds them
         return MAX_NOTEBOOK_BYTES
     if name.lower().endswith(".zip"):
         return MAX_ZIP_BYTES
@@ -84,7 +84,7 @@ def _limit(path: PurePosixPath) -> int | None:
 
 def _graded(path: str) -> bool:
     """A notebook or an uploaded zip: a submission, whose failure is its row (not data)."""
-    return path.lower().endswith((".ipynb", ".zip"))
+    return path.endswith(".ipynb") or path.lower().endswith(".zip")
 
 
 def _is_zip(member: _Member) -> bool:
