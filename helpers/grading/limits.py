@@ -73,9 +73,14 @@ SLOT_DISK_BYTES = GiB
 SLOT_INODES = 100_000
 
 # what the grader reads (each in a child process of its own, isolate.py)
-MAX_NOTEBOOK_BYTES = 20 * MiB  # a submitted notebook
+MAX_NOTEBOOK_BYTES = 256 * MiB  # a submitted notebook's file, outputs included (cells.py)
+MAX_CODE_BYTES = 16 * MiB  # what grading keeps of it: code and metadata, no outputs
 MAX_SIBLING_BYTES = 50 * MiB  # a file the course declares, beside a notebook
 MAX_ZIP_BYTES = 8 * GiB  # an LMS archive, uncompressed, all members together
+MAX_ZIP_MEMBERS = 200_000  # the notebooks (and data, uploaded zips) an archive holds
+# kept free where an archive is extracted, for the grading after it: a quarter of the file
+# system, at most these (archives.py)
+EXTRACT_RESERVE_SHARE, EXTRACT_RESERVE_BYTES, EXTRACT_RESERVE_INODES = 0.25, 256 * MiB, 10_000
 READ_MEMORY, READ_SECONDS = GiB, 60.0  # reading one notebook
 JUDGE_MEMORY = 768 * MiB  # reading and judging one exercise's results
 MAX_RESULT_BYTES = 256 * MiB  # one exercise's results file

@@ -76,7 +76,7 @@ def grade_submission(
             kernel_view.fill(slot.view, sub.notebook)
         work = scratch.new_work_folder(slot.folder)
         copy_siblings(sub.path, work, settings.student_pattern)
-        (work / sub.path.name).write_bytes(sub.path.read_bytes())
+        (work / sub.path.name).write_text(json.dumps(nb), encoding="utf-8")  # its code only
         private = Path(tempfile.mkdtemp(prefix=".grader-", dir=work))
         run = KernelRun(nb, work, private, settings, slot, on_kernel)
         run.private_fd = os.open(private, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
