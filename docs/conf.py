@@ -41,6 +41,7 @@ html_copy_source = False
 html_theme_options = {
     "show_toc_level": 2,
     "use_download_button": False,  # each lesson links its student notebook instead
+    "navbar_persistent": [],  # search is in the sidebar (pydata-sphinx-theme 0.20 adds a 2nd one)
 }
 autodoc_member_order = "bysource"
 autodoc_typehints = "description"

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from helpers.notebook_files import load_notebook
+
 REPO = Path(__file__).resolve().parents[2]
 SITE = REPO / "build" / "site"
 
@@ -27,3 +29,9 @@ def built() -> Path:
             assert done.returncode == 0, f"make site failed:\n{done.stdout}\n{done.stderr}"
             marker.write_text(run)
     return SITE
+
+
+def figures(solved: Path) -> int:
+    """How many figures the solved notebook's outputs hold (a widget's static view included)."""
+    cells = load_notebook(solved).cells
+    return sum("image/png" in out.get("data", {}) for c in cells for out in c.get("outputs", []))

@@ -18,7 +18,7 @@ import pytest
 from helpers.notebook_files import load_notebook, solution_paths
 from helpers.notebooks.student import find_regions
 
-from .build import REPO
+from .build import REPO, figures
 
 LESSONS = [p.stem for p in solution_paths()]
 
@@ -153,15 +153,8 @@ def test_a_lesson_shows_its_figures_its_checks_and_the_student_notebook(site, na
     solved = load_notebook(REPO / "solutions" / f"{name}.ipynb")
     lesson = page(site / "lessons" / f"{name}.html")
     text = "".join(lesson.text)
-    # every figure of the solved notebook (a widget's static view included), each one an image
-    figures = sum(
-        "image/png" in out.get("data", {})
-        for cell in solved.cells
-        if cell.cell_type == "code"
-        for out in cell.outputs
-    )
     images = [u for tag, _, u in lesson.urls if tag == "img" and "_images/" in u]
-    assert len(images) == figures
+    assert len(images) == figures(REPO / "solutions" / f"{name}.ipynb")
     # its checks, in order; an exercise with its stars and minutes, a question as such
     courses = [cell.metadata.get("course", {}) for cell in solved.cells]
     ids = [course["exercise"] for course in courses if "exercise" in course]
