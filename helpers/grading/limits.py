@@ -5,8 +5,8 @@ Standard library only: the cold-start launcher loads this file by path, before a
 
 **The numbers.** ``OPTIONS`` holds what an instructor sets on the command line (flag, default,
 unit, help): ``Settings`` (records.py) and ``python -m helpers grade --help`` (cli.py) read
-it, the README's options table cites it (``tests/grading/test_limits.py`` compares them). The
-caps below it are fixed; each module that enforces one imports it from here.
+it, the instructor's guide's options table cites it (``tests/grading/test_limits.py`` compares
+them). The caps below it are fixed; each module that enforces one imports it from here.
 
 **The memory limit** of a kernel is ``RLIMIT_DATA``, not ``RLIMIT_AS``. Since Linux 4.7
 ``RLIMIT_DATA`` counts the private writable mappings of a process (heap, anonymous ``mmap``,

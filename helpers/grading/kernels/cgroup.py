@@ -23,7 +23,7 @@ What the host allows is found once (``method``), in this order:
    user session makes the scope (it applies what the session's controllers allow).
 
 Else (a v2 cgroup that is not delegated, no user session: most unprivileged shells and
-containers) a sandbox has none of these; the README says so, and a submission that timed out
+containers) a sandbox has none of these; the guide says so, and a submission that timed out
 beside busy neighbours is re-graded alone all the same (batch.py). The sandbox is entered by a
 prefix to its command: ``/bin/sh`` writes its own pid to each group's ``cgroup.procs``, then
 ``exec``s bwrap, so everything the sandbox starts is counted. Linux only.

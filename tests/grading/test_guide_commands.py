@@ -1,10 +1,11 @@
-"""The README's grading commands run as written (issue 42: its ``from helpers.grading import
-cgroup`` failed once the module had moved to ``helpers.grading.kernels``).
+"""The grading commands of the instructor's guide (docs/instructors.md, once the README's
+grading part) run as written (issue 42: its ``from helpers.grading import cgroup`` failed once
+the module had moved to ``helpers.grading.kernels``).
 
-Every command and Python snippet of the README's grading part ("Grading submissions" up to
-"Runtime budget") is found here: the lines of its fenced ``bash`` blocks (comments out, ``\\``
+Every command and Python snippet of the guide's grading part ("Grading submissions" to its
+end) is found here: the lines of its fenced ``bash`` blocks (comments out, ``\\``
 continuations joined), its fenced ``python`` blocks, and inline code that starts with a program
-and gives it an argument. Each runs, in README order, in one folder that stands for the
+and gives it an argument. Each runs, in the guide's order, in one folder that stands for the
 repository root (its ``notebooks``, ``tests`` and ``Makefile`` linked there) with a small class
 (``submissions/``, ``submissions.zip``, ``~/course/submitted``: one notebook each),
 ``.venv/bin/python`` and ``python`` meaning this interpreter and ``/tmp/ag`` a folder of the
@@ -12,7 +13,7 @@ test's: ``make grade`` runs,
 other ``make`` targets are dry-run (``make -n``: they rebuild this checkout), a ``--shard auto``
 command runs as tasks 1 and 2 of a Slurm array of 2. What no test machine has (Slurm itself,
 Kubernetes, nbgrader's own CLI, a package manager, Docker) or what takes minutes (a benchmark)
-is in ``NOT_RUN`` with the reason; a command the README gains is run, or the first test fails
+is in ``NOT_RUN`` with the reason; a command the guide gains is run, or the first test fails
 until it is listed.
 """
 
@@ -30,8 +31,8 @@ import pytest
 
 from .builders import ROOT, plain_notebook, write
 
-README = (ROOT / "README.md").read_text(encoding="utf-8")
-GRADING = README[README.index("## Grading submissions") : README.index("## Runtime budget")]
+GUIDE = (ROOT / "docs" / "instructors.md").read_text(encoding="utf-8")
+GRADING = GUIDE[GUIDE.index("## Grading submissions") :]
 PROGRAMS = r"(\.venv/bin/python|python|make|bwrap|sudo|docker|sbatch|kubectl|systemd-run|nbgrader)"
 
 #: a command (a regular expression it matches) -> why it is not run here
@@ -49,7 +50,7 @@ RELU = "import torch\n\ndef relu(x):\n    return torch.where(x > 0, x, torch.zer
 
 
 def commands(text: str = GRADING) -> list[tuple[str, str]]:
-    """(kind, command) in README order: kind "bash", "python" (a snippet) or "inline"."""
+    """(kind, command) in the guide's order: kind "bash", "python" (a snippet) or "inline"."""
     found = []
     for m in re.finditer(r"```(\w*)\n(.*?)```|`([^`]+)`", text, re.S):
         lang, body, inline = m.groups()
@@ -78,7 +79,7 @@ def test_every_command_is_run_or_says_why_not():
         runnable = kind == "python" or re.match(r"(\.venv/bin/)?python |make |bwrap |mkdir |cp |"
                                                 r"unzip |cat |AUTOGRADER_ROOT=", cmd)  # fmt: skip
         assert runnable or not_run(cmd), (
-            f"the README's `{cmd}`: run it here, or say in NOT_RUN why not"
+            f"the guide's `{cmd}`: run it here, or say in NOT_RUN why not"
         )
     for pattern in NOT_RUN:
         assert any(re.search(pattern, cmd) for _, cmd in found), (
@@ -87,7 +88,7 @@ def test_every_command_is_run_or_says_why_not():
 
 
 def class_folder(root: Path, home: Path) -> None:
-    """The repository root as the README's commands see it, and a class of one tiny notebook
+    """The repository root as the guide's commands see it, and a class of one tiny notebook
     (each command starts the grader: its kernels' start is the time this test takes)."""
     for name in ("notebooks", "tests", "Makefile", "requirements.txt"):
         (root / name).symlink_to(ROOT / name)
@@ -97,7 +98,7 @@ def class_folder(root: Path, home: Path) -> None:
 
 
 def run(kind: str, cmd: str, cwd: Path, env: dict) -> list[str]:
-    """Run one README command; the problems it showed (none: it ran as written)."""
+    """Run one command of the guide; the problems it showed (none: it ran as written)."""
     python = shlex.quote(sys.executable)
     if kind == "python":
         if "import pandas" in cmd and not _has("pandas"):
