@@ -232,7 +232,7 @@ def test_the_student_cell_names_what_its_check_switches_off():
             text = " ".join(cell.source.replace("#", " ").split())
             for dotted in EXERCISES[ex].forbid:
                 *owner, last = dotted.split(".")
-                if owner[0] != "aten":
+                if owner[0] != "aten" and owner[:2] != ["torch", "_C"]:  # not a learner's name
                     assert (f"nn.{owner[-1]}" if last == "forward" else last) in text, (ex, dotted)
                     named += 1
     assert named > 20

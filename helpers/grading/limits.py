@@ -72,6 +72,12 @@ SHM_BYTES = 256 * MiB  # its /dev/shm
 SLOT_DISK_BYTES = GiB
 SLOT_INODES = 100_000
 
+#: the data files a notebook of the course reads from its own folder, which the grader copies
+#: beside it (none: the series' data is synthetic or ships with scikit-learn). Nothing else of
+#: the folder reaches a kernel: not a classmate's file where an LMS put everyone's side by side,
+#: not the instructor's gradebook or its resume file when --out lies in the graded folder.
+COURSE_FILES: tuple[str, ...] = ()
+
 # what the grader reads (each in a child process of its own, isolate.py)
 MAX_NOTEBOOK_BYTES = 256 * MiB  # a submitted notebook's file, outputs included (cells.py)
 MAX_CODE_BYTES = 16 * MiB  # what grading keeps of it: code and metadata, no outputs

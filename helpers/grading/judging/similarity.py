@@ -256,12 +256,15 @@ def find_similar(codes: dict[str, dict[str, str]]) -> list[Finding]:
 
 
 def similar_in(subs, scored: set[tuple[str, str]] = frozenset()) -> list[Finding]:
-    """:func:`find_similar` over submissions (anything with ``path``, ``label``), and a Finding
+    """:func:`find_similar` over submissions (anything with ``path``, ``label``; one with a
+    ``problem`` was not read), and a Finding
     under :data:`OPAQUE` (``second``: where) for each that runs code built at run time, and for
     each exercise it scored on (``scored``: (label, exercise id) with points) whose code is not
     in the notebook: the name bound by an import or an assignment, or no code but the stub's
     (the code that ran came from a decoded string, a file, a code object...)."""
-    codes = {s.label: exercise_cells(Path(s.path)) for s in subs if not s.problem}
+    codes = {
+        s.label: exercise_cells(Path(s.path)) for s in subs if not getattr(s, "problem", None)
+    }
     opaque = [Finding(OPAQUE, lb, c.pop(OPAQUE), 1.0) for lb, c in codes.items() if OPAQUE in c]
     bound = {lb: json.loads(c.pop(BOUND, "{}")) for lb, c in codes.items()}
     from ...checks import EXERCISES

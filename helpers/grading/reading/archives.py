@@ -3,7 +3,7 @@ folder, and the submissions' labels are then paths inside the zip (what ``lms.py
 from).
 
 Only what grading reads is extracted: the notebooks, the course's data files
-(``submissions.COURSE_FILES``), and the notebooks of a ``.zip`` a student uploaded (a Moodle
+(``limits.COURSE_FILES``), and the notebooks of a ``.zip`` a student uploaded (a Moodle
 folder may hold one), read the same way, one level deep, into a folder named as the zip
 (``Ann Lee_1_assignsubmission_file_/upload.zip/02.ipynb``). A notebook or an uploaded zip that
 cannot be extracted is that submission's ``error`` row, with the reason (:func:`unread_under`
@@ -37,6 +37,7 @@ from pathlib import Path, PurePosixPath
 from typing import IO
 
 from ..limits import (
+    COURSE_FILES,
     EXTRACT_RESERVE_BYTES,
     EXTRACT_RESERVE_INODES,
     EXTRACT_RESERVE_SHARE,
@@ -70,8 +71,6 @@ def unread_under(folder: str | Path) -> list[tuple[str, str]]:
 
 def _limit(path: PurePosixPath) -> int | None:
     """The largest file of this kind that is extracted; None: grading never reads it."""
-    from .submissions import COURSE_FILES
-
     name = path.name
     if name.endswith(".ipynb"):  # as find_submissions finds them
         return MAX_NOTEBOOK_BYTES

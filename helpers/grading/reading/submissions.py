@@ -13,7 +13,7 @@ from typing import Any
 from ...checks import REGISTRY
 from ...checks.framework import Exercise
 from ...notebook_files import notebook_number
-from ..limits import MAX_SIBLING_BYTES, READ_MEMORY, READ_SECONDS
+from ..limits import COURSE_FILES, MAX_SIBLING_BYTES, READ_MEMORY, READ_SECONDS
 from ..records import Row, Submission, UsageError
 from .cells import TooLarge, read_cells
 from .isolate import IsolatedError, call_limited
@@ -157,13 +157,6 @@ def exercise_cell(cells, ex: Exercise) -> int | None:
         if pattern.search(cell.source):
             return pos
     return None
-
-
-#: the data files a notebook of the course reads from its own folder, which the grader copies
-#: beside it (none: the series' data is synthetic or ships with scikit-learn). Nothing else of
-#: the folder reaches a kernel: not a classmate's file where an LMS put everyone's side by side,
-#: not the instructor's gradebook or its resume file when --out lies in the graded folder.
-COURSE_FILES: tuple[str, ...] = ()
 
 
 def copy_siblings(
