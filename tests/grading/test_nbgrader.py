@@ -3,6 +3,7 @@ a wrong submission of notebook 02; nbgrader's recorded scores must equal our gra
 
 from __future__ import annotations
 
+import csv
 import os
 import subprocess
 import sys
@@ -85,5 +86,10 @@ def test_nbgrader_scores_equal_ours(tmp_path):
         ours[student] = (score + r.points, max_score + r.max_points, grades)
     assert theirs == ours
     assert theirs["alice"][0] == theirs["alice"][1]  # the correct one gets every point
+    # the instructor's guide ends with nbgrader's own CSV: the same scores
+    nbgrader(course, "export")
+    with open(course / "grades.csv", newline="", encoding="utf-8") as f:
+        exported = {r["student_id"]: float(r["raw_score"]) for r in csv.DictReader(f)}
+    assert exported == {s: theirs[s][0] for s in ("alice", "bob")}
     assert theirs["bob"][2]["test-02-scaled_dot_product_attention"] == 0  # the mistake costs
     assert theirs["bob"][0] > 0  # and only that exercise
