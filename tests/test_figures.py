@@ -40,6 +40,7 @@ import torch  # noqa: E402
 
 from helpers import plotting  # noqa: E402
 from tests.figure_rules import HEADER, figure_problems  # noqa: E402
+from tests.speed import scaled  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -322,7 +323,7 @@ def test_nbval_fails_a_notebook_figure_that_does_not_stand_alone(tmp_path):
         env=env,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=scaled(300),
     )
     out = run.stdout
     assert run.returncode == 1, out[-3000:]

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from tests.rounding import ROUNDING
+from tests.speed import scaled
 
 ROOT = Path(__file__).resolve().parents[1]
 SETUP = (
@@ -98,7 +99,7 @@ def test_nbval_fails_a_number_that_only_this_cpu_prints(tmp_path):
         env={k: v for k, v in env.items() if k not in ROUNDING},
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=scaled(300),
     )
     out = run.stdout
     assert run.returncode == 1, out[-3000:]
