@@ -93,8 +93,11 @@ lint-ci: $(DEV)
 test: lint lint-ci
 	$(PY) -m pytest -n $(JOBS) --dist loadfile tests solutions $(NBVAL)
 
+## the checks' tests and one solved notebook under nbval (under 2 minutes on 2 idle cores): for the
+## loop of editing a check or a notebook; `make test` before a commit
+FAST_NOTEBOOK ?= solutions/02_scaled_dot_product_attention.ipynb
 test-fast: $(DEV)
-	$(PY) -m pytest -q tests -m "not slow"
+	$(PY) -m pytest -q -n $(JOBS) --dist loadfile tests/checks -m "not slow" $(FAST_NOTEBOOK) $(NBVAL)
 
 ## nbval over the course's solved notebooks (a per-notebook summary at the end); the worked
 ## solutions of the open exercises (solutions/open/) run in `make test` alone

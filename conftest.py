@@ -2,11 +2,15 @@
 
 nbval compares stdout and displayed values but not stderr: warnings and progress bars go
 there and differ between machines.
+
+The notebooks' kernels round floats another way than the machine that stored the outputs
+(tests/rounding.py): a stored output that holds only on the CPU that wrote it fails here.
 """
 
 import os
 
 from tests import speed
+from tests.rounding import other_rounding
 
 
 def pytest_collectstart(collector):
@@ -16,13 +20,15 @@ def pytest_collectstart(collector):
 
 
 def _check_figures(collector):
-    """Once nbval has started a notebook's kernel, every figure the notebook renders is checked
-    there by tests/figure_rules.py (axis labels, colour keys, legends, text size): one that does
-    not stand alone prints why, and nbval fails the cell (its stdout differs from the stored)."""
+    """Once nbval has started a notebook's kernel (rounding as tests/rounding.py says), every
+    figure the notebook renders is checked there by tests/figure_rules.py (axis labels, colour
+    keys, legends, text size, titles): one that does not stand alone prints why, and nbval fails
+    the cell (its stdout differs from the stored)."""
     setup = collector.setup
 
     def setup_and_check_figures():
-        setup()
+        with other_rounding():
+            setup()
         from tests.figure_rules import kernel_code
 
         kernel = collector.kernel

@@ -16,12 +16,18 @@ stands alone). For every axes of the figure:
    figure's).
 5. Tick labels, axis labels and titles are at least ``MIN_POINTS`` points (at the series' 80
    dpi, 7 pt is about 8 px; 6 pt ones read as about 5 px).
+6. A title (an axes' own, left, centre or right, or the figure's suptitle) says what it means:
+   no literal underscore outside ``$...$`` and exercise ids (``PE_p`` prints as typed, ``$PE_p$``
+   is rendered as math; ``07b.top_p_filter`` is a name), and no ``None``, the value of an option
+   that is not set (say what is set instead).
 
 The file is plain Python importing only matplotlib, so that conftest.py can send its text to a
 notebook kernel (:func:`kernel_code`), where every figure rendered to a PNG is checked.
 """
 
 from __future__ import annotations
+
+import re
 
 MIN_POINTS = 7.0
 HEADER = "This figure does not stand alone (tests/figure_rules.py):"
@@ -66,15 +72,28 @@ def _small_texts(ax) -> list[str]:
     )
 
 
+def _title_problems(where: str, title: str) -> list[str]:
+    problems = []
+    plain = re.sub(r"\$[^$]*\$|\b\d\d[a-z]?\.\w+", "", title)  # math is rendered; ids are names
+    if "_" in plain:
+        problems.append(f"{where}: the title '{title}' prints a literal underscore (math: $...$)")
+    if re.search(r"\bNone\b", title):
+        problems.append(f"{where}: the title '{title}' states an option that is not set (None)")
+    return problems
+
+
 def figure_problems(fig) -> list[str]:
     """What the figure does not say (see the module's docstring); empty when it stands alone."""
     problems = []
     keys = _keys(fig)
     suptitle = _suptitle(fig).strip()
+    problems += _title_problems("suptitle", suptitle)
     for n, ax in enumerate(fig.axes):
         if not ax.get_visible():
             continue
         where = f"axes {n}" + (f" '{ax.get_title()}'" if ax.get_title() else "")
+        for loc in ("left", "center", "right"):
+            problems += _title_problems(f"axes {n}", ax.get_title(loc=loc))
         if _is_colorbar(ax):
             if not (ax.get_ylabel().strip() or ax.get_xlabel().strip()):
                 problems.append(f"{where}: a colour bar without a label")

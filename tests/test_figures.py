@@ -40,6 +40,7 @@ import torch  # noqa: E402
 
 from helpers import plotting  # noqa: E402
 from tests.figure_rules import HEADER, figure_problems  # noqa: E402
+from tests.speed import scaled  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -116,6 +117,24 @@ def _mask_without_key():
     return fig
 
 
+def _underscore_in_title():
+    fig = _labelled_plot()
+    fig.axes[0].set_title("PE_p · PE_q")
+    return fig
+
+
+def _unset_option_in_title():
+    fig = _labelled_plot()
+    fig.axes[0].set_title(f"temperature 0.8, top-k 10, top-p {None}", loc="left")
+    return fig
+
+
+def _underscore_in_suptitle():
+    fig = _labelled_plot()
+    fig.suptitle("d_model = 64")
+    return fig
+
+
 def test_the_rule_passes_a_figure_that_says_what_it_shows():
     assert figure_problems(_labelled_plot()) == []
 
@@ -131,11 +150,21 @@ def test_the_rule_passes_a_figure_that_says_what_it_shows():
         (_two_series_no_legend, "2 labelled series and no legend"),
         (_tiny_ticks, "text under 7 pt"),
         (_mask_without_key, "colours (Greens) without a colour bar or a legend"),
+        (_underscore_in_title, "the title 'PE_p · PE_q' prints a literal underscore"),
+        (_unset_option_in_title, "states an option that is not set (None)"),
+        (_underscore_in_suptitle, "suptitle: the title 'd_model = 64' prints a literal underscore"),
     ],
 )
 def test_the_rule_names_what_a_figure_lacks(draw, problem):
     problems = figure_problems(draw())
     assert any(problem in p for p in problems), problems
+
+
+def test_math_between_dollars_is_rendered_and_passes():
+    fig = _labelled_plot()
+    fig.axes[0].set_title(r"$PE_p \cdot PE_q$, $d_{model} = 64$")
+    fig.suptitle("Nonetheless a title")
+    assert figure_problems(fig) == []
 
 
 def test_a_grid_labels_its_outer_row_and_column_once():
@@ -294,7 +323,7 @@ def test_nbval_fails_a_notebook_figure_that_does_not_stand_alone(tmp_path):
         env=env,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=scaled(300),
     )
     out = run.stdout
     assert run.returncode == 1, out[-3000:]

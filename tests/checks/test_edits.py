@@ -29,8 +29,11 @@ SEARCHED = (
 
 @pytest.fixture
 def unhurried(monkeypatch):
-    """No time budget: a loaded machine must not decide what is found."""
+    """No time budget: a loaded machine must not decide what is found (the search's, and each
+    mutant's run, which a timeout would record as its outcome; a cache of its own for that)."""
     monkeypatch.setattr(edits, "BUDGET_S", 600.0)
+    monkeypatch.setattr(edits, "MUTANT_S", 60.0)
+    monkeypatch.setattr(edits, "_OUTCOMES", {})
 
 
 def _pairs(ex, candidate):

@@ -145,6 +145,6 @@ def test_a_wrong_answer_is_judged_fast(run_check):
     import time
 
     run_check(ID, _slip(xhat_term=False))  # warm
-    start = time.perf_counter()
+    start = time.process_time()  # CPU time: the check's own work, not the machine's load
     run_check(ID, _slip(xhat_term=False))
-    assert time.perf_counter() - start < 1.0
+    assert time.process_time() - start < 1.0

@@ -153,6 +153,6 @@ def test_pytorchs_loss_is_switched_off(run_check):
 
 def test_a_wrong_answer_is_judged_fast(run_check):
     run_check(ID, _slip(divide="all"))  # warm
-    start = time.perf_counter()
+    start = time.process_time()  # CPU time: the check's own work, not the machine's load
     run_check(ID, _slip(divide="rows"))
-    assert time.perf_counter() - start < 1.0
+    assert time.process_time() - start < 1.0

@@ -10,12 +10,20 @@ CPU and run over its limit. The classmate's rows must be the same as when graded
 - without them (a host with no cgroup), because a timeout beside a busy neighbour is graded
   again alone before it is recorded.
 
+A property, not a timing: the time limit is 10 s per cell on an idle machine, times how much
+slower the one CPU runs when the test starts (tests/speed.py, measured inside the group), so
+that load from outside the test slows the limit and the cells alike. The honest cell needs
+about 4 s of such a limit at half the CPU (the share beside one hog, with cgroups) and about
+50 s at a 49th (no shares): both outcomes hold while the slowdown stays within about four times
+the one measured, up or down.
+
 Skipped, with the reason, where the test cannot make a one-CPU cgroup v1 group (CI's container
 can: it is root with writable v1 hierarchies) or bubblewrap cannot sandbox.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from pathlib import Path
@@ -26,6 +34,7 @@ from helpers.grading.batch import grade_batch
 from helpers.grading.kernels import cgroup, sandbox
 from helpers.grading.records import Settings
 
+from .. import speed
 from .builders import plain_notebook, write
 
 pytestmark = [
@@ -35,16 +44,15 @@ pytestmark = [
     ),
 ]
 
-LIMIT = 10  # seconds per cell
+IDLE_LIMIT = 10  # seconds per cell on an idle machine; scaled by the measured slowdown
 RELU = "def relu(x):\n    return x * (x > 0)"
-# ~1 s of one core alone; ~2 s at half of one CPU; ~50 s at a 49th of it (over LIMIT)
+# ~1 s of one core alone; ~2 s at half of one CPU; ~50 s at a 49th of it (over the limit)
 HONEST_WORK = "import time\ntime.sleep(2)\nsum(i * i for i in range(15_000_000))"
 HOG = """
 import subprocess, sys
 hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
         for _ in range(48)]
 """
-HOLD = f"import time\ntime.sleep({LIMIT - 1})"  # the slot stays busy while the hogs run
 SECOND = "Graded a second time"
 
 
@@ -73,7 +81,7 @@ def one_cpu():
         pytest.skip(f"no cgroup v1 cpu group of one CPU can be made here ({exc})")
     cgroup.method.cache_clear()
     try:
-        yield
+        yield math.ceil(IDLE_LIMIT * max(speed.SLOWDOWN, speed.measure()))  # the cell limit
     finally:
         cgroup.method.cache_clear()
         (parent / "cgroup.procs").write_text(str(os.getpid()))
@@ -101,13 +109,13 @@ def _remove(group: Path, parent: Path) -> None:
         time.sleep(0.2)
 
 
-def _grade(tmp: Path, notebooks: dict) -> tuple[list, dict[str, str]]:
+def _grade(tmp: Path, notebooks: dict, limit: int) -> tuple[list, dict[str, str]]:
     """The rows of the batch, and each submission's feedback text."""
     subs, fb = tmp / "subs", tmp / "feedback"
     subs.mkdir(parents=True)
     for name, nb in notebooks.items():
         write(nb, subs / name)
-    settings = Settings(cell_timeout=LIMIT, total_timeout=4 * LIMIT, seed=5, sandbox="bwrap")
+    settings = Settings(cell_timeout=limit, total_timeout=4 * limit, seed=5, sandbox="bwrap")
     result = grade_batch(
         [subs], tmp / "grades.csv", feedback=fb, jobs=2, settings=settings,
         progress=False, log=lambda _: None,
@@ -122,7 +130,7 @@ def _honest():
 @pytest.fixture(scope="module")
 def alone(one_cpu, tmp_path_factory) -> list:
     """The honest classmate's rows, graded alone on the one CPU."""
-    rows, _ = _grade(tmp_path_factory.mktemp("alone"), {"honest.ipynb": _honest()})
+    rows, _ = _grade(tmp_path_factory.mktemp("alone"), {"honest.ipynb": _honest()}, one_cpu)
     return _rows(rows, "honest.ipynb")
 
 
@@ -131,13 +139,17 @@ def _rows(rows, label):
 
 
 @pytest.mark.parametrize("shares", ["cgroups", "none"])
-def test_an_honest_classmate_is_graded_alike_beside_a_hog(tmp_path, alone, monkeypatch, shares):
+def test_an_honest_classmate_is_graded_alike_beside_a_hog(
+    tmp_path, one_cpu, alone, monkeypatch, shares
+):
     if shares == "cgroups" and "cpu" not in cgroup.method()[1]:
         pytest.skip(f"no cpu cgroup for the slots here: {cgroup.method()}")
     if shares == "none":
         monkeypatch.setattr(cgroup, "method", lambda: ("none", {}, "switched off by the test"))
-    hog = plain_notebook("import torch", HOG, HOLD, RELU, notebook="00")
-    beside, feedback = _grade(tmp_path, {"honest.ipynb": _honest(), "hog.ipynb": hog})
+    hold = f"import time\ntime.sleep({one_cpu - 1})"  # the slot stays busy while the hogs run
+    hog = plain_notebook("import torch", HOG, hold, RELU, notebook="00")
+    notebooks = {"honest.ipynb": _honest(), "hog.ipynb": hog}
+    beside, feedback = _grade(tmp_path, notebooks, one_cpu)
     assert alone[0][1] == "passed", alone
     assert _rows(beside, "honest.ipynb") == alone
     graded_again = SECOND in feedback["honest.md"]

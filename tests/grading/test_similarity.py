@@ -57,9 +57,9 @@ def test_two_hundred_students_under_a_minute():
     for seed in range(7):
         big.update({f"c{seed}-{lb}": code for lb, code in planted.codes(seed).items()})
     big = dict(list(big.items())[:200])
-    start = time.perf_counter()
+    start = time.process_time()  # CPU time: the search's own work, not the machine's load
     S.find_similar(big)
-    assert time.perf_counter() - start < 60
+    assert time.process_time() - start < 60
 
 
 def test_the_report_reads_a_hostile_notebook_as_grading_does(tmp_path):
