@@ -32,15 +32,25 @@ ATTENTION_BUILTINS = (
     "torch.nn.functional.multi_head_attention_forward",
     *ATTENTION_OPS,
 )
-#: autograd and its wrappers: switched off where the exercise is the backward pass autograd runs
+#: autograd and its wrappers: switched off where the exercise is the backward pass autograd runs.
+#: Reverse mode: every wrapper (torch.func.*, torch.autograd.functional.*) reaches
+#: torch.autograd.grad or backward. Forward mode (dual numbers, one pass per input entry, gives
+#: the same gradients): every route (forward_ad, torch.func.jvp, jacfwd) enters a dual level
+#: through torch._C._enter_dual_level; the names a learner calls come first, for the message.
 AUTOGRAD = (
     "torch.Tensor.backward",
     "torch.autograd.backward",
+    "torch.autograd.grad",
     "torch.autograd.functional.vjp",
     "torch.autograd.functional.jacobian",
     "torch.func.vjp",
     "torch.func.grad",
     "torch.func.jacrev",
+    "torch.func.jvp",
+    "torch.func.jacfwd",
+    "torch.autograd.forward_ad.dual_level",
+    "torch.autograd.forward_ad.make_dual",
+    "torch._C._enter_dual_level",
 )
 # softmax's own kernels (a from-scratch softmax is exp and sum)
 SOFTMAX_OPS = ("aten._softmax", "aten._safe_softmax", "aten._log_softmax")
