@@ -42,7 +42,7 @@ import torch
 from . import backward, edits, properties, state
 from .framework import DIAGNOSES, DROPOUT_IN_EVAL, REGISTRY, CheckResult, Exercise, Fail, Probe
 from .run import fake_gpu
-from .run.calling import INPUT_CHANGED, RANDOM_IN_EVAL, STATE_MISMATCH
+from .run.calling import STATE_MISMATCH
 from .run.runner import DEVICE_ERRORS, Outcome, run_probe
 
 DIAGNOSES[:] = [properties.diagnose]  # what expect_close asks before its generic message
@@ -126,15 +126,14 @@ def judge_failure(ex: Exercise, probe: Probe, outcome: Outcome) -> Fail | None:
     if outcome.error is not None:
         return ex.explain_error(probe, outcome.error) or error_fail(outcome.error)
     value = outcome.value
-    if isinstance(value, dict) and value.get(INPUT_CHANGED) is True:
+    if outcome.input_changed:
         return Fail(
             "your code changed an input tensor in place (x[...] = ..., x /= ..., x += ..., "
             "x.clamp_(), ...): the caller's tensor must stay as it was. Compute a new tensor "
             "(torch.where(...), x * ..., x = x + ...), or work on x.clone().",
             "changes_input",
         )
-    inner = value.get("out") if isinstance(value, dict) else None  # a "props" probe's call
-    if any(isinstance(v, dict) and v.get(RANDOM_IN_EVAL) is True for v in (value, inner)):
+    if outcome.random_in_eval:
         return Fail(*DROPOUT_IN_EVAL)
     if probe.runner == "module_info" and isinstance(value, dict) and value.get("lazy"):
         return Fail(

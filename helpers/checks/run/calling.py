@@ -6,7 +6,9 @@ built-ins the exercise re-implements, builds a module and loads the check's weig
 (the runners "call", "module" and "module_info"), calls it, keeps the inputs as they were, and
 turns the output into plain data (:func:`plain`). Raises whatever the candidate raises
 (``runner.run_probe`` turns that into an Outcome); the check's own step that fails raises
-:class:`StateMismatch`, never "your code raised".
+:class:`StateMismatch`, never "your code raised"; what a runner sees the candidate do besides
+its output raises a :class:`Seen` (an input changed in place, a dropout left on in eval mode),
+which the Outcome reports by name.
 """
 
 from __future__ import annotations
@@ -303,7 +305,7 @@ def call_candidate(ex, probe: Probe, candidate: Any, device: torch.device) -> An
     with torch.no_grad():
         out = call(*args, **kwargs)
         if (probe.init or {}).get("dropout") and not same(out, call(*args, **kwargs)):
-            return {RANDOM_IN_EVAL: True}  # a dropout that eval() does not switch off
+            raise RandomInEval
     return inputs_kept(out, before, (args, kwargs))
 
 
@@ -370,9 +372,23 @@ def load_weights(module: torch.nn.Module, state: dict) -> None:
     module.load_state_dict(mine, strict=False)
 
 
-#: the value a runner returns, instead of the output, when the candidate changed an input
-INPUT_CHANGED = "__input_changed__"
-RANDOM_IN_EVAL = "__random_in_eval__"  # two calls in eval mode gave different outputs
+class Seen(Exception):
+    """What a runner saw the candidate do besides its output: ``runner.Outcome`` has a field
+    of this name, set where it is raised."""
+
+    field = ""
+
+
+class InputChanged(Seen):
+    """The candidate wrote into one of its inputs (x[x < 0] = 0, x /= ..., x.clamp_())."""
+
+    field = "input_changed"
+
+
+class RandomInEval(Seen):
+    """Two calls in eval mode gave different outputs: a dropout that eval() leaves on."""
+
+    field = "random_in_eval"
 
 
 def clone_tensors(x: Any) -> Any:
@@ -396,13 +412,13 @@ def _tensors(x: Any) -> list:
 
 
 def inputs_kept(out: Any, before: Any, after: Any) -> Any:
-    """``out``, or {INPUT_CHANGED: True} when the candidate wrote into one of its inputs
-    (x[x < 0] = 0, x /= ..., x.clamp_()): the caller's tensor would change under it."""
+    """``out``; raises :class:`InputChanged` when the candidate wrote into one of its inputs
+    (the caller's tensor would change under it)."""
     for a, b in zip(_tensors(before), _tensors(after)):
         both_nan = (a.isnan() & b.isnan()) if a.is_floating_point() else False
         same = a.shape == b.shape and bool(((a == b) | both_nan).all())
         if not same:
-            return {INPUT_CHANGED: True}
+            raise InputChanged
     return out
 
 

@@ -12,7 +12,7 @@ mode with the check's fixed dropout masks (kernel side: plain data out, no refer
     block          a block in eval mode; a broadcasting error in a residual sum as data
     block_train    the same in training mode (masks of DROPOUT_SEED)
 
-The module runners report an input changed in place as {INPUT_CHANGED: True} (calling.py), as
+The module runners report an input changed in place by raising InputChanged (calling.py), as
 the plain runners do.
 """
 

@@ -20,6 +20,7 @@ from . import craft, gradients, loops, modules, parts, relations
 from .calling import (
     ForbiddenBuiltin,
     Probe,
+    Seen,
     StateMismatch,
     builtins_off,
     call_candidate,
@@ -88,13 +89,20 @@ NOT_IMPLEMENTED = (
 
 @dataclass
 class Outcome:
+    """What one probe gave: the output as plain data, or the error, and what the runner saw."""
+
     value: Any = None
     error: str | None = None  # the message, when the candidate raised
     missing: bool = False  # raised NotImplementedError
     off_device: bool = False  # a tensor output is not on the inputs' device
+    input_changed: bool = False  # wrote into an input (calling.InputChanged): no value
+    random_in_eval: bool = False  # two eval-mode calls differed (calling.RandomInEval): no value
     # the same probe on the CPU, when this one failed for its device or raised: a mistake that
     # the CPU run shows is named first (checks._evaluate), on every machine alike
     on_cpu: Outcome | None = None
+
+    #: the yes-or-no fields, as the grader's kernel writes them and its judge reads them back
+    FLAGS = ("missing", "off_device", "input_changed", "random_in_eval")
 
     @property
     def device_failed(self) -> bool:
@@ -158,6 +166,8 @@ def _run_on(ex, probe: Probe, candidate: Any, device: torch.device) -> Outcome:
             out = call(ex, probe, candidate, device)
     except NotImplementedError:
         return Outcome(missing=True, error=NOT_IMPLEMENTED)
+    except Seen as seen:
+        return Outcome(**{seen.field: True})
     except (ForbiddenBuiltin, StateMismatch) as exc:
         return Outcome(error=str(exc))
     except Exception as exc:  # the learner's mistake, reported, never raised

@@ -176,21 +176,18 @@ def _plain(x: Any, budget: list[int], depth: int = 0) -> Any:
 
 
 def _outcome(item: Any, budget: list[int], depth: int = 0) -> Outcome:
-    keys = {"value", "error", "missing", "off_device"}
+    keys = {"value", "error", *Outcome.FLAGS}
     if type(item) is not dict or set(item) - {"on_cpu"} != keys or (depth and "on_cpu" in item):
         raise ResultError("a result does not have the grader's layout")
     error = item["error"]
-    if (
-        not (error is None or type(error) is str)
-        or type(item["missing"]) is not bool
-        or type(item["off_device"]) is not bool
+    if not (error is None or type(error) is str) or any(
+        type(item[flag]) is not bool for flag in Outcome.FLAGS
     ):
         raise ResultError("a result does not have the grader's layout")
     return Outcome(
         value=_plain(item["value"], budget),
         error=error,
-        missing=item["missing"],
-        off_device=item["off_device"],
+        **{flag: item[flag] for flag in Outcome.FLAGS},
         on_cpu=_outcome(item["on_cpu"], budget, 1) if "on_cpu" in item else None,
     )
 
