@@ -8,7 +8,7 @@ import torch
 from helpers import check, checks
 from helpers.checks import EXERCISES, CheckResult
 from helpers.checks.framework import Unsupported, plain
-from helpers.checks.run.calling import builtins_off
+from helpers.checks.run.forbid import builtins_off
 
 
 def test_registry_metadata():

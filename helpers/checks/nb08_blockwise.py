@@ -27,7 +27,7 @@ from .nb08_reference import fit_scale, rows_scaled, scale_names
 from .probes import ATTENTION_BUILTINS, SOFTMAX_OPS, too_large
 from .properties import STABLE, PropertyMixin
 from .references import attention64, attention_rounding64
-from .run.calling import OUT_OF_TORCH
+from .run.forbid import OUT_OF_TORCH
 from .run.relations import props
 
 # --------------------------------------------------------------------------- blockwise attention

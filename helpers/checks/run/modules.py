@@ -25,8 +25,6 @@ from torch import nn
 from torch.utils._pytree import tree_leaves
 
 from .calling import (
-    QuickMode,
-    _resolve,
     clone_tensors,
     describe_exception,
     inputs_kept,
@@ -34,6 +32,7 @@ from .calling import (
     load_weights,
     to_device,
 )
+from .forbid import QuickMode, resolve
 
 # --------------------------------------------------------------------------- device
 
@@ -114,7 +113,7 @@ def dropout_fixed(seed: int):
     saved = []
     try:
         for dotted in DROPOUT_FUNCTIONS:
-            owner, attr = _resolve(dotted)
+            owner, attr = resolve(dotted)
             saved.append((owner, attr, getattr(owner, attr)))
             setattr(owner, attr, dropout)
         yield calls

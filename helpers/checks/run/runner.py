@@ -18,20 +18,17 @@ import torch
 
 from . import craft, gradients, loops, modules, parts, relations
 from .calling import (
-    ForbiddenBuiltin,
     Probe,
     Seen,
     StateMismatch,
-    builtins_off,
     call_candidate,
     clone_tensors,
     describe_exception,
-    forbidden_names_bound,
-    ops_off,
     plain,
     tensors_on,
 )
 from .fake_gpu import available, fakegpu
+from .forbid import ForbiddenBuiltin, builtins_off, forbidden_names_bound, ops_off
 
 #: runner name -> runner(ex, probe, candidate, device): what the candidate's call returns
 RUNNERS = {
