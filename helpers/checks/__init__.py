@@ -17,9 +17,10 @@ Two sides, along the line the grader draws between the learner's kernel and its 
 
   1. ``framework`` (Exercise, register, Fail, inputs, expect_*), ``references`` (float64
      formulas several notebooks share), ``weights`` (the contract's parameter names, random
-     states, PyTorch's layers loaded with them), ``edits`` (the reference as an error model:
-     the edit of the course's code that reproduces a wrong answer);
-  2. tools: ``properties`` (diagnosis by property; listed in ``framework.DIAGNOSES`` here),
+     states, PyTorch's layers loaded with them), ``edits/operators`` and ``edits/source`` (the
+     reference as an error model: the edits of the course's code; the code, built and run);
+  2. tools: ``edits/search`` (the edit of the course's code that reproduces a wrong answer),
+     ``properties`` (diagnosis by property; listed in ``framework.DIAGNOSES`` here),
      ``backward`` (the gradients compared with the reference's), ``state`` (the numbers a
      module keeps, its state_dict keys),
      ``parts`` (the faulty part, the faulty step), ``probes``, ``questions`` (checked
@@ -39,7 +40,8 @@ from typing import Any
 
 import torch
 
-from . import backward, edits, properties, state
+from . import backward, properties, state
+from .edits import search
 from .framework import DIAGNOSES, DROPOUT_IN_EVAL, REGISTRY, CheckResult, Exercise, Fail, Probe
 from .run import fake_gpu
 from .run.calling import STATE_MISMATCH
@@ -205,8 +207,9 @@ def _evaluate(ex: Exercise, outcomes, carry_forward: bool) -> CheckResult:
 
 def by_edit(ex: Exercise, seen: list, rest: Iterable, fail: Fail) -> Fail:
     """``fail`` (a difference no mistake named) named by the edit of the reference that gives the
-    learner's outputs on every probe (edits.py), the ones after it run too; else ``fail``."""
-    found = edits.explain(ex, itertools.chain(seen[-1:], seen[:-1], rest))
+    learner's outputs on every probe (edits/search.py), the ones after it run too; else
+    ``fail``."""
+    found = search.explain(ex, itertools.chain(seen[-1:], seen[:-1], rest))
     if found is None:
         return fail
     message, code = found
