@@ -9,10 +9,11 @@ Two sides, along the line the grader draws between the learner's kernel and its 
   runners, ``run.runner.RUNNERS``). A grading kernel gets this package whole, and nothing else
   of ``checks/``; it imports nothing of the judge side (tests/test_import_rules.py).
 - the judge side, here: the exercises (their probes, judges and float64 references), the
-  diagnosis of mistakes, the messages. One module per notebook (``nb01.py``, ``nb02.py``, ...)
-  defines that notebook's exercises, each a class decorated with ``framework.register``, or
-  several named ``nbNN_<part>.py`` when one would grow past ~400 lines (``nb05_block.py``);
-  importing this package imports them all and fills :data:`EXERCISES`. Three floors above
+  diagnosis of mistakes, the messages. One file per exercise, its path following the id:
+  ``exercises/NN/<name>.py`` holds the check of ``NN.name``, a class decorated with
+  ``framework.register``; ``exercises/NN/questions.py`` the notebook's checked questions, as
+  data; ``exercises/NN/reference.py`` float64 references the notebook's checks share.
+  Importing this package imports them all and fills :data:`EXERCISES`. Three floors above
   ``run/``, each importing only the floors below:
 
   1. ``framework`` (Exercise, register, Fail, inputs, expect_*), ``references`` (float64
@@ -25,7 +26,8 @@ Two sides, along the line the grader draws between the learner's kernel and its 
      module keeps, its state_dict keys),
      ``parts`` (the faulty part, the faulty step), ``probes``, ``questions`` (checked
      conceptual questions: a choice or a number, and why),
-     ``modules``, ``trained`` and each notebook's float64 reference (``nbNN_reference.py``);
+     ``modules``, ``trained``, each notebook's float64 reference (``exercises/NN/reference.py``)
+     and what several of a notebook's checks share (``exercises/04/tables.py``);
   3. the exercise modules and this package; an exercise module never imports another.
 """
 
@@ -33,9 +35,10 @@ from __future__ import annotations
 
 import importlib
 import itertools
-import pkgutil
 import sys
 from collections.abc import Iterable
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import torch
@@ -43,14 +46,19 @@ import torch
 from . import backward, properties, state
 from .edits import search
 from .framework import DIAGNOSES, DROPOUT_IN_EVAL, REGISTRY, CheckResult, Exercise, Fail, Probe
+from .questions import register_questions
 from .run import fake_gpu
 from .run.calling import STATE_MISMATCH
 from .run.runner import DEVICE_ERRORS, Outcome, run_probe
 
 DIAGNOSES[:] = [properties.diagnose]  # what expect_close asks before its generic message
 
-for _mod in sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name.startswith("nb")):
-    importlib.import_module(f"{__name__}.{_mod}")
+#: the exercises' folder: exercises/NN/<name>.py is the check of NN.name
+EXERCISES_DIR = Path(__file__).parent / "exercises"
+for _path in sorted(EXERCISES_DIR.glob("*/*.py")):
+    if _path.stem != "__init__":
+        _module = importlib.import_module(f"{__name__}.exercises.{_path.parent.name}.{_path.stem}")
+        register_questions(getattr(_module, "QUESTIONS", {}))
 
 #: every exercise id -> its :class:`Exercise` (``.notebook``, ``.title``, ``.points``)
 EXERCISES: dict[str, Exercise] = dict(sorted(REGISTRY.items()))
@@ -69,6 +77,19 @@ def _set_up_fakegpu() -> None:
 
 
 _set_up_fakegpu()
+
+
+def path_of(exercise_id: str) -> Path:
+    """The file that holds an exercise's check: exercises/NN/<name>.py, or the notebook's
+    questions.py for a checked question."""
+    notebook, name = exercise_id.split(".", 1)
+    own = EXERCISES_DIR / notebook / f"{name}.py"
+    return own if own.exists() else EXERCISES_DIR / notebook / "questions.py"
+
+
+def module_of(exercise_id: str) -> ModuleType:
+    """The module of an exercise's check (its float64 reference, its tables: for the tests)."""
+    return sys.modules[type(EXERCISES[exercise_id]).__module__]
 
 
 def unknown_id_message(exercise_id: Any) -> str:
@@ -221,7 +242,7 @@ def _failed(ex: Exercise, probe: Probe, outcome: Outcome, fail: Fail) -> CheckRe
     message = str(fail) if outcome.missing else f"case {probe.name}: {fail}"
     mistake = f"{ex.id}/{fail.code}" if fail.code else ""
     result = CheckResult(ex.id, False, 0.0, ex.points, [message], status, mistake)
-    result.figure = fail.figure
+    result.figure, result.axes = fail.figure, ex.axes
     return result
 
 

@@ -8,7 +8,9 @@ the untrusted half in the learner's kernel and the trusted half in its own proce
                                  the kernel side: the runner named by ``probe.runner``)
     judge(probe, out)            raises Fail with a message that names the mistake
 
-An exercise is a class decorated with :func:`register`.
+An exercise is a class decorated with :func:`register`, in its own file
+``helpers/checks/exercises/NN/<name>.py`` for the id ``NN.name`` (checked questions are data:
+questions.py).
 
 ``check()`` (in ``helpers.checks``) does all three in one process.
 """
@@ -55,6 +57,7 @@ class CheckResult:
     status: str = "passed"  # passed, failed, error (raised), missing (not implemented yet)
     mistake: str = ""  # "<exercise id>/<slug>" when the failure names a known mistake
     figure: tuple | None = field(default=None, repr=False)  # (expected, got), inline only
+    axes: tuple[str, ...] = field(default=(), repr=False)  # the figure's (x, y) labels
 
     def __repr__(self) -> str:
         mark = "✅" if self.passed else "❌"
@@ -81,6 +84,8 @@ class Exercise:
     parts: tuple[tuple[str, str], ...] = ()
     function_parts: tuple[str, ...] = ()
     traced: tuple[str, ...] = ()
+    # the (x, y) labels of the inline figure of a failed check (a mask: ("key", "query"))
+    axes: tuple[str, ...] = ()
 
     def grading_probes(self, gen: torch.Generator) -> Iterable[Probe]:
         """Probes for ``python -m helpers grade`` (made from the grader's secret seed).
@@ -114,10 +119,16 @@ class Exercise:
 def register(cls: type[Exercise]) -> type[Exercise]:
     """Class decorator: an exercise's checks, registered under its ``id`` (timm's
     ``@register_model``)."""
-    if not cls.id or cls.id in REGISTRY:
-        raise ValueError(f"exercise id {cls.id!r} is empty or defined twice")
-    REGISTRY[cls.id] = cls()
+    add(cls())
     return cls
+
+
+def add(ex: Exercise) -> Exercise:
+    """``ex`` in the registry under its ``id``, which no other exercise has."""
+    if not ex.id or ex.id in REGISTRY:
+        raise ValueError(f"exercise id {ex.id!r} is empty or defined twice")
+    REGISTRY[ex.id] = ex
+    return ex
 
 
 # --------------------------------------------------------------------------- inputs

@@ -7,9 +7,11 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from helpers.checks.nb07b_sampling import TOP_P_MISTAKES
+from helpers.checks import module_of
 
 from .conftest import stub
+
+TOP_P_MISTAKES = module_of("07b.top_p_filter").TOP_P_MISTAKES
 
 # --------------------------------------------------------------------------- tokenizer
 
@@ -573,7 +575,8 @@ def test_top_p_first_case_tells_every_mistake_apart():
     """The first case is where most slips fail: there every known mistake keeps another set (so
     the one named is the one the code has), none the right one."""
     from helpers.checks import EXERCISES
-    from helpers.checks.nb07b_reference import top_p_keep
+
+    top_p_keep = module_of("07b.top_p_filter").top_p_keep
 
     probe = next(iter(EXERCISES["07b.top_p_filter"].probes(torch.Generator().manual_seed(0))))
     x, p = probe.args
@@ -587,8 +590,9 @@ def test_top_p_exact_case_is_exact():
     """The case where the mass before a token is p exactly: float64 powers of 2, and the right
     filter (>=) and the strict one (>) differ there."""
     from helpers.checks import EXERCISES
-    from helpers.checks.nb07b_reference import top_p_keep
-    from helpers.checks.nb07b_sampling import EXACT_P_CASE
+
+    top_p_keep = module_of("07b.top_p_filter").top_p_keep
+    EXACT_P_CASE = module_of("07b.top_p_filter").EXACT_P_CASE
 
     probes = EXERCISES["07b.top_p_filter"].probes(torch.Generator().manual_seed(0))
     x, p = next(pr for pr in probes if pr.name == EXACT_P_CASE).args

@@ -1,0 +1,112 @@
+"""07b.encode: encode text as character ids (its check)."""
+
+from __future__ import annotations
+
+import torch
+
+from ...framework import Exercise, Fail, Probe, expect_tensor, fmt_shape, randint, register
+from .reference import encode64, encode_variants
+from .vocab import VOCAB, _unsorted, only
+
+
+def _text(gen: torch.Generator, n: int, vocab: str = VOCAB) -> str:
+    return "".join(vocab[i] for i in randint(gen, 0, len(vocab), n).tolist())
+
+
+ENCODE_MISTAKES = {
+    "one_based": "the ids start at 1: the id of a character is its index in `vocab`, from 0 "
+    "(vocab[0] has id 0).",
+    "own_vocab": "the ids come from the text's own characters (sorted(set(text))), not from "
+    "`vocab`: a text that lacks some characters of the vocabulary gets other ids. Use "
+    "vocab.index(c) (or a dict built once from `vocab`).",
+    "code_point": "the ids are the characters' Unicode code points (ord(c)): the id of a "
+    "character is its index in `vocab`, vocab.index(c) (or a dict built once from `vocab`).",
+    "sorted_vocab": "the ids are indices in sorted(vocab): the id of a character is its index in "
+    "`vocab` as given, and a vocab need not be sorted (this one is not), vocab.index(c).",
+    "strips_text": "the text was stripped (text.strip()): its leading and trailing whitespace "
+    "(spaces, newlines) are characters too, each gets an id; there are len(text) ids.",
+    "wrong_order": "the ids follow another order of the characters than vocab's (a set(vocab), "
+    "say, has an order of its own): the id of a character is its index in `vocab`, the string "
+    "as given, vocab.index(c) or {ch: i for i, ch in enumerate(vocab)}.",
+    "empty_text": "the empty text raised {error}: an empty text has no ids, the answer is an "
+    "empty LongTensor of shape (0,), torch.tensor([], dtype=torch.long).{stack}",
+}
+
+
+def relabels(got: torch.Tensor, text: str, n: int) -> bool:
+    """Whether ``got`` gives each character of ``text`` one id of range(n), another for each
+    other character: a consistent code, in another order than the vocab's."""
+    ids: dict[str, int] = {}
+    for c, i in zip(text, got.tolist()):
+        if ids.setdefault(c, i) != i or not 0 <= i < n:
+            return False
+    return len(set(ids.values())) == len(ids)
+
+
+@register
+class EncodeCheck(Exercise):
+    id = "07b.encode"
+    title = "encode text as character ids"
+    points = 1.0
+
+    def probes(self, gen):
+        cases = [("text = 'attention'", "attention", VOCAB)]
+        cases.append(("a random text of 40 characters", _text(gen, 40), VOCAB))
+        cases.append(("a text with a newline and punctuation", "Tea? Yes, sir.\nA lot!", VOCAB))
+        cases.append(("vocab = 'ab', text = 'b'", "b", "ab"))
+        cases.append(("the empty text", "", VOCAB))
+        cases.append(
+            ("a text that starts with a space, ends with a newline", " Tea? Yes.\n", VOCAB)
+        )
+        unsorted = _unsorted(gen)
+        cases.append((f"an unsorted vocab {unsorted!r}", _text(gen, 30, unsorted), unsorted))
+        for name, text, vocab in cases:  # no tensor input: the ids are made on the CPU
+            yield Probe(name, args=(text, vocab), cpu_only=True)
+
+    def judge(self, probe, out):
+        text, vocab = probe.args
+        if isinstance(out, list) and all(type(i) is int for i in out):
+            raise Fail(
+                "the ids are a Python list: return a tensor, torch.tensor(ids, dtype=torch.long).",
+                "not_a_tensor",
+            )
+        got = expect_tensor(out, "the ids")
+        ref = encode64(text, vocab)
+        variants = encode_variants(text, vocab)
+        stripped = variants.get("strips_text")
+        if stripped is not None and got.shape == stripped.shape and torch.equal(got, stripped):
+            raise Fail(ENCODE_MISTAKES["strips_text"], "strips_text")
+        if tuple(got.shape) != tuple(ref.shape):
+            raise Fail(
+                f"the ids have shape {fmt_shape(got.shape)}, expected {fmt_shape(ref.shape)}: one "
+                "id per character of the text, a 1-D tensor.",
+                "wrong_shape",
+            )
+        if got.dtype != torch.long:
+            raise Fail(
+                f"the ids have dtype {got.dtype}: token ids are torch.long (nn.Embedding and "
+                "F.cross_entropy take them), torch.tensor(ids, dtype=torch.long).",
+                "wrong_dtype",
+            )
+        if torch.equal(got, ref):
+            return
+        code = only([c for c, v in variants.items() if torch.equal(got, v)])
+        if code is None and relabels(got, text, len(vocab)):
+            code = "wrong_order"
+        if code is not None:
+            raise Fail(ENCODE_MISTAKES[code], code)
+        first = int((got != ref).nonzero()[0, 0])
+        raise Fail(
+            f"character {first} ({text[first]!r}) got id {int(got[first])}, expected "
+            f"{int(ref[first])} (its index in vocab).",
+        )
+
+    def explain_error(self, probe, error):
+        text, _ = probe.args
+        if text:
+            return None
+        stack = (
+            " torch.stack and torch.cat need at least one tensor." if "non-empty" in error else ""
+        )
+        first = error.split("\n")[0].removeprefix("your code raised ")
+        return Fail(ENCODE_MISTAKES["empty_text"].format(error=first, stack=stack), "empty_text")

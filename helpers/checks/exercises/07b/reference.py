@@ -1,0 +1,259 @@
+"""Notebook 07b's references: the character tokenizer, the learning-rate schedule and the
+sampling filters, each with switches that give the known wrong variants (a switch flipped is
+a mistake a learner makes; the checks name it when an answer equals that variant).
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+# --------------------------------------------------------------------------- tokenizer
+
+
+def encode64(text: str, vocab: str, *, offset: int = 0) -> torch.Tensor:
+    """The id of each character: its index in ``vocab`` (+ ``offset``: a wrong variant)."""
+    return torch.tensor([vocab.index(c) + offset for c in text], dtype=torch.long)
+
+
+def encode_variants(text: str, vocab: str) -> dict[str, torch.Tensor]:
+    """encode's known wrong answers for this text and vocab (only those that differ from the
+    right one here): the ids from 1, from the text's own characters, the Unicode code points,
+    the index in sorted(vocab), and the text stripped of its leading and trailing whitespace."""
+    own = "".join(sorted(set(text)))
+    out = {
+        "one_based": encode64(text, vocab, offset=1),
+        "own_vocab": encode64(text, own) if own else None,
+        "code_point": torch.tensor([ord(c) for c in text], dtype=torch.long),
+        "sorted_vocab": encode64(text, "".join(sorted(vocab))),
+        "strips_text": encode64(text.strip(), vocab),
+    }
+    ref = encode64(text, vocab)
+    return {k: v for k, v in out.items() if v is not None and not torch.equal(v, ref)}
+
+
+def decode64(ids: list[int], vocab: str, *, offset: int = 0, sep: str = "") -> str:
+    """The characters of ``ids`` joined (``sep`` between them, ids shifted by ``offset``: wrong
+    variants)."""
+    return sep.join(vocab[(i - offset) % len(vocab)] for i in ids)
+
+
+def decode_variants(ids: list[int], vocab: str) -> dict[str, str]:
+    """decode's known wrong answers (those that differ from the right one here): the text
+    stripped, chr(id) for vocab[id], each id once (torch.unique: sorted; or in the order first
+    seen), the ids looked up in sorted(vocab), id 0 skipped as if it were padding."""
+    out = {
+        "strips_text": decode64(ids, vocab).strip(),
+        "code_point": "".join(chr(i) for i in ids),
+        "unique": [decode64(sorted(set(ids)), vocab), decode64(list(dict.fromkeys(ids)), vocab)],
+        "sorted_vocab": decode64(ids, "".join(sorted(vocab))),
+        "skips_zero": decode64([i for i in ids if i != 0], vocab),
+    }
+    ref = decode64(ids, vocab)
+    return {k: [x for x in (v if isinstance(v, list) else [v]) if x != ref] for k, v in out.items()}
+
+
+# --------------------------------------------------------------------------- schedule
+
+
+def lr64(
+    step: int,
+    warmup: int,
+    total: int,
+    max_lr: float,
+    min_lr: float,
+    *,
+    warm: str = "right",
+    progress: str = "right",
+    floor: bool = True,
+    shape: str = "cosine",
+) -> float:
+    """Linear warm-up, max_lr * (step + 1) / (warmup + 1) for step < warmup, then a cosine
+    from max_lr at step = warmup down to min_lr at step = total, and min_lr after it.
+
+    Wrong variants: ``warm`` "from_zero" (step / warmup), "one_short" ((step + 1) / warmup),
+    "none" (no warm-up), "from_min_lr" (from min_lr up to max_lr); ``progress`` "from_zero"
+    (step / total), "over_total" ((step - warmup) / total), "floor_div" ((step - warmup) //
+    (total - warmup)); ``floor=False``: the cosine goes on after ``total``; ``shape``
+    "to_zero" (min_lr ignored), "min_added" (min_lr + the full cosine of max_lr), "no_half"
+    (1 + cos without 0.5), "linear" (a straight line), "no_pi" (cos(t)), "rises" (1 - cos).
+    """
+    if warm != "none" and step < warmup:
+        if warm == "from_min_lr":
+            return min_lr + (max_lr - min_lr) * (step + 1) / (warmup + 1)
+        num, den = {"right": (step + 1, warmup + 1), "from_zero": (step, warmup)}.get(
+            warm, (step + 1, warmup)
+        )
+        return max_lr * num / den
+    if floor and step > total:
+        return min_lr
+    if progress == "from_zero" or warm == "none":
+        t = step / total
+    elif progress == "over_total":
+        t = (step - warmup) / total
+    elif progress == "floor_div":
+        t = (step - warmup) // (total - warmup)
+    else:
+        t = (step - warmup) / (total - warmup)
+    cos = 0.5 * (1 + math.cos(t if shape == "no_pi" else math.pi * t))
+    if shape == "rises":
+        cos = 1 - cos
+    if shape == "to_zero":
+        return max_lr * cos
+    if shape == "min_added":
+        return min_lr + max_lr * cos
+    if shape == "no_half":
+        return min_lr + (max_lr - min_lr) * 2 * cos
+    if shape == "linear":
+        return min_lr + (max_lr - min_lr) * (1 - t)
+    return min_lr + (max_lr - min_lr) * cos
+
+
+# --------------------------------------------------------------------------- sampling
+
+
+def temperature64(logits: torch.Tensor, temperature: float, *, variant: str = "right"):
+    """softmax(logits / temperature) over the last dim; a one-hot at the argmax for 0 (the
+    first of the largest logits when several tie, as argmax gives).
+
+    Wrong variants at temperature 0: "ties" (a 1 at every logit equal to the row's max),
+    "tie_last" (the one-hot at the last of them), "global_max" (1 where a logit equals the
+    largest of the whole tensor); else "multiplied", "ignored", "logits", "log_softmax",
+    "wrong_dim" (see TEMPERATURE_MISTAKES in temperature_probs.py).
+    """
+    x = logits.double()
+    if temperature == 0 and variant == "ties":
+        return (x == x.amax(-1, keepdim=True)).double()
+    if temperature == 0 and variant == "tie_last":
+        last = x.size(-1) - 1 - x.flip(-1).argmax(-1)
+        return torch.nn.functional.one_hot(last, x.size(-1)).double()
+    if temperature == 0 and variant == "global_max":
+        return (x == x.max()).double()
+    if temperature == 0 and variant != "no_greedy":
+        return torch.nn.functional.one_hot(x.argmax(-1), x.size(-1)).double()
+    if variant == "multiplied":
+        x = x * temperature
+    elif variant == "ignored":
+        pass
+    else:
+        x = x / temperature
+    if variant == "logits":
+        return x
+    if variant == "log_softmax":
+        return x.log_softmax(-1)
+    dim = 0 if variant == "wrong_dim" else -1
+    return x.softmax(dim)
+
+
+def top_k_keep(logits: torch.Tensor, k: int, *, variant: str = "right") -> torch.Tensor:
+    """Which logits top-k keeps (bool, the logits' shape): every logit >= the k-th largest of
+    its row (ties with it stay); all of them when k >= the vocabulary.
+
+    Wrong variants: "strict" (> the k-th: k - 1 kept), "k_plus_one", "smallest", "exactly_k"
+    (the indices of topk: a tie at the k-th value cut), "wrong_dim" (over dim 0),
+    "kth_smallest" (every logit >= the k-th smallest: torch.kthvalue, or an ascending sort's
+    [k - 1]), "whole_batch" (one threshold, the k-th largest of all the logits), "not_column"
+    (the k-th largest of each row as shape (...,), broadcast along the vocabulary: None where
+    the shapes do not broadcast).
+    """
+    x = logits.double()
+    if variant == "kth_smallest":
+        kk = min(k, x.size(-1))
+        return x >= x.kthvalue(kk, dim=-1, keepdim=True).values
+    if variant == "whole_batch":
+        return x >= x.flatten().topk(min(k, x.numel())).values[-1]
+    if variant == "not_column":
+        kth = x.topk(min(k, x.size(-1)), dim=-1).values[..., -1]
+        try:
+            torch.broadcast_shapes(x.shape, kth.shape)
+        except RuntimeError:
+            return None
+        keep = x >= kth
+        return keep if keep.shape == x.shape else None
+    dim = 0 if variant == "wrong_dim" else -1
+    n = x.size(dim)
+    kk = min(k + 1 if variant == "k_plus_one" else k, n)
+    largest = variant != "smallest"
+    values, indices = x.topk(kk, dim=dim, largest=largest)
+    if variant == "exactly_k":
+        return torch.zeros_like(x, dtype=torch.bool).scatter(dim, indices, True)
+    kth = values.narrow(dim, kk - 1, 1)
+    if variant == "strict":
+        return x > kth
+    return x >= kth if largest else x <= kth
+
+
+def top_p_keep(logits: torch.Tensor, p: float, *, variant: str = "right") -> torch.Tensor:
+    """Which logits top-p keeps: sorted by probability, every token whose preceding tokens'
+    probability is below p (the smallest set that reaches p, the token crossing p included).
+
+    Wrong variants: "drops_crossing" (only the tokens before the crossing one), "inverted",
+    "on_logits" (cumulative sum of the sorted logits), "wrong_dim" (softmax and sort over dim 0),
+    "strict" (removed when the mass before is > p: one token too many when it equals p),
+    "ascending" (sorted ascending, the least likely summed first), "no_sort" (summed in the
+    vocabulary's order), "mask_not_unsorted" (the mask in sorted order applied to the logits in
+    their own order), "softmax_dim" (the sorted logits' softmax over dim 0).
+    """
+    x = logits.double()
+    if variant == "no_sort":
+        probs = x.softmax(-1)
+        return probs.cumsum(-1) - probs < p
+    dim = 0 if variant == "wrong_dim" else -1
+    sorted_x, idx = x.sort(dim=dim, descending=variant != "ascending")
+    probs = sorted_x if variant == "on_logits" else sorted_x.softmax(dim)
+    if variant == "softmax_dim":  # sorted right, the softmax across the rows
+        probs = sorted_x.softmax(0)
+    cum = probs.cumsum(dim)
+    keep_sorted = (cum <= p) if variant == "drops_crossing" else (cum - probs < p)
+    if variant == "strict":
+        keep_sorted = cum - probs <= p
+    if variant == "mask_not_unsorted":
+        return keep_sorted
+    if variant == "inverted":
+        keep_sorted = ~keep_sorted
+    return torch.zeros_like(keep_sorted).scatter(dim, idx, keep_sorted)
+
+
+def top_p_sorted_variants(logits: torch.Tensor, p: float) -> dict[str, torch.Tensor]:
+    """The right filter left in sorted order, and put back with gather instead of scatter."""
+    x = logits.double()
+    sorted_x, idx = x.sort(dim=-1, descending=True)
+    probs = sorted_x.softmax(-1)
+    kept = sorted_x.masked_fill(probs.cumsum(-1) - probs >= p, -math.inf)
+    return {"not_unsorted": kept, "gather_not_scatter": kept.gather(-1, idx)}
+
+
+def far_from_p(logits: torch.Tensor, p: float, margin: float = 0.02) -> bool:
+    """Whether no row's cumulative probability lies within ``margin`` of p (so that float32
+    rounding cannot move a token across it)."""
+    probs = logits.double().softmax(-1).sort(dim=-1, descending=True).values
+    return bool(((probs.cumsum(-1) - p).abs() > margin).all())
+
+
+# --------------------------------------------------------------------------- gradient clipping
+
+
+def clip64(grads: list, max_norm: float, *, variant: str = "right") -> tuple:
+    """(the norm before clipping, the gradients after) in float64, None gradients skipped: the
+    global L2 norm of all gradients, and each scaled by max_norm / (norm + 1e-6) when the norm
+    exceeds max_norm.
+
+    Wrong variants: "per_parameter" (each gradient clipped by its own norm), "scales_up" (scaled
+    whatever the norm: small gradients grow to max_norm), "inverted" (scaled by (norm + 1e-6) /
+    max_norm).
+    """
+    gs = [g.double() for g in grads if g is not None]
+    total = torch.sqrt(sum((g * g).sum() for g in gs))  # the check's cases have a gradient
+    if variant == "per_parameter":
+        out = []
+        for g in gs:
+            n = g.norm()
+            out.append(g * (max_norm / (n + 1e-6)) if n > max_norm else g)
+        return total, out
+    coef = max_norm / (total + 1e-6)
+    if variant == "inverted":
+        coef = 1 / coef
+    if total > max_norm or variant == "scales_up":
+        return total, [g * coef for g in gs]
+    return total, gs
