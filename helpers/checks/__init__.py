@@ -46,6 +46,7 @@ import torch
 from . import backward, properties, state
 from .edits import search
 from .framework import DIAGNOSES, DROPOUT_IN_EVAL, REGISTRY, CheckResult, Exercise, Fail, Probe
+from .mistakes import entries
 from .questions import register_questions
 from .run import fake_gpu
 from .run.calling import STATE_MISMATCH
@@ -53,12 +54,17 @@ from .run.runner import DEVICE_ERRORS, Outcome, run_probe
 
 DIAGNOSES[:] = [properties.diagnose]  # what expect_close asks before its generic message
 
-#: the exercises' folder: exercises/NN/<name>.py is the check of NN.name
+#: the exercises' folder: exercises/NN/<name>.py is the check of NN.name, exercises/NN/
+#: catalogue.py the notebook's known mistakes, exercises/NN/questions.py its questions
 EXERCISES_DIR = Path(__file__).parent / "exercises"
+_CATALOGUE: dict[str, dict] = {}
 for _path in sorted(EXERCISES_DIR.glob("*/*.py")):
     if _path.stem != "__init__":
         _module = importlib.import_module(f"{__name__}.exercises.{_path.parent.name}.{_path.stem}")
         register_questions(getattr(_module, "QUESTIONS", {}))
+        _CATALOGUE.update(getattr(_module, "CATALOGUE", {}))
+for _id, _table in _CATALOGUE.items():
+    REGISTRY[_id].mistakes = entries(_table)
 
 #: every exercise id -> its :class:`Exercise` (``.notebook``, ``.title``, ``.points``)
 EXERCISES: dict[str, Exercise] = dict(sorted(REGISTRY.items()))

@@ -86,6 +86,10 @@ class Exercise:
     traced: tuple[str, ...] = ()
     # the (x, y) labels of the inline figure of a failed check (a mask: ("key", "query"))
     axes: tuple[str, ...] = ()
+    # its known mistakes, its part of exercises/NN/catalogue.py (code -> mistakes.Mistake, set
+    # as the package loads), and the float64 reference whose edits are their wrong programs
+    mistakes: dict = {}
+    reference64: Callable | None = None
 
     def grading_probes(self, gen: torch.Generator) -> Iterable[Probe]:
         """Probes for ``python -m helpers grade`` (made from the grader's secret seed).
@@ -105,6 +109,10 @@ class Exercise:
 
     def judge(self, probe: Probe, out: Any) -> None:
         raise NotImplementedError
+
+    def fail(self, code: str, **fields) -> Fail:
+        """The :class:`Fail` of the catalogued mistake ``code``, its message filled in."""
+        return Fail(self.mistakes[code].say(**fields), code)
 
     def explain_error(self, probe: Probe, error: str) -> Fail | None:
         """A :class:`Fail` that names the mistake behind an exception the candidate raised
@@ -325,11 +333,16 @@ def named(messages: dict[str, str], fields: dict | None = None, **variants) -> l
 
 def expect_equal(got: torch.Tensor, ref: torch.Tensor, mistakes, otherwise: str) -> None:
     """Exact outputs (masks): pass if equal; else the first ``(variant, message, code)`` that
-    ``got`` equals, else ``otherwise``; the Fail carries both for the inline figure."""
+    ``got`` equals (a variant: a tensor, or a function that makes it), else ``otherwise``; the
+    Fail carries both for the inline figure."""
     if torch.equal(got, ref):
         return
     for variant, message, code in mistakes:
-        if torch.equal(got, variant):
+        try:
+            v = variant() if callable(variant) else variant
+        except Exception:  # a variant that does not apply to this case
+            continue
+        if v is not None and torch.equal(got, v):
             raise Fail(message, code, figure=(ref, got))
     raise Fail(otherwise, figure=(ref, got))
 

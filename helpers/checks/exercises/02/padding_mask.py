@@ -4,29 +4,14 @@ from __future__ import annotations
 
 import torch
 
-from ...framework import (
-    Exercise,
-    Fail,
-    Probe,
-    expect_equal,
-    expect_tensor,
-    fmt_shape,
-    named,
-    randint,
-    register,
-)
+from ...framework import Exercise, Probe, expect_equal, expect_tensor, fmt_shape, randint, register
+from ...mistakes import variants
 
-PAD_MISTAKES = {
-    "mask_inverted": "the mask is True at the padding: True marks the real tokens (tokens != "
-    "pad_id), the ones that may be attended to.",
-    "greater_than_pad": "the mask is tokens > pad_id: a real token may have a smaller id than "
-    "pad_id (token 0 here); use tokens != pad_id.",
-    "pad_id_ignored": "the mask compares with 0, not with pad_id = {pad_id}: use the pad_id "
-    "argument.",
-    "counted": "the mask keeps the first n positions, n the number of real tokens: right only "
-    "when the padding is at the end (notebook 07 pads on the left). Compare each token with "
-    "pad_id: tokens != pad_id.",
-}
+
+def padding64(tokens, pad_id):
+    """The reference: (B, T) -> (B, 1, 1, T), True at the real tokens (the catalogue's programs
+    edit it)."""
+    return (tokens != pad_id)[:, None, None, :]
 
 
 @register
@@ -35,6 +20,7 @@ class PaddingMaskCheck(Exercise):
     title = "a padding mask"
     points = 1.0
     axes = ("key (token of sentence 0)", "every query")
+    reference64 = staticmethod(padding64)
 
     def probes(self, gen):
         yield Probe(
@@ -56,40 +42,15 @@ class PaddingMaskCheck(Exercise):
         tokens, pad_id = probe.args
         B, T = tokens.shape
         got = expect_tensor(out, "the mask")
+        shape = {"shape": fmt_shape(got.shape), "B": B, "T": T}
         if got.dtype != torch.bool:
-            raise Fail(
-                f"the mask has dtype {got.dtype}: return booleans (tokens != pad_id is already "
-                "bool).",
-                "not_bool",
-            )
+            raise self.fail("not_bool", dtype=got.dtype)
         if tuple(got.shape) in ((B, T), (B, 1, T)):
-            raise Fail(
-                f"the mask has shape {fmt_shape(got.shape)}, expected ({B}, 1, 1, {T}): add the "
-                "head and query dimensions (mask[:, None, None, :]) so it broadcasts against "
-                "scores of shape (B, H, T_q, T_k).",
-                "missing_dims",
-            )
+            raise self.fail("missing_dims", **shape)
         if tuple(got.shape) == (B, T, 1, 1) or tuple(got.shape) == (B, 1, T, 1):
-            raise Fail(
-                f"the mask has shape {fmt_shape(got.shape)}: the tokens must sit on the last "
-                f"(key) dimension, ({B}, 1, 1, {T}), so that padded *keys* are blocked.",
-                "query_axis",
-            )
+            raise self.fail("query_axis", **shape)
         if tuple(got.shape) != (B, 1, 1, T):
-            raise Fail(
-                f"the mask has shape {fmt_shape(got.shape)}, expected ({B}, 1, 1, {T}).",
-                "wrong_shape",
-            )
-        ref = (tokens != pad_id)[:, None, None, :]
-        mistakes = named(
-            PAD_MISTAKES,
-            {"pad_id": pad_id},
-            mask_inverted=~ref,
-            greater_than_pad=[(tokens > pad_id)[:, None, None, :]]
-            if (tokens < pad_id).any()
-            else [],
-            pad_id_ignored=[(tokens != 0)[:, None, None, :]] if pad_id != 0 else [],
-            counted=(torch.arange(T) < (tokens != pad_id).sum(-1, keepdim=True))[:, None, None],
-        )
+            raise self.fail("wrong_shape", **shape)
+        mistakes = variants(self.mistakes, padding64, (tokens, pad_id), fields={"pad_id": pad_id})
         otherwise = f"the mask is not tokens != pad_id; got {got[:, 0, 0].int().tolist()}"
-        expect_equal(got, ref, mistakes, otherwise)
+        expect_equal(got, padding64(tokens, pad_id), mistakes, otherwise)

@@ -10,56 +10,31 @@ from ...framework import (
     Exercise,
     Fail,
     Probe,
+    close,
     expect_close,
     expect_like,
     expect_tensor,
     expect_tuple,
-    named,
     randn,
     register,
 )
+from ...mistakes import variants
 from ...probes import ATTENTION_BUILTINS, mask_with_a_key_per_row, transpose_all
 from ...properties import STABLE, PropertyMixin
-from ...references import attention64, attention_rounding64
+from ...references import attention_rounding64
 from ...run.relations import props
 
-SDPA_MISTAKES = {
-    "scale_by_d_v": "the scores are divided by sqrt(d_v) = sqrt({d_v}): scale by sqrt(d_k) = "
-    "sqrt({d_k}), the size of the queries and keys (q.size(-1)).",
-    "no_scale": "the scores are not scaled: divide q @ kᵀ by sqrt(d_k).",
-    "scale_by_d_k": "the scores are divided by d_k: divide by sqrt(d_k) (math.sqrt).",
-    "scale_multiplied": "the scores are multiplied by sqrt(d_k): divide by it.",
-    "softmax_over_queries": "softmax is taken over the queries (dim=-2): each query's weights "
-    "over the keys must sum to 1, so use dim=-1.",
-    "scaled_after_softmax": "the weights are divided by sqrt(d_k) after softmax, so the rows no "
-    "longer sum to 1: divide the scores q @ kᵀ before softmax.",
-    "scale_by_T_k": "the scores are divided by sqrt(T_k) = sqrt({T_k}), the number of keys"
-    "{T_q_too}: scale by sqrt(d_k) = q.size(-1), the size of one query or key.",
-    "mask_inverted": "the mask is inverted: True means *may attend*, so fill the scores where "
-    "the mask is False (masked_fill(~mask, -inf)). nn.MultiheadAttention uses the opposite "
-    "convention; this series does not.",
-    "mask_ignored": "the mask is ignored: blocked keys still get weight. Fill the scores where "
-    "mask is False with -inf before softmax.",
-    "mask_after_softmax": "the mask is applied after softmax: blocked keys get 0 but the rows no "
-    "longer sum to 1. Fill the scores with -inf before softmax instead.",
-    "blocked_scores_zero": "the blocked scores are set to 0 (the mask multiplied into the "
-    "scores, or masked_fill(~mask, 0)): exp(0) = 1, so blocked keys still get weight. Fill "
-    "them with -inf: scores.masked_fill(~mask, float('-inf')).",
-    "mask_added": "the mask is added to the scores (a boolean mask adds 1 where True): fill the "
-    "blocked scores with -inf, scores.masked_fill(~mask, float('-inf')).",
-    "weights_times_keys": "out = weights @ k: the weights must multiply the values v, not the "
-    "keys k.",
-    "weights_transposed": "out uses the transposed weights: out = weights @ v.",
-}
 
-
-#: the mask mistakes as attention64's mask_mode
-MASK_MODES = {
-    "mask_ignored": "ignored",
-    "mask_after_softmax": "after",
-    "blocked_scores_zero": "zero",
-    "mask_added": "added",
-}
+def sdpa64(q, k, v, mask=None):
+    """The reference, float64: softmax(q kᵀ / sqrt(d_k)) v; mask True = may attend. The
+    catalogue's wrong programs are edits of it (exercises/02/catalogue.py)."""
+    q, k, v = q.double(), k.double(), v.double()
+    d_k = q.size(-1)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)  # (..., T_q, T_k)
+    if mask is not None:
+        scores = scores.masked_fill(~mask, -math.inf)
+    weights = torch.softmax(scores, dim=-1)
+    return weights @ v, weights  # (..., T_q, d_v), (..., T_q, T_k)
 
 
 @register
@@ -68,6 +43,7 @@ class ScaledDotProductAttentionCheck(PropertyMixin, Exercise):
     title = "scaled dot-product attention with a mask"
     points = 3.0
     forbid = ATTENTION_BUILTINS
+    reference64 = staticmethod(sdpa64)
 
     def probes(self, gen):
         causal = torch.ones(6, 6, dtype=torch.bool).tril()
@@ -102,7 +78,7 @@ class ScaledDotProductAttentionCheck(PropertyMixin, Exercise):
         q, k, v = probe.args
         mask = probe.kwargs.get("mask")
         d_k, d_v, T_q, T_k = q.size(-1), v.size(-1), q.size(-2), k.size(-2)
-        ref_out, ref_w = attention64(q, k, v, mask)
+        ref_out, ref_w = sdpa64(q, k, v, mask)
         # what float32 rounding may change: much more than the fixed tolerances where large
         # scores are nearly tied (the "times 30" case)
         round_out, round_w = attention_rounding64(q, k, v, mask, q.dtype)
@@ -110,21 +86,12 @@ class ScaledDotProductAttentionCheck(PropertyMixin, Exercise):
         got_out, got_w = expect_tensor(got_out, "out"), expect_tensor(got_w, "weights")
         shapes = (tuple(got_out.shape), tuple(got_w.shape))
         if shapes == (tuple(ref_w.shape), tuple(ref_out.shape)) != shapes[::-1]:
-            raise Fail(
-                "the outputs are in the wrong order: return (out, weights).", "swapped_outputs"
-            )
+            raise self.fail("swapped_outputs")
         expect_like(got_w, ref_w.shape, q.dtype, "weights")
         if d_k != d_v and shapes[0] == tuple(ref_out.shape[:-1]) + (d_k,):
-            raise Fail(
-                f"out has last dimension d_k = {d_k}, expected d_v = {d_v}: the weights "
-                "must multiply the values v, not the keys k.",
-                "weights_times_keys",
-            )
+            seen = f"out has last dimension d_k = {d_k}, expected d_v = {d_v}"
+            raise self.fail("weights_times_keys", seen=seen)
         expect_like(got_out, ref_out.shape, q.dtype, "out")
-
-        def variant(**kw):
-            return lambda: attention64(q, k, v, mask, **kw)[1]
-
         props = {
             "weights": True,
             "hint": STABLE["softmax"],
@@ -132,38 +99,19 @@ class ScaledDotProductAttentionCheck(PropertyMixin, Exercise):
         }
         also = ", which here is also the number of queries T_q (q.size(-2))"
         fields = {"d_k": d_k, "d_v": d_v, "T_k": T_k, "T_q_too": also if T_q == T_k else ""}
-        mistakes = named(
-            SDPA_MISTAKES,
-            fields,
-            scale_by_d_v=variant(scale=math.sqrt(d_v)) if d_v != d_k else [],
-            no_scale=variant(scale=1.0),
-            scale_by_d_k=variant(scale=float(d_k)),
-            scale_multiplied=variant(scale=1 / math.sqrt(d_k)),
-            softmax_over_queries=variant(dim=-2),
-            scaled_after_softmax=lambda: attention64(q, k, v, mask, scale=1.0)[1] / math.sqrt(d_k),
-            scale_by_T_k=variant(scale=math.sqrt(T_k)) if T_k != d_k else [],
-        )
-        masked = {
-            "mask_inverted": [
-                variant(mask_mode="inverted"),
-                variant(mask_mode="inverted", fill=-1e9),
-            ],
-            **{code: variant(mask_mode=mode) for code, mode in MASK_MODES.items()},
-        }
-        mistakes += named(SDPA_MISTAKES, **masked) if mask is not None else []
+        fields["seen"] = "out = weights @ k"
+
+        def wrong(pick, **kw):
+            return variants(self.mistakes, sdpa64, (q, k, v, mask), pick=pick, fields=fields, **kw)
+
         try:
-            expect_close(got_w, ref_w, "weights", mistakes=mistakes, rounding=round_w, **props)
+            weights = wrong(lambda o: o[1])
+            expect_close(got_w, ref_w, "weights", mistakes=weights, rounding=round_w, **props)
         except Fail as fail:
             if fail.code == "unstable_softmax" and mask is not None:
-                raise Fail(
-                    f"{fail} A NaN often comes from 0 * -inf (multiplying the mask into "
-                    "the scores): use scores.masked_fill(~mask, float('-inf')).",
-                    "mask_multiplied_nan",
-                ) from None
+                raise self.fail("mask_multiplied_nan", found=fail) from None
             raise
-        out_mistakes = named(
-            SDPA_MISTAKES,
-            weights_times_keys=(lambda: ref_w @ k.double()) if d_v == d_k else [],
-            weights_transposed=(lambda: ref_w.transpose(-2, -1) @ v.double()) if T_q == T_k else [],
-        )
-        expect_close(got_out, ref_out, "out", mistakes=out_mistakes, rounding=round_out)
+        # the weights are right: the mistakes that leave them so
+        same_weights = lambda o: close(o[1], ref_w, 0.0, 0.0)  # noqa: E731
+        outs = wrong(lambda o: o[0], only=same_weights)
+        expect_close(got_out, ref_out, "out", mistakes=outs, rounding=round_out)

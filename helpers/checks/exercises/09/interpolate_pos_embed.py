@@ -190,12 +190,12 @@ class InterpolatePosEmbedCheck(Exercise):
             return None
 
         expect_close(
-            got, ref, "the resized embedding", mistakes=self.mistakes(pos, old, new),
+            got, ref, "the resized embedding", mistakes=self.mistake_table(pos, old, new),
             explain=explain,
         )  # fmt: skip
 
     @staticmethod
-    def mistakes(pos, old, new):
+    def mistake_table(pos, old, new):
         def r(**kw):
             return lambda: resize64(pos, old, new, **kw)
 
