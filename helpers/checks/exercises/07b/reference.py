@@ -113,37 +113,16 @@ def lr64(
 # --------------------------------------------------------------------------- sampling
 
 
-def temperature64(logits: torch.Tensor, temperature: float, *, variant: str = "right"):
+def temperature64(logits: torch.Tensor, temperature: float) -> torch.Tensor:
     """softmax(logits / temperature) over the last dim; a one-hot at the argmax for 0 (the
-    first of the largest logits when several tie, as argmax gives).
-
-    Wrong variants at temperature 0: "ties" (a 1 at every logit equal to the row's max),
-    "tie_last" (the one-hot at the last of them), "global_max" (1 where a logit equals the
-    largest of the whole tensor); else "multiplied", "ignored", "logits", "log_softmax",
-    "wrong_dim" (see TEMPERATURE_MISTAKES in temperature_probs.py).
-    """
+    first of the largest logits when several tie, as argmax gives). The catalogue's wrong
+    programs are edits of it (exercises/07b/catalogue.py)."""
     x = logits.double()
-    if temperature == 0 and variant == "ties":
-        return (x == x.amax(-1, keepdim=True)).double()
-    if temperature == 0 and variant == "tie_last":
-        last = x.size(-1) - 1 - x.flip(-1).argmax(-1)
-        return torch.nn.functional.one_hot(last, x.size(-1)).double()
-    if temperature == 0 and variant == "global_max":
-        return (x == x.max()).double()
-    if temperature == 0 and variant != "no_greedy":
-        return torch.nn.functional.one_hot(x.argmax(-1), x.size(-1)).double()
-    if variant == "multiplied":
-        x = x * temperature
-    elif variant == "ignored":
-        pass
-    else:
-        x = x / temperature
-    if variant == "logits":
-        return x
-    if variant == "log_softmax":
-        return x.log_softmax(-1)
-    dim = 0 if variant == "wrong_dim" else -1
-    return x.softmax(dim)
+    if temperature == 0:  # greedy
+        first = x.argmax(-1)  # the first of the largest logits where several tie
+        return torch.nn.functional.one_hot(first, x.size(-1)).double()
+    scaled = x / temperature
+    return scaled.softmax(-1)
 
 
 def top_k_keep(logits: torch.Tensor, k: int, *, variant: str = "right") -> torch.Tensor:

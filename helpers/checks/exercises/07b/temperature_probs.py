@@ -16,51 +16,23 @@ from ...framework import (
     randn,
     register,
 )
+from ...mistakes import variants
 from .reference import temperature64
 
-TEMPERATURE_MISTAKES = {
-    "multiplied": "the logits are multiplied by the temperature: divide them, "
-    "softmax(logits / temperature), so that a low temperature sharpens the distribution.",
-    "ignored": "the temperature is ignored: softmax(logits / temperature).",
-    "logits": "the output is logits / temperature, not probabilities: apply softmax over the "
-    "last dim.",
-    "log_softmax": "the output is log-probabilities (log_softmax): return the probabilities, "
-    "softmax.",
-    "wrong_dim": "the softmax runs over the wrong dim: each row of the vocabulary (the last "
-    "dim, dim=-1) must sum to 1.",
-}
+#: the mistakes of temperature 0, told apart from each other first
+GREEDY = ("ties", "tie_last", "global_max")
 
 
-GREEDY_MISTAKES = {
-    "ties": "with temperature 0 a row whose largest logit ties gets a 1 at each tied logit (the "
-    "row sums to more than 1), as logits == max gives: greedy is one-hot, a single 1 at the "
-    "first of the largest logits, as argmax returns (F.one_hot(logits.argmax(-1), V)).",
-    "tie_last": "with temperature 0 and a tie for the largest logit, the 1 is at the last of the "
-    "tied logits: greedy takes the first of them, as argmax returns.",
-    "global_max": "with temperature 0 the 1 goes where a logit equals the largest of the whole "
-    "tensor (logits.max()), not of each row: the other rows are all zeros and sum to 0. Take "
-    "the argmax of each row, logits.argmax(dim=-1).",
-    "split": "with temperature 0 row {row} is not one-hot: its mass is split ({values}) over "
-    "logits that tie or nearly tie for the largest, as a tiny temperature (an epsilon such as "
-    "1e-6) does. Temperature 0 is greedy by definition: a single 1 at the argmax (the first of "
-    "tied logits), F.one_hot(logits.argmax(-1), V).",
-    "overflow": "the probabilities contain {bad}: exp(logits / temperature) overflows to inf "
-    "(logits / temperature reach {top:.0f} here, exp overflows above {limit:.0f} in {dtype}) "
-    "and inf / inf is NaN. Subtract each row's max before exp (the softmax does not change), "
-    "or use F.softmax / torch.softmax, which do it for you.",
-}
-
-
-def greedy_mistake(got: torch.Tensor, x: torch.Tensor) -> Fail | None:
+def greedy_mistake(mistakes: dict, got: torch.Tensor, x: torch.Tensor) -> Fail | None:
     """The mistake of a temperature-0 answer that is not the argmax's one-hot, if known."""
     g = got.double()
     codes = [
-        v
-        for v in ("ties", "tie_last", "global_max")
-        if torch.isclose(g, temperature64(x, 0, variant=v), atol=1e-6).all()
+        code
+        for variant, _, code in variants(mistakes, temperature64, (x, 0), codes=GREEDY)
+        if torch.isclose(g, variant(), atol=1e-6).all()
     ]
     if len(codes) == 1:
-        return Fail(GREEDY_MISTAKES[codes[0]], codes[0])
+        return Fail(mistakes[codes[0]].message, codes[0])
     xd = x.double().flatten(0, -2)
     rows = g.flatten(0, -2)
     near = (xd.amax(-1, keepdim=True) - xd) < 1e-3  # the largest logit and those close to it
@@ -68,11 +40,13 @@ def greedy_mistake(got: torch.Tensor, x: torch.Tensor) -> Fail | None:
     for r in range(rows.size(0)):
         if fractional[r].any() and (fractional[r] <= near[r]).all():
             values = ", ".join(f"{v:.3g}" for v in rows[r][fractional[r]].tolist())
-            return Fail(GREEDY_MISTAKES["split"].format(row=r, values=values), "split")
+            return Fail(mistakes["split"].say(row=r, values=values), "split")
     return None
 
 
-def overflow_mistake(got: torch.Tensor, x: torch.Tensor, temperature: float) -> Fail | None:
+def overflow_mistake(
+    mistakes: dict, got: torch.Tensor, x: torch.Tensor, temperature: float
+) -> Fail | None:
     """NaN or inf where the reference has none, in a case where exp(logits / T) overflows."""
     if torch.isfinite(got).all() or temperature == 0:
         return None
@@ -83,7 +57,7 @@ def overflow_mistake(got: torch.Tensor, x: torch.Tensor, temperature: float) -> 
         return None
     bad = "NaN" if torch.isnan(got).any() else "inf"
     fields = {"bad": bad, "top": top, "limit": limit, "dtype": str(x.dtype).split(".")[-1]}
-    return Fail(GREEDY_MISTAKES["overflow"].format(**fields), "overflow")
+    return Fail(mistakes["overflow"].say(**fields), "overflow")
 
 
 @register
@@ -91,6 +65,7 @@ class TemperatureProbsCheck(Exercise):
     id = "07b.temperature_probs"
     title = "temperature"
     points = 1.0
+    reference64 = staticmethod(temperature64)
 
     def probes(self, gen):
         x = torch.tensor([[2.0, 1.0, 0.0, -1.0]])
@@ -115,28 +90,18 @@ class TemperatureProbsCheck(Exercise):
         x, temperature = probe.args
         got = expect_tensor(out, "the probabilities")
         if temperature == 0 and tuple(got.shape) == tuple(x.shape[:-1]):
-            raise Fail(
-                "with temperature 0 the output is the argmax's index: return a distribution, a "
-                "one-hot row with 1 at the argmax (F.one_hot(logits.argmax(-1), V).to(dtype)).",
-                "index_not_one_hot",
-            )
+            raise self.fail("index_not_one_hot")
         expect_like(got, x.shape, x.dtype)
         if temperature == 0 and torch.isnan(got).any():
-            raise Fail(
-                "with temperature 0 the output is NaN (logits / 0): temperature 0 means greedy, "
-                "a one-hot row with 1 at the argmax of each row.",
-                "zero_temperature_nan",
-            )
+            raise self.fail("zero_temperature_nan")
         ref = temperature64(x, temperature)
         if temperature == 0 and not torch.isclose(got.double(), ref, atol=1e-6).all():
-            found = greedy_mistake(got, x)
+            found = greedy_mistake(self.mistakes, got, x)
             if found is not None:
                 raise found
-        found = overflow_mistake(got, x, temperature)
+        found = overflow_mistake(self.mistakes, got, x, temperature)
         if found is not None:
             raise found
-        mistakes = [
-            (lambda v=v: temperature64(x, temperature, variant=v), m, v)
-            for v, m in TEMPERATURE_MISTAKES.items()
-        ]
+        others = tuple(code for code in self.mistakes if code not in GREEDY)
+        mistakes = variants(self.mistakes, temperature64, (x, temperature), codes=others)
         expect_close(got, ref, "the probabilities", mistakes=mistakes)
