@@ -50,9 +50,14 @@ CASES = [
 
 @pytest.mark.parametrize("exercise, code, spec", CASES)
 def test_a_catalogued_mistake_is_named_by_its_code(run_check, exercise, code, spec):
-    wrong = program(EXERCISES[exercise].reference64, spec)
-    r = run_check(exercise, as_learner(wrong))
-    assert not r.passed and r.mistake == f"{exercise}/{code}", (r.mistake, r.messages)
+    """Named by its code; or, where on the case it fails several catalogued slips give the same
+    output, listed among them (framework.slips: a case that several known mistakes explain
+    alike names none of them; the edit search may then name the edit)."""
+    ex = EXERCISES[exercise]
+    r = run_check(exercise, as_learner(program(ex.reference64, spec)))
+    head = ex.mistakes[code].message.split(": ")[0]
+    listed = "slips" in r.messages[0] and head in r.messages[0]
+    assert not r.passed and (r.mistake == f"{exercise}/{code}" or listed), (r.mistake, r.messages)
 
 
 @pytest.mark.parametrize("exercise", [i for i, ex in EXERCISES.items() if ex.mistakes])

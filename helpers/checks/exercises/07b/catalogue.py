@@ -82,4 +82,130 @@ CATALOGUE = {
             "example": "if temperature == 0: -> if False:",
         },
     },
+    "07b.top_k_filter": {  # edits of reference.top_k64
+        "strict": {
+            "message": "the k-th largest logit is removed too, so fewer than k are left: keep "
+            "every logit >= the k-th largest (remove logits < it, not <=), with k = min(k, "
+            "vocabulary size).",
+            "wrong": "x < kth -> x <= kth",
+        },
+        "k_plus_one": {
+            "message": "k + 1 logits are kept: keep the k largest (the k-th largest is "
+            "torch.topk(logits, k).values[..., -1:]).",
+            "wrong": "min(k, -> min(k + 1,",
+        },
+        "smallest": {
+            "message": "the k smallest logits are kept: keep the k largest.",
+            "wrong": ("dim=-1) -> dim=-1, largest=False)", "x < kth -> x > kth"),
+        },
+        "exactly_k": {
+            "message": "with a tie at the k-th largest value only some of the tied logits are "
+            "kept (the indices torch.topk returns): keep every logit >= the k-th largest, ties "
+            "included.",
+            "wrong": "x.masked_fill(x < kth, -> x.masked_fill(torch.ones_like(x, dtype=bool)"
+            ".scatter(-1, x.topk(kk, dim=-1).indices, False),",
+        },
+        "kth_smallest": {
+            "message": "the threshold is the k-th smallest logit of the row (torch.kthvalue "
+            "counts from the smallest, and so does an ascending sort's [k - 1]), not the k-th "
+            "largest: far too many logits stay. Use torch.topk(logits, k).values[..., -1:], or a "
+            "descending sort.",
+            "wrong": "x.topk(kk, dim=-1).values[..., -1:] -> x.kthvalue(kk, -1, True).values",
+        },
+        "wrong_dim": {
+            "message": "the logits kept are those a filter over the wrong dim (dim 0) keeps: "
+            "keep the k largest of each row of the vocabulary, the last dim.",
+            "wrong": ("x.size(-1) -> x.size(0)", "dim=-1).values[..., -1:] -> dim=0).values[-1:]"),
+        },
+        "whole_batch": {
+            "message": "one threshold for the whole batch (the k-th largest of all the logits, "
+            "flattened): filter each row on its own, torch.topk(logits, k, dim=-1), so that "
+            "every row keeps its k largest.",
+            "wrong": (
+                "x.size(-1) -> x.numel()",
+                "x.topk(kk, dim=-1).values[..., -1:] -> x.flatten().topk(kk).values[-1]",
+            ),
+        },
+        "not_column": {
+            "message": "the k-th largest of each row has shape (...,), not a column (..., 1): "
+            "compared with the logits it broadcasts along the vocabulary, and each logit meets "
+            "another row's threshold. Keep the last dim, values[..., -1:] (or keepdim=True).",
+            "wrong": "values[..., -1:] -> values[..., -1]",
+        },
+        "k_larger_than_vocab": {
+            "message": "k = {k} is larger than the vocabulary ({V}) and torch.topk raised: use "
+            "k = min(k, logits.size(-1)); then every logit is kept.",
+            "example": "kk = min(k, x.size(-1)) -> kk = k",
+        },
+    },
+    "07b.top_p_filter": {  # edits of reference.top_p64
+        "drops_crossing": {
+            "message": "the token whose probability carries the total past p is removed: keep "
+            "it. The nucleus is the smallest set whose probability reaches p (so it always holds "
+            "the most likely token); remove a token when the probability of the tokens before "
+            "it is >= p, (cum - probs) >= p.",
+            "wrong": "cum - probs >= p -> cum > p",
+        },
+        "inverted": {
+            "message": "the mask is inverted: the most likely tokens are removed and the tail is "
+            "kept.",
+            "wrong": "cum - probs >= p -> cum - probs < p",
+        },
+        "on_logits": {
+            "message": "the cumulative sum runs over the sorted logits: sum the probabilities, "
+            "softmax of the sorted logits.",
+            "wrong": "probs = sorted_x.softmax(-1) -> probs = sorted_x",
+        },
+        "strict": {
+            "message": "a token is kept although the probability of the tokens before it "
+            "already equals p exactly: remove it when that mass reaches p, (cum - probs) >= p, "
+            "not > p. The nucleus is the smallest set reaching p; here one token too many stays.",
+            "wrong": "cum - probs >= p -> cum - probs > p",
+        },
+        "ascending": {
+            "message": "the tokens kept are those a row sorted ascending keeps (the least likely "
+            "summed first and kept, the most likely removed): sort descending, "
+            "logits.sort(dim=-1, descending=True), sum the probabilities with cumsum, and remove "
+            "a token once the mass before it reaches p.",
+            "wrong": "descending=True -> descending=False",
+        },
+        "no_sort": {
+            "message": "the probabilities are summed in the vocabulary's order, not sorted: the "
+            "kept tokens are the first of the vocabulary, not the most likely. Sort each row "
+            "descending first, then put each logit back at its token's position.",
+            "wrong": "x.sort(dim=-1, descending=True) -> "
+            "(x, torch.arange(x.size(-1)).expand(x.shape))",
+        },
+        "mask_not_unsorted": {
+            "message": "the removal mask is built in sorted order and applied to the logits in "
+            "their own order: its positions are ranks, not tokens. Apply it to the sorted logits "
+            "and put them back with scatter(-1, indices, ...) (or scatter the mask back first).",
+            "wrong": "return x.scatter(-1, idx, kept) -> return x.masked_fill(remove, -math.inf)",
+        },
+        "wrong_dim": {
+            "message": "the filter works over the wrong dim: sort, softmax and sum over the last "
+            "dim (the vocabulary) of each row.",
+            "wrong": (
+                "sort(dim=-1 -> sort(dim=0",
+                "softmax(-1) -> softmax(0)",
+                "cumsum(-1) -> cumsum(0)",
+                "scatter(-1 -> scatter(0",
+            ),
+        },
+        "softmax_dim": {
+            "message": "the softmax of the sorted logits runs over the wrong dim (dim 0, across "
+            "the rows): each row's probabilities come from its own logits, softmax(dim=-1).",
+            "wrong": "softmax(-1) -> softmax(0)",
+        },
+        "not_unsorted": {
+            "message": "the result is in sorted order: put each logit back at its token's place "
+            "(scatter with the sort's indices, or index with their argsort).",
+            "wrong": "return x.scatter(-1, idx, kept) -> return kept",
+        },
+        "gather_not_scatter": {
+            "message": "the sorted logits are put back with gather(-1, indices), which sorts "
+            "them once more: use scatter(-1, indices, ...), the inverse permutation.",
+            "wrong": "return x.scatter(-1, idx, kept) -> return kept.gather(-1, idx)",
+        },
+    },
 }

@@ -22,9 +22,19 @@ FILTER_FILL = {
 }
 
 
-def judge_filter(got_out, x: torch.Tensor, keep: torch.Tensor, masks, values, messages) -> None:
-    """A filter's output: the logits where ``keep``, -inf elsewhere. ``masks``: (variant keep
-    mask, code) of the wrong filters; ``values``: (wrong output, code)."""
+def _output(variant):
+    """A wrong filter's output, None where it does not apply to this case (it raised)."""
+    try:
+        return variant()
+    except Exception:
+        return None
+
+
+def judge_filter(got_out, x: torch.Tensor, keep: torch.Tensor, wrong, mistakes: dict) -> None:
+    """A filter's output: the logits where ``keep``, -inf elsewhere. ``wrong``: the
+    ``(variant, message, code)`` table of the catalogued wrong filters (mistakes.variants: a
+    variant makes the wrong output); ``mistakes``: the exercise's catalogue."""
+    messages = {code: m.message for code, m in mistakes.items()}
     got = expect_tensor(got_out, "the filtered logits")
     expect_like(got, x.shape, x.dtype)
     xd = x.double()
@@ -39,9 +49,8 @@ def judge_filter(got_out, x: torch.Tensor, keep: torch.Tensor, masks, values, me
         raise Fail("the filtered logits contain NaN.", "not_finite")
     # a known mistake is named only when it alone gives this answer (two that give the same
     # answer here are left to the generic message: it must not name a cause the code lacks)
-    found = [c for m, c in masks if m is not None and m.shape == keep.shape
-             and same(xd.masked_fill(~m, -math.inf))]  # fmt: skip
-    found += [c for v, c in values if v.shape == xd.shape and same(v)]
+    found = [v[2] for v in wrong if (out := _output(v[0])) is not None and out.shape == xd.shape
+             and same(out)]  # fmt: skip
     heads = slips(found, messages, most=3)
     if same(xd):  # what many slips give (a mask never applied, a filter that keeps all)
         raise Fail(

@@ -125,82 +125,27 @@ def temperature64(logits: torch.Tensor, temperature: float) -> torch.Tensor:
     return scaled.softmax(-1)
 
 
-def top_k_keep(logits: torch.Tensor, k: int, *, variant: str = "right") -> torch.Tensor:
-    """Which logits top-k keeps (bool, the logits' shape): every logit >= the k-th largest of
-    its row (ties with it stay); all of them when k >= the vocabulary.
-
-    Wrong variants: "strict" (> the k-th: k - 1 kept), "k_plus_one", "smallest", "exactly_k"
-    (the indices of topk: a tie at the k-th value cut), "wrong_dim" (over dim 0),
-    "kth_smallest" (every logit >= the k-th smallest: torch.kthvalue, or an ascending sort's
-    [k - 1]), "whole_batch" (one threshold, the k-th largest of all the logits), "not_column"
-    (the k-th largest of each row as shape (...,), broadcast along the vocabulary: None where
-    the shapes do not broadcast).
-    """
+def top_k64(logits: torch.Tensor, k: int) -> torch.Tensor:
+    """Top-k filtering in float64: every logit below the k-th largest of its row set to -inf
+    (ties with it stay); all of them kept when k >= the vocabulary. The catalogue's wrong
+    programs are edits of it (exercises/07b/catalogue.py)."""
     x = logits.double()
-    if variant == "kth_smallest":
-        kk = min(k, x.size(-1))
-        return x >= x.kthvalue(kk, dim=-1, keepdim=True).values
-    if variant == "whole_batch":
-        return x >= x.flatten().topk(min(k, x.numel())).values[-1]
-    if variant == "not_column":
-        kth = x.topk(min(k, x.size(-1)), dim=-1).values[..., -1]
-        try:
-            torch.broadcast_shapes(x.shape, kth.shape)
-        except RuntimeError:
-            return None
-        keep = x >= kth
-        return keep if keep.shape == x.shape else None
-    dim = 0 if variant == "wrong_dim" else -1
-    n = x.size(dim)
-    kk = min(k + 1 if variant == "k_plus_one" else k, n)
-    largest = variant != "smallest"
-    values, indices = x.topk(kk, dim=dim, largest=largest)
-    if variant == "exactly_k":
-        return torch.zeros_like(x, dtype=torch.bool).scatter(dim, indices, True)
-    kth = values.narrow(dim, kk - 1, 1)
-    if variant == "strict":
-        return x > kth
-    return x >= kth if largest else x <= kth
+    kk = min(k, x.size(-1))
+    kth = x.topk(kk, dim=-1).values[..., -1:]  # (..., 1): the k-th largest of each row
+    return x.masked_fill(x < kth, -math.inf)
 
 
-def top_p_keep(logits: torch.Tensor, p: float, *, variant: str = "right") -> torch.Tensor:
-    """Which logits top-p keeps: sorted by probability, every token whose preceding tokens'
-    probability is below p (the smallest set that reaches p, the token crossing p included).
-
-    Wrong variants: "drops_crossing" (only the tokens before the crossing one), "inverted",
-    "on_logits" (cumulative sum of the sorted logits), "wrong_dim" (softmax and sort over dim 0),
-    "strict" (removed when the mass before is > p: one token too many when it equals p),
-    "ascending" (sorted ascending, the least likely summed first), "no_sort" (summed in the
-    vocabulary's order), "mask_not_unsorted" (the mask in sorted order applied to the logits in
-    their own order), "softmax_dim" (the sorted logits' softmax over dim 0).
-    """
+def top_p64(logits: torch.Tensor, p: float) -> torch.Tensor:
+    """Top-p filtering in float64: sorted by probability, every token whose preceding tokens'
+    probability reaches p set to -inf (the smallest set that reaches p is kept, the token
+    crossing p included). The catalogue's wrong programs are edits of it."""
     x = logits.double()
-    if variant == "no_sort":
-        probs = x.softmax(-1)
-        return probs.cumsum(-1) - probs < p
-    dim = 0 if variant == "wrong_dim" else -1
-    sorted_x, idx = x.sort(dim=dim, descending=variant != "ascending")
-    probs = sorted_x if variant == "on_logits" else sorted_x.softmax(dim)
-    if variant == "softmax_dim":  # sorted right, the softmax across the rows
-        probs = sorted_x.softmax(0)
-    cum = probs.cumsum(dim)
-    keep_sorted = (cum <= p) if variant == "drops_crossing" else (cum - probs < p)
-    if variant == "strict":
-        keep_sorted = cum - probs <= p
-    if variant == "mask_not_unsorted":
-        return keep_sorted
-    if variant == "inverted":
-        keep_sorted = ~keep_sorted
-    return torch.zeros_like(keep_sorted).scatter(dim, idx, keep_sorted)
-
-
-def top_p_sorted_variants(logits: torch.Tensor, p: float) -> dict[str, torch.Tensor]:
-    """The right filter left in sorted order, and put back with gather instead of scatter."""
-    x = logits.double()
-    sorted_x, idx = x.sort(dim=-1, descending=True)
+    sorted_x, idx = x.sort(dim=-1, descending=True)  # the most likely first
     probs = sorted_x.softmax(-1)
-    kept = sorted_x.masked_fill(probs.cumsum(-1) - probs >= p, -math.inf)
-    return {"not_unsorted": kept, "gather_not_scatter": kept.gather(-1, idx)}
+    cum = probs.cumsum(-1)
+    remove = cum - probs >= p  # the mass before the token already reaches p
+    kept = sorted_x.masked_fill(remove, -math.inf)
+    return x.scatter(-1, idx, kept)  # each logit back at its token's place
 
 
 def far_from_p(logits: torch.Tensor, p: float, margin: float = 0.02) -> bool:
