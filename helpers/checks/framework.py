@@ -90,6 +90,10 @@ class Exercise:
     # as the package loads), and the float64 reference whose edits are their wrong programs
     mistakes: dict = {}
     reference64: Callable | None = None
+    # where the learner's function has another form than reference64 (it scales p.grad in
+    # place, say): a function that makes a learner's function of reference64 or of one of its
+    # wrong programs (the generated tests run it through check())
+    learner: Callable | None = None
 
     def grading_probes(self, gen: torch.Generator) -> Iterable[Probe]:
         """Probes for ``python -m helpers grade`` (made from the grader's secret seed).

@@ -30,6 +30,11 @@ def as_learner(fn):
     return candidate
 
 
+def learner_of(ex, fn):
+    """``fn`` as the learner's function: the exercise's own ``learner`` form, else as_learner."""
+    return ex.learner(fn) if ex.learner else as_learner(fn)
+
+
 def _cpu(x):
     return x.cpu() if isinstance(x, torch.Tensor) else x
 
@@ -54,7 +59,7 @@ def test_a_catalogued_mistake_is_named_by_its_code(run_check, exercise, code, sp
     output, listed among them (framework.slips: a case that several known mistakes explain
     alike names none of them; the edit search may then name the edit)."""
     ex = EXERCISES[exercise]
-    r = run_check(exercise, as_learner(program(ex.reference64, spec)))
+    r = run_check(exercise, learner_of(ex, program(ex.reference64, spec)))
     head = ex.mistakes[code].message.split(": ")[0]
     listed = "slips" in r.messages[0] and head in r.messages[0]
     assert not r.passed and (r.mistake == f"{exercise}/{code}" or listed), (r.mistake, r.messages)
@@ -62,7 +67,8 @@ def test_a_catalogued_mistake_is_named_by_its_code(run_check, exercise, code, sp
 
 @pytest.mark.parametrize("exercise", [i for i, ex in EXERCISES.items() if ex.mistakes])
 def test_the_reference_the_catalogue_edits_passes(run_check, exercise):
-    r = run_check(exercise, as_learner(EXERCISES[exercise].reference64))
+    ex = EXERCISES[exercise]
+    r = run_check(exercise, learner_of(ex, ex.reference64))
     assert r.passed, r.messages
 
 

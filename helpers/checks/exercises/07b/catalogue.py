@@ -208,4 +208,66 @@ CATALOGUE = {
             "wrong": "return x.scatter(-1, idx, kept) -> return kept.gather(-1, idx)",
         },
     },
+    "07b.clip_grad_norm": {  # edits of reference.clip64
+        "per_parameter": {
+            "message": "each gradient is clipped by its own norm: the norm is global, one number "
+            "for all the gradients together (the root of the sum of every gradient's squares), "
+            "and when it exceeds max_norm every gradient is scaled by the same max_norm / (total "
+            "+ 1e-6), which keeps the direction of the whole step.",
+            "wrong": "gs = [g * coef for g in gs] -> "
+            "gs = [g * (max_norm / (g.norm() + 1e-6)) if g.norm() > max_norm else g for g in gs]",
+        },
+        "scales_up": {
+            "message": "the gradients are scaled though their norm is below max_norm: small "
+            "gradients grew to max_norm. Scale only when total > max_norm; below it, leave them "
+            "as they are.",
+            "wrong": "if total > max_norm: -> if True:",
+        },
+        "inverted": {
+            "message": "the gradients are scaled by total / max_norm, which makes a large "
+            "gradient larger: the factor is max_norm / (total + 1e-6).",
+            "wrong": "coef = max_norm / (total + 1e-6) -> coef = (total + 1e-6) / max_norm",
+        },
+        "multiplied": {
+            "message": "the gradients are scaled by max_norm * total, which makes a large "
+            "gradient larger: divide, the factor is max_norm / (total + 1e-6).",
+            "wrong": "coef = max_norm / (total + 1e-6) -> coef = max_norm * (total + 1e-6)",
+        },
+        # max_norm = 1: the two above give the same gradients, so neither is named (the judge
+        # says this one with inverted's program)
+        "scaled_by_total": {
+            "message": "the gradients are scaled by total (+ 1e-6), which makes a large gradient "
+            "larger: with max_norm = 1 here, total / max_norm gives this, and max_norm * total "
+            "too. The factor is max_norm / (total + 1e-6).",
+        },
+        "not_written_back": {
+            "message": "the norm is above max_norm but the gradients are unchanged: nothing "
+            "scaled p.grad (a scaling left out, a factor of 1, or a local `g = g * coef`, which "
+            "makes a new tensor and leaves p.grad as it was). Scale p.grad itself, "
+            "p.grad.mul_(coef) (or p.grad = p.grad * coef).",
+            "wrong": "if total > max_norm: -> if False:",
+        },
+        # the learner's own loop read a generator twice: said from what the judge sees
+        "generator_consumed": {
+            "message": "with `parameters` a generator, as model.parameters() is, {what}: a "
+            "generator can be read once, and the second loop over it finds nothing. Make it a "
+            "list first, parameters = list(parameters).",
+        },
+        "norm_after": {
+            "message": "the returned norm is the one after clipping (max_norm when it clipped): "
+            "return the norm before clipping, which the training loop records to see how often "
+            "clipping acts.",
+            "wrong": "return total, gs -> return total.clamp(max=max_norm), gs",
+        },
+        "sum_of_norms": {
+            "message": "the returned norm is the sum of the gradients' norms: the global norm is "
+            "the root of the sum of squares, sqrt(sum over p of (p.grad ** 2).sum()), the norm "
+            "of all the gradients as one long vector.",
+            "wrong": "return total, gs -> return sum(g.norm() for g in gs), gs",
+        },
+        "no_sqrt": {
+            "message": "the returned norm is the sum of squares, without its square root.",
+            "wrong": "return total, gs -> return total**2, gs",
+        },
+    },
 }

@@ -4,39 +4,9 @@ from __future__ import annotations
 
 import torch
 
-from ...framework import Exercise, Fail, Probe, expect_close, expect_tensor, named, randn, register
-from .reference import clip64
-
-CLIP_MISTAKES = {
-    "per_parameter": "each gradient is clipped by its own norm: the norm is global, one number "
-    "for all the gradients together (the root of the sum of every gradient's squares), and "
-    "when it exceeds max_norm every gradient is scaled by the same max_norm / (total + 1e-6), "
-    "which keeps the direction of the whole step.",
-    "scales_up": "the gradients are scaled though their norm is below max_norm: small gradients "
-    "grew to max_norm. Scale only when total > max_norm; below it, leave them as they are.",
-    "inverted": "the gradients are scaled by total / max_norm, which makes a large gradient "
-    "larger: the factor is max_norm / (total + 1e-6).",
-    "multiplied": "the gradients are scaled by max_norm * total, which makes a large gradient "
-    "larger: divide, the factor is max_norm / (total + 1e-6).",
-    # max_norm = 1: the two above give the same gradients, so neither is named
-    "scaled_by_total": "the gradients are scaled by total (+ 1e-6), which makes a large "
-    "gradient larger: with max_norm = 1 here, total / max_norm gives this, and max_norm * total "
-    "too. The factor is max_norm / (total + 1e-6).",
-    "not_written_back": "the norm is above max_norm but the gradients are unchanged: nothing "
-    "scaled p.grad (a scaling left out, a factor of 1, or a local `g = g * coef`, which makes "
-    "a new tensor and leaves p.grad as it was). Scale p.grad itself, p.grad.mul_(coef) (or "
-    "p.grad = p.grad * coef).",
-    "generator_consumed": "with `parameters` a generator, as model.parameters() is, {what}: a "
-    "generator can be read once, and the second loop over it finds nothing. Make it a list "
-    "first, parameters = list(parameters).",
-    "norm_after": "the returned norm is the one after clipping (max_norm when it clipped): "
-    "return the norm before clipping, which the training loop records to see how often "
-    "clipping acts.",
-    "sum_of_norms": "the returned norm is the sum of the gradients' norms: the global norm is "
-    "the root of the sum of squares, sqrt(sum over p of (p.grad ** 2).sum()), the norm of all "
-    "the gradients as one long vector.",
-    "no_sqrt": "the returned norm is the sum of squares, without its square root.",
-}
+from ...framework import Exercise, Fail, Probe, expect_close, expect_tensor, randn, register
+from ...mistakes import variants
+from .reference import clip64, clip_as_learner
 
 
 def _clip_case(gen, norms, shapes, dtype=torch.float32, none_at=()):
@@ -54,6 +24,8 @@ class ClipGradNormCheck(Exercise):
     id = "07b.clip_grad_norm"
     title = "gradient clipping by the global norm"
     points = 2.0
+    reference64 = staticmethod(clip64)
+    learner = staticmethod(clip_as_learner)
     forbid = tuple(
         f"torch.nn.utils.{name}"
         for name in (
@@ -129,39 +101,36 @@ class ClipGradNormCheck(Exercise):
                 "wrong_shape",
             )
         total, ref = clip64(grads, max_norm)
-        after = min(total, torch.tensor(max_norm, dtype=torch.float64))
-        norms = [g.double().norm() for g in grads if g is not None]
-        variants = {"norm_after": after, "sum_of_norms": sum(norms), "no_sqrt": total**2}
-        if generator:
-            variants = {"generator_consumed": torch.zeros((), dtype=torch.float64), **variants}
-        fields = {"what": "the norm is 0 (the gradients were read by an earlier loop)"}
+        catalogue = self.mistakes
+
+        def wrong(pick, codes=None, **fields):
+            return variants(catalogue, clip64, (grads, max_norm), pick=pick, codes=codes,
+                            fields=fields)  # fmt: skip
+
+        zero = torch.zeros((), dtype=torch.float64)  # a generator read before: nothing summed
+        what = "the norm is 0 (the gradients were read by an earlier loop)"
+        consumed = [(zero, catalogue["generator_consumed"].say(what=what), "generator_consumed")]
         expect_close(  # one number: no factor or offset claimed (properties.diagnose)
             value.reshape(()),
             total,
             "the returned norm",
-            mistakes=named(CLIP_MISTAKES, fields, **variants),
+            mistakes=(consumed if generator else []) + wrong(lambda o: o[0]),
         )
         dtype = next(g.dtype for g in grads if g is not None)
         got = torch.cat([g.flatten() for g in out["grads"] if g is not None]).to(dtype)
 
-        def flat(variant: str = "right") -> torch.Tensor:
-            return torch.cat([g.flatten() for g in clip64(grads, max_norm, variant=variant)[1]])
+        def flat(o):
+            return torch.cat([g.flatten() for g in o[1]])
 
-        variants = {v: (lambda v=v: flat(v)) for v in ("per_parameter", "scales_up")}
-        unchanged = torch.cat([g.double().flatten() for g in grads if g is not None])
-        if total > max_norm:
-            # the factor upside down, or max_norm times total: the same when max_norm = 1
-            flipped = {
-                "inverted": lambda: flat("inverted"),
-                "multiplied": lambda: unchanged * max_norm * (total + 1e-6),
-            }
-            variants |= {"scaled_by_total": flat("inverted")} if max_norm == 1.0 else flipped
-            # unchanged gradients: not scaled, or scaled where no one sees it
-            variants["generator_consumed" if generator else "not_written_back"] = unchanged
-        fields = {"what": "the gradients were not scaled (the loop that scales them found none)"}
-        expect_close(
-            got,
-            flat(),
-            "the gradients after clipping",
-            mistakes=named(CLIP_MISTAKES, fields, **variants),
-        )
+        # max_norm = 1: the factor upside down and max_norm times total are the same, said so
+        flipped = ("inverted", "multiplied") if max_norm != 1.0 else ()
+        table = wrong(flat, ("per_parameter", "scales_up") + flipped + ("not_written_back",))
+        if max_norm == 1.0:
+            inverted = wrong(flat, ("inverted",))[0][0]
+            table.append((inverted, catalogue["scaled_by_total"].message, "scaled_by_total"))
+        if generator:  # unchanged gradients: the loop that scales them found none
+            what = "the gradients were not scaled (the loop that scales them found none)"
+            said = catalogue["generator_consumed"].say(what=what)
+            table = [(v, said, "generator_consumed") if code == "not_written_back" else
+                     (v, m, code) for v, m, code in table]  # fmt: skip
+        expect_close(got, flat((total, ref)), "the gradients after clipping", mistakes=table)

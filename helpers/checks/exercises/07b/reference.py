@@ -158,26 +158,27 @@ def far_from_p(logits: torch.Tensor, p: float, margin: float = 0.02) -> bool:
 # --------------------------------------------------------------------------- gradient clipping
 
 
-def clip64(grads: list, max_norm: float, *, variant: str = "right") -> tuple:
+def clip64(grads: list, max_norm: float) -> tuple:
     """(the norm before clipping, the gradients after) in float64, None gradients skipped: the
     global L2 norm of all gradients, and each scaled by max_norm / (norm + 1e-6) when the norm
-    exceeds max_norm.
-
-    Wrong variants: "per_parameter" (each gradient clipped by its own norm), "scales_up" (scaled
-    whatever the norm: small gradients grow to max_norm), "inverted" (scaled by (norm + 1e-6) /
-    max_norm).
-    """
+    exceeds max_norm. The catalogue's wrong programs are edits of it."""
     gs = [g.double() for g in grads if g is not None]
     total = torch.sqrt(sum((g * g).sum() for g in gs))  # the check's cases have a gradient
-    if variant == "per_parameter":
-        out = []
-        for g in gs:
-            n = g.norm()
-            out.append(g * (max_norm / (n + 1e-6)) if n > max_norm else g)
-        return total, out
     coef = max_norm / (total + 1e-6)
-    if variant == "inverted":
-        coef = 1 / coef
-    if total > max_norm or variant == "scales_up":
-        return total, [g * coef for g in gs]
+    if total > max_norm:
+        gs = [g * coef for g in gs]
     return total, gs
+
+
+def clip_as_learner(program):
+    """``program`` (clip64, or a wrong program made of it) as a learner's clip_grad_norm: it
+    scales each ``p.grad`` in place and returns the norm in the gradients' dtype."""
+
+    def clip_grad_norm(parameters, max_norm):
+        params = [p for p in parameters if p.grad is not None]
+        total, grads = program([p.grad.cpu() for p in params], max_norm)
+        for p, g in zip(params, grads):
+            p.grad.copy_(g)
+        return total.to(params[0].grad.dtype).to(params[0].grad.device)
+
+    return clip_grad_norm
