@@ -94,6 +94,9 @@ class Exercise:
     # place, say): a function that makes a learner's function of reference64 or of one of its
     # wrong programs (the generated tests run it through check())
     learner: Callable | None = None
+    # what the text of an exception the candidate raised says of its mistake: (words, message,
+    # code) rows; the first whose words all appear in the error (any case) is the Fail
+    errors: tuple[tuple[tuple[str, ...], str, str], ...] = ()
 
     def grading_probes(self, gen: torch.Generator) -> Iterable[Probe]:
         """Probes for ``python -m helpers grade`` (made from the grader's secret seed).
@@ -121,11 +124,20 @@ class Exercise:
     def explain_error(self, probe: Probe, error: str) -> Fail | None:
         """A :class:`Fail` that names the mistake behind an exception the candidate raised
         (``error`` is the runner's message, with the learner's line), or None to report it
-        as it is."""
-        return None
+        as it is: by default the first row of :attr:`errors` whose words the error holds."""
+        return error_fail(self.errors, error)
 
     def __repr__(self) -> str:
         return f"<Exercise {self.id}: {self.title} ({self.points:g} points)>"
+
+
+def error_fail(rows, error: str) -> Fail | None:
+    """The Fail of the first ``(words, message, code)`` row whose words all appear in
+    ``error`` (any case): the message, then the error as the runner said it."""
+    for words, message, code in rows:
+        if all(w.lower() in error.lower() for w in words):
+            return Fail(f"{message}\n   {error}", code)
+    return None
 
 
 def register(cls: type[Exercise]) -> type[Exercise]:

@@ -78,6 +78,14 @@ class SoftmaxCheck(Exercise):
     id = "01.softmax"
     title = "numerically stable softmax"
     points = 2.0
+    errors = (
+        (
+            ("Dimension out of range",),
+            "your code uses a dim the input does not have: reduce along the `dim` argument (x "
+            "may be 1-D, dim=-1 by default).",
+            "wrong_dim",
+        ),
+    )
     forbid = (
         *(f"{m}.{f}" for m in ("torch", "torch.nn.functional", "torch.Tensor", "torch.special")
           for f in ("softmax", "log_softmax")),
@@ -114,13 +122,7 @@ class SoftmaxCheck(Exercise):
             if "sum" in line or "/" in line:  # dividing by the sums, else subtracting the max
                 return Fail(SUM_KEEPDIM + "\n   " + error, "sum_without_keepdim")
             return Fail(MAX_KEEPDIM + "\n   " + error, "max_without_keepdim")
-        if "Dimension out of range" in error:
-            return Fail(
-                "your code uses a dim the input does not have: reduce along the `dim` argument "
-                "(x may be 1-D, dim=-1 by default).\n   " + error,
-                "wrong_dim",
-            )
-        return ambiguous_bool(error)
+        return super().explain_error(probe, error) or ambiguous_bool(error)
 
     def judge(self, probe, out):
         (x,) = probe.args

@@ -70,6 +70,14 @@ class SoftmaxBackwardCheck(Exercise):
     title = "the softmax's backward pass, by hand"
     points = 2.0
     forbid = FORBID
+    errors = (
+        (
+            ("Dimension out of range",),
+            "your code uses a dim the input does not have: sum along the `dim` argument (y may "
+            "be 1-D, dim=-1 by default).",
+            "wrong_dim",
+        ),
+    )
 
     def probes(self, gen):
         y = softmax64(torch.tensor([1.0, 2.0, 3.0]), -1).float()
@@ -85,13 +93,7 @@ class SoftmaxBackwardCheck(Exercise):
         dim = probe.kwargs.get("dim", -1)
         if same_error(error, lambda: y * (g - (g * y).sum(dim=dim))):
             return Fail(SUM_KEEPDIM + "\n   " + error, "sum_without_keepdim")
-        if "Dimension out of range" in error:
-            return Fail(
-                "your code uses a dim the input does not have: sum along the `dim` argument "
-                "(y may be 1-D, dim=-1 by default).\n   " + error,
-                "wrong_dim",
-            )
-        return ambiguous_bool(error)
+        return super().explain_error(probe, error) or ambiguous_bool(error)
 
     def judge(self, probe, out):
         y, g = probe.args

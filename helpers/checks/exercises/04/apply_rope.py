@@ -168,23 +168,22 @@ class ApplyRopeCheck(Exercise):
     id = "04.apply_rope"
     title = "rotary position embedding"
     points = 2.0
+    errors = tuple(
+        (
+            (words,),
+            "two tensors of the rotation do not broadcast (the error below): the angles are (T, "
+            "d // 2), positions along dim -2 (T = x.size(-2)) and the d // 2 frequencies along "
+            "the last dim, and they multiply the pair halves x[..., 0::2] and x[..., 1::2], "
+            "(..., T, d // 2) each, whatever the leading dims. Check the shapes of both.",
+            "angles_shape",
+        )
+        for words in ("must match the size of tensor", "shape mismatch")
+    )
 
     def probes(self, gen):
         for name, shape, base, dtype in CASES:
             kwargs = {} if base == 10000.0 else {"base": base}
             yield Probe(name, (randn(*shape, generator=gen, dtype=dtype),), kwargs)
-
-    def explain_error(self, probe, error):
-        if "must match the size of tensor" in error or "shape mismatch" in error:
-            return Fail(
-                "two tensors of the rotation do not broadcast (the error below): the angles "
-                "are (T, d // 2), positions along dim -2 (T = x.size(-2)) and the d // 2 "
-                "frequencies along the last dim, and they multiply the pair halves x[..., 0::2] "
-                "and x[..., 1::2], (..., T, d // 2) each, whatever the leading dims. Check the "
-                "shapes of both.\n   " + error,
-                "angles_shape",
-            )
-        return None
 
     def judge(self, probe, out):
         (x,) = probe.args

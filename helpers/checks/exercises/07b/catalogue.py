@@ -270,4 +270,46 @@ CATALOGUE = {
             "wrong": "return total, gs -> return total**2, gs",
         },
     },
+    # what the kernel found wrong with the saved file (save_checkpoint.PROBLEMS): said, not
+    # recomputed
+    "07b.save_checkpoint": {
+        "no_file": {
+            "message": "nothing was written at `path` (the folder holds {found}): "
+            "torch.save(checkpoint, path), with the path you are given.",
+        },
+        "pickled_objects": {
+            "message": "torch.load(path, weights_only=True) refuses the file, which holds "
+            "{held}: objects were pickled (the model, the optimizer), which only "
+            "weights_only=False reads, and it runs whatever code the file names. Save the "
+            "state_dict()s: {{'model': model.state_dict(), 'optimizer': optimizer.state_dict(), "
+            "'step': step}}.",
+        },
+        "not_a_dict": {
+            "message": "the file holds a {kind}: save one dict, {{'model': model.state_dict(), "
+            "'optimizer': optimizer.state_dict(), 'step': step}}.",
+        },
+        "no_optimizer": {
+            "message": "the checkpoint has no 'optimizer' (its keys: {keys}): without AdamW's "
+            "state (two running averages per parameter, its step count) the resumed run differs "
+            "from its second step on. Save optimizer.state_dict() under 'optimizer'.",
+        },
+        "step_lost": {
+            "message": "the checkpoint has no 'step' (its keys: {keys}): the step fixes the "
+            "learning rate and the batches of the resumed run. Save it under 'step'.",
+        },
+        "wrong_keys": {
+            "message": "the checkpoint's keys are {keys}: the course's load reads 'model', "
+            "'optimizer' and 'step' (model.state_dict(), optimizer.state_dict(), the step).",
+        },
+        "model_not_a_state_dict": {
+            "message": "model.load_state_dict(checkpoint['model']) fails on what was saved: save "
+            "model.state_dict() there, every parameter and buffer by name (parameters() and "
+            "named_parameters() leave out the buffers, such as a batch norm's running "
+            "statistics).\n   {error}",
+        },
+        "optimizer_not_a_state_dict": {
+            "message": "optimizer.load_state_dict(checkpoint['optimizer']) fails on what was "
+            "saved: save optimizer.state_dict() there.\n   {error}",
+        },
+    },
 }

@@ -26,6 +26,15 @@ class ClipGradNormCheck(Exercise):
     points = 2.0
     reference64 = staticmethod(clip64)
     learner = staticmethod(clip_as_learner)
+    errors = (
+        (
+            ("NoneType",),
+            "a parameter without a gradient (p.grad is None: it took no part in the loss, or it "
+            "is frozen) made your code fail: skip it, `if p.grad is None: continue` (or keep "
+            "[p for p in parameters if p.grad is not None]).",
+            "none_grad",
+        ),
+    )
     forbid = tuple(
         f"torch.nn.utils.{name}"
         for name in (
@@ -57,16 +66,6 @@ class ClipGradNormCheck(Exercise):
         for name, norms, shp, max_norm, opts, kwargs in cases:
             values, grads = _clip_case(gen, norms, shp, **opts)
             yield Probe(name, args=(values, grads, max_norm), kwargs=kwargs, runner="clip_grad")
-
-    def explain_error(self, probe, error):
-        if "NoneType" in error:
-            return Fail(
-                "a parameter without a gradient (p.grad is None: it took no part in the loss, or "
-                "it is frozen) made your code fail: skip it, `if p.grad is None: continue` (or "
-                "keep [p for p in parameters if p.grad is not None]).\n   " + error,
-                "none_grad",
-            )
-        return None
 
     def judge(self, probe, out):
         values, grads, max_norm = probe.args

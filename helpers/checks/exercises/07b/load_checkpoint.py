@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import torch
 
-from ...framework import Exercise, Fail, register
+from ...framework import Exercise, register
 from .checkpoints import (
     _step_fail,
     checkpoint_probes,
     judge_resume,
 )
 
-LOAD_ERRORS = [  # (words of the error, message, code)
+LOAD_ERRORS = (  # (words of the error, message, code)
     (
         ('"state", "param_groups"', "Unexpected key(s)"),
         "model.load_state_dict got the optimizer's state (its keys are 'state' and "
@@ -32,7 +32,7 @@ LOAD_ERRORS = [  # (words of the error, message, code)
         "model's state.",
         "whole_checkpoint",
     ),
-]
+)
 
 
 @register
@@ -40,15 +40,10 @@ class LoadCheckpointCheck(Exercise):
     id = "07b.load_checkpoint"
     title = "load a checkpoint and resume"
     points = 3.0
+    errors = LOAD_ERRORS
 
     def probes(self, gen):
         return checkpoint_probes(gen, "load")
-
-    def explain_error(self, probe, error):
-        for words, message, code in LOAD_ERRORS:
-            if all(w in error for w in words):
-                return Fail(f"{message}\n   {error}", code)
-        return None
 
     def judge(self, probe, out):
         at = probe.kwargs["save_at"]
