@@ -113,3 +113,16 @@ def variants(
         for m in chosen
         for spec in m.wrong
     ]
+
+
+def outputs(mistakes: dict[str, Mistake], reference: Callable, args: tuple) -> dict[str, list]:
+    """code -> the outputs of its wrong programs on ``args`` (a program that raises on them is
+    left out), for the judges that compare exactly (a str, a list of ids)."""
+    found: dict[str, list] = {}
+    for m in mistakes.values():
+        for spec in m.wrong:
+            try:
+                found.setdefault(m.code, []).append(program(reference, spec)(*args))
+            except Exception:  # the mistake does not apply to this case
+                continue
+    return found

@@ -3,6 +3,99 @@ mistake's code, its message, and the wrong program, an edit of the check's float
 (``"OLD -> NEW"``) or the wrong code itself."""
 
 CATALOGUE = {
+    "07b.encode": {  # edits of reference.encode64
+        "one_based": {
+            "message": "the ids start at 1: the id of a character is its index in `vocab`, from "
+            "0 (vocab[0] has id 0).",
+            "wrong": "vocab.index(c) -> vocab.index(c) + 1",
+        },
+        "own_vocab": {
+            "message": "the ids come from the text's own characters (sorted(set(text))), not "
+            "from `vocab`: a text that lacks some characters of the vocabulary gets other ids. "
+            "Use vocab.index(c) (or a dict built once from `vocab`).",
+            "wrong": "vocab.index(c) -> ''.join(sorted(set(text))).index(c)",
+        },
+        "code_point": {
+            "message": "the ids are the characters' Unicode code points (ord(c)): the id of a "
+            "character is its index in `vocab`, vocab.index(c) (or a dict built once from "
+            "`vocab`).",
+            "wrong": "vocab.index(c) -> ord(c)",
+        },
+        "sorted_vocab": {
+            "message": "the ids are indices in sorted(vocab): the id of a character is its index "
+            "in `vocab` as given, and a vocab need not be sorted (this one is not), "
+            "vocab.index(c).",
+            "wrong": "vocab.index(c) -> ''.join(sorted(vocab)).index(c)",
+        },
+        "strips_text": {
+            "message": "the text was stripped (text.strip()): its leading and trailing "
+            "whitespace (spaces, newlines) are characters too, each gets an id; there are "
+            "len(text) ids.",
+            "wrong": "for c in text] -> for c in text.strip()]",
+        },
+        "wrong_order": {
+            "message": "the ids follow another order of the characters than vocab's (a "
+            "set(vocab), say, has an order of its own): the id of a character is its index in "
+            "`vocab`, the string as given, vocab.index(c) or {{ch: i for i, ch in "
+            "enumerate(vocab)}}.",
+            "example": "vocab.index(c) -> vocab[::-1].index(c)",
+        },
+        "empty_text": {
+            "message": "the empty text raised {error}: an empty text has no ids, the answer is "
+            "an empty LongTensor of shape (0,), torch.tensor([], dtype=torch.long).{stack}",
+            "example": "return torch.tensor(ids, dtype=torch.long) -> "
+            "return torch.stack([torch.tensor(i) for i in ids])",
+        },
+    },
+    "07b.decode": {  # edits of reference.decode64
+        "separator": {
+            "message": "the characters are joined with {sep!r} between them: join them with "
+            "nothing, ''.join(...).",
+            "example": 'return "".join(chars) -> return " ".join(chars)',
+        },
+        "one_based": {
+            "message": "each id is read one place off: id i is vocab[i], the ids start at 0.",
+            "wrong": [
+                "vocab[i] for i in ids -> vocab[(i - 1) % len(vocab)] for i in ids",
+                "vocab[i] for i in ids -> vocab[(i + 1) % len(vocab)] for i in ids",
+            ],
+        },
+        "strips_text": {
+            "message": "the decoded text is stripped (.strip()): leading and trailing spaces and "
+            "newlines are characters of the text too, and decode is the inverse of encode: keep "
+            "every character.",
+            "wrong": 'return "".join(chars) -> return "".join(chars).strip()',
+        },
+        "code_point": {
+            "message": "chr(i) is the Unicode character with code point i, not the "
+            "vocabulary's: id i is vocab[i], the character at index i in vocab.",
+            "wrong": "vocab[i] for i in ids -> chr(i) for i in ids",
+        },
+        "unique": {
+            "message": "each id is decoded once (torch.unique, or a set): repeated ids are "
+            "dropped and the order is lost. Decode every id, in the order given.",
+            "wrong": [
+                "vocab[i] for i in ids] -> vocab[i] for i in sorted(set(ids))]",
+                "vocab[i] for i in ids] -> vocab[i] for i in dict.fromkeys(ids)]",
+            ],
+        },
+        "sorted_vocab": {
+            "message": "the ids are looked up in sorted(vocab): look each id up in vocab as "
+            "given, vocab[i] (this vocab is not sorted; the notebook's happens to be).",
+            "wrong": "vocab[i] for i in ids -> ''.join(sorted(vocab))[i] for i in ids",
+        },
+        "skips_zero": {
+            "message": "id 0 is skipped, as if it were padding: it is vocab[0] ({zero!r} here), "
+            "the first character of the vocabulary. Decode every id.",
+            "wrong": "vocab[i] for i in ids] -> vocab[i] for i in ids if i != 0]",
+        },
+        "list_input": {
+            "message": "ids is a plain Python list of ints here (decode takes a 1-D tensor or a "
+            "list), and a list has no .{attr}: iterate over ids directly, int(i) turns a 0-d "
+            "tensor or an int into an int.",
+            "example": "int(i) for i in ids] -> int(i) for i in ids.tolist()]",
+        },
+    },
     "07b.temperature_probs": {  # edits of reference.temperature64
         "multiplied": {
             "message": "the logits are multiplied by the temperature: divide them, "

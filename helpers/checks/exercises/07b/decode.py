@@ -7,28 +7,9 @@ import re
 import torch
 
 from ...framework import Exercise, Fail, Probe, randint, register
-from .reference import decode64, decode_variants, encode64
+from ...mistakes import outputs
+from .reference import decode64, encode64
 from .vocab import VOCAB, _unsorted, only
-
-DECODE_MISTAKES = {
-    "separator": "the characters are joined with {sep!r} between them: join them with nothing, "
-    "''.join(...).",
-    "one_based": "each id is read one place off: id i is vocab[i], the ids start at 0.",
-    "strips_text": "the decoded text is stripped (.strip()): leading and trailing spaces and "
-    "newlines are characters of the text too, and decode is the inverse of encode: keep every "
-    "character.",
-    "code_point": "chr(i) is the Unicode character with code point i, not the vocabulary's: id "
-    "i is vocab[i], the character at index i in vocab.",
-    "unique": "each id is decoded once (torch.unique, or a set): repeated ids are dropped and "
-    "the order is lost. Decode every id, in the order given.",
-    "sorted_vocab": "the ids are looked up in sorted(vocab): look each id up in vocab as given, "
-    "vocab[i] (this vocab is not sorted; the notebook's happens to be).",
-    "skips_zero": "id 0 is skipped, as if it were padding: it is vocab[0] ({zero!r} here), the "
-    "first character of the vocabulary. Decode every id.",
-    "list_input": "ids is a plain Python list of ints here (decode takes a 1-D tensor or a "
-    "list), and a list has no .{attr}: iterate over ids directly, int(i) turns a 0-d tensor "
-    "or an int into an int.",
-}
 
 
 @register
@@ -36,6 +17,7 @@ class DecodeCheck(Exercise):
     id = "07b.decode"
     title = "decode character ids back to text"
     points = 1.0
+    reference64 = staticmethod(decode64)
 
     def probes(self, gen):
         ids = encode64("attention", VOCAB)
@@ -52,7 +34,7 @@ class DecodeCheck(Exercise):
         found = re.search(r"'list' object has no attribute '(\w+)'", error)
         if isinstance(ids, list) and found:
             attr = found.group(1) + ("()" if found.group(1) != "shape" else "")
-            return Fail(DECODE_MISTAKES["list_input"].format(attr=attr), "list_input")
+            return self.fail("list_input", attr=attr)
         return None
 
     def judge(self, probe, out):
@@ -67,11 +49,12 @@ class DecodeCheck(Exercise):
         if out == ref:
             return
         for sep in (" ", ",", ", ", "\n"):
-            if ids and out == decode64(ids, vocab, sep=sep):
-                raise Fail(DECODE_MISTAKES["separator"].format(sep=sep), "separator")
-        if ids and out in (decode64(ids, vocab, offset=1), decode64(ids, vocab, offset=-1)):
-            raise Fail(DECODE_MISTAKES["one_based"], "one_based")
-        code = only([c for c, vs in decode_variants(ids, vocab).items() if out in vs])
+            if ids and out == sep.join(ref):
+                raise self.fail("separator", sep=sep)
+        wrong = outputs(self.mistakes, decode64, (ids, vocab))
+        if ids and out in wrong.pop("one_based"):
+            raise self.fail("one_based")
+        code = only([c for c, vs in wrong.items() if out in vs])
         if code is not None:
-            raise Fail(DECODE_MISTAKES[code].format(zero=vocab[0]), code)
+            raise self.fail(code, zero=vocab[0])
         raise Fail(f"decoded {out[:60]!r}, expected {ref[:60]!r}.")

@@ -5,32 +5,13 @@ from __future__ import annotations
 import torch
 
 from ...framework import Exercise, Fail, Probe, expect_tensor, fmt_shape, randint, register
-from .reference import encode64, encode_variants
+from ...mistakes import outputs
+from .reference import encode64
 from .vocab import VOCAB, _unsorted, only
 
 
 def _text(gen: torch.Generator, n: int, vocab: str = VOCAB) -> str:
     return "".join(vocab[i] for i in randint(gen, 0, len(vocab), n).tolist())
-
-
-ENCODE_MISTAKES = {
-    "one_based": "the ids start at 1: the id of a character is its index in `vocab`, from 0 "
-    "(vocab[0] has id 0).",
-    "own_vocab": "the ids come from the text's own characters (sorted(set(text))), not from "
-    "`vocab`: a text that lacks some characters of the vocabulary gets other ids. Use "
-    "vocab.index(c) (or a dict built once from `vocab`).",
-    "code_point": "the ids are the characters' Unicode code points (ord(c)): the id of a "
-    "character is its index in `vocab`, vocab.index(c) (or a dict built once from `vocab`).",
-    "sorted_vocab": "the ids are indices in sorted(vocab): the id of a character is its index in "
-    "`vocab` as given, and a vocab need not be sorted (this one is not), vocab.index(c).",
-    "strips_text": "the text was stripped (text.strip()): its leading and trailing whitespace "
-    "(spaces, newlines) are characters too, each gets an id; there are len(text) ids.",
-    "wrong_order": "the ids follow another order of the characters than vocab's (a set(vocab), "
-    "say, has an order of its own): the id of a character is its index in `vocab`, the string "
-    "as given, vocab.index(c) or {ch: i for i, ch in enumerate(vocab)}.",
-    "empty_text": "the empty text raised {error}: an empty text has no ids, the answer is an "
-    "empty LongTensor of shape (0,), torch.tensor([], dtype=torch.long).{stack}",
-}
 
 
 def relabels(got: torch.Tensor, text: str, n: int) -> bool:
@@ -48,6 +29,7 @@ class EncodeCheck(Exercise):
     id = "07b.encode"
     title = "encode text as character ids"
     points = 1.0
+    reference64 = staticmethod(encode64)
 
     def probes(self, gen):
         cases = [("text = 'attention'", "attention", VOCAB)]
@@ -72,10 +54,10 @@ class EncodeCheck(Exercise):
             )
         got = expect_tensor(out, "the ids")
         ref = encode64(text, vocab)
-        variants = encode_variants(text, vocab)
-        stripped = variants.get("strips_text")
-        if stripped is not None and got.shape == stripped.shape and torch.equal(got, stripped):
-            raise Fail(ENCODE_MISTAKES["strips_text"], "strips_text")
+        found = outputs(self.mistakes, encode64, (text, vocab))
+        wrong = {c: [v for v in vs if not torch.equal(v, ref)] for c, vs in found.items()}
+        if any(torch.equal(got, v) for v in wrong["strips_text"]):
+            raise self.fail("strips_text")
         if tuple(got.shape) != tuple(ref.shape):
             raise Fail(
                 f"the ids have shape {fmt_shape(got.shape)}, expected {fmt_shape(ref.shape)}: one "
@@ -90,11 +72,11 @@ class EncodeCheck(Exercise):
             )
         if torch.equal(got, ref):
             return
-        code = only([c for c, v in variants.items() if torch.equal(got, v)])
+        code = only([c for c, vs in wrong.items() if any(torch.equal(got, v) for v in vs)])
         if code is None and relabels(got, text, len(vocab)):
             code = "wrong_order"
         if code is not None:
-            raise Fail(ENCODE_MISTAKES[code], code)
+            raise self.fail(code)
         first = int((got != ref).nonzero()[0, 0])
         raise Fail(
             f"character {first} ({text[first]!r}) got id {int(got[first])}, expected "
@@ -109,4 +91,4 @@ class EncodeCheck(Exercise):
             " torch.stack and torch.cat need at least one tensor." if "non-empty" in error else ""
         )
         first = error.split("\n")[0].removeprefix("your code raised ")
-        return Fail(ENCODE_MISTAKES["empty_text"].format(error=first, stack=stack), "empty_text")
+        return self.fail("empty_text", error=first, stack=stack)

@@ -1,6 +1,6 @@
-"""Notebook 07b's references: the character tokenizer, the learning-rate schedule and the
-sampling filters, each with switches that give the known wrong variants (a switch flipped is
-a mistake a learner makes; the checks name it when an answer equals that variant).
+"""Notebook 07b's float64 references: the character tokenizer, the learning-rate schedule, the
+sampling filters, gradient clipping. A reference is the correct code only; the known mistakes
+are edits of it, in exercises/07b/catalogue.py.
 """
 
 from __future__ import annotations
@@ -12,46 +12,18 @@ import torch
 # --------------------------------------------------------------------------- tokenizer
 
 
-def encode64(text: str, vocab: str, *, offset: int = 0) -> torch.Tensor:
-    """The id of each character: its index in ``vocab`` (+ ``offset``: a wrong variant)."""
-    return torch.tensor([vocab.index(c) + offset for c in text], dtype=torch.long)
+def encode64(text: str, vocab: str) -> torch.Tensor:
+    """The id of each character: its index in ``vocab`` (the catalogue's programs edit it)."""
+    ids = [vocab.index(c) for c in text]
+    return torch.tensor(ids, dtype=torch.long)
 
 
-def encode_variants(text: str, vocab: str) -> dict[str, torch.Tensor]:
-    """encode's known wrong answers for this text and vocab (only those that differ from the
-    right one here): the ids from 1, from the text's own characters, the Unicode code points,
-    the index in sorted(vocab), and the text stripped of its leading and trailing whitespace."""
-    own = "".join(sorted(set(text)))
-    out = {
-        "one_based": encode64(text, vocab, offset=1),
-        "own_vocab": encode64(text, own) if own else None,
-        "code_point": torch.tensor([ord(c) for c in text], dtype=torch.long),
-        "sorted_vocab": encode64(text, "".join(sorted(vocab))),
-        "strips_text": encode64(text.strip(), vocab),
-    }
-    ref = encode64(text, vocab)
-    return {k: v for k, v in out.items() if v is not None and not torch.equal(v, ref)}
-
-
-def decode64(ids: list[int], vocab: str, *, offset: int = 0, sep: str = "") -> str:
-    """The characters of ``ids`` joined (``sep`` between them, ids shifted by ``offset``: wrong
-    variants)."""
-    return sep.join(vocab[(i - offset) % len(vocab)] for i in ids)
-
-
-def decode_variants(ids: list[int], vocab: str) -> dict[str, str]:
-    """decode's known wrong answers (those that differ from the right one here): the text
-    stripped, chr(id) for vocab[id], each id once (torch.unique: sorted; or in the order first
-    seen), the ids looked up in sorted(vocab), id 0 skipped as if it were padding."""
-    out = {
-        "strips_text": decode64(ids, vocab).strip(),
-        "code_point": "".join(chr(i) for i in ids),
-        "unique": [decode64(sorted(set(ids)), vocab), decode64(list(dict.fromkeys(ids)), vocab)],
-        "sorted_vocab": decode64(ids, "".join(sorted(vocab))),
-        "skips_zero": decode64([i for i in ids if i != 0], vocab),
-    }
-    ref = decode64(ids, vocab)
-    return {k: [x for x in (v if isinstance(v, list) else [v]) if x != ref] for k, v in out.items()}
+def decode64(ids, vocab: str) -> str:
+    """The characters of ``ids`` (a list or a 1-D tensor) joined (the catalogue's programs
+    edit it)."""
+    ids = [int(i) for i in ids]
+    chars = [vocab[i] for i in ids]
+    return "".join(chars)
 
 
 # --------------------------------------------------------------------------- schedule
