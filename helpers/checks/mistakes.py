@@ -20,6 +20,7 @@ through ``check()`` as a learner's code and asserts its own code.
 
 from __future__ import annotations
 
+import ast
 import inspect
 import textwrap
 from collections.abc import Callable
@@ -75,15 +76,24 @@ def program(reference: Callable, spec) -> Callable:
 
 
 def _edited(reference: Callable, edits) -> str:
+    """The reference's source with the edits applied to its code (its signature and docstring
+    are left as they are: a docstring may say what the code says)."""
     source = textwrap.dedent(inspect.getsource(reference))
+    fn = ast.parse(source).body[0]
+    first = fn.body[0]
+    documented = isinstance(first, ast.Expr) and isinstance(getattr(first, "value", None),
+                                                             ast.Constant)  # fmt: skip
+    cut = (first.end_lineno if documented else first.lineno - 1) or 0
+    lines = source.splitlines(keepends=True)
+    head, code = "".join(lines[:cut]), "".join(lines[cut:])
     for edit in (edits,) if isinstance(edits, str) else edits:
         old, arrow, new = edit.partition(ARROW)
-        if not arrow or source.count(old) != 1:
+        if not arrow or code.count(old) != 1:
             raise ValueError(
                 f"the edit {edit!r} of {reference.__name__} needs its OLD once in the source"
             )
-        source = source.replace(old, new)
-    return source
+        code = code.replace(old, new)
+    return head + code
 
 
 def variants(

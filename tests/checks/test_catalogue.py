@@ -57,11 +57,13 @@ CASES = [
 def test_a_catalogued_mistake_is_named_by_its_code(run_check, exercise, code, spec):
     """Named by its code; or, where on the case it fails several catalogued slips give the same
     output, listed among them (framework.slips: a case that several known mistakes explain
-    alike names none of them; the edit search may then name the edit)."""
+    alike names none of them; the edit search may then name the edit), and no other
+    catalogued mistake named."""
     ex = EXERCISES[exercise]
     r = run_check(exercise, learner_of(ex, program(ex.reference64, spec)))
     head = ex.mistakes[code].message.split(": ")[0]
-    listed = "slips" in r.messages[0] and head in r.messages[0]
+    other = r.mistake.split("/")[-1] in set(ex.mistakes) - {code}
+    listed = head in r.messages[0] and not other
     assert not r.passed and (r.mistake == f"{exercise}/{code}" or listed), (r.mistake, r.messages)
 
 

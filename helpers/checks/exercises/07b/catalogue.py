@@ -3,6 +3,107 @@ mistake's code, its message, and the wrong program, an edit of the check's float
 (``"OLD -> NEW"``) or the wrong code itself."""
 
 CATALOGUE = {
+    "07b.lr_at": {  # edits of reference.lr64, in the order the judge tries them
+        "warmup_from_zero": {
+            "message": "the warm-up starts at 0 (max_lr * step / warmup): step 0 then takes no "
+            "step at all. Use max_lr * (step + 1) / (warmup + 1), which reaches max_lr at step "
+            "warmup.",
+            "wrong": "max_lr * (step + 1) / (warmup + 1) -> max_lr * step / warmup",
+        },
+        "warmup_one_short": {
+            "message": "the warm-up reaches max_lr one step early (max_lr * (step + 1) / "
+            "warmup): use (step + 1) / (warmup + 1), so that max_lr comes at step warmup, where "
+            "the cosine starts.",
+            "wrong": "/ (warmup + 1) -> / warmup",
+        },
+        "progress_from_zero": {  # before no_warmup: the same after the warm-up
+            "message": "the cosine's progress is counted from step 0 (step / total): count it "
+            "from the end of the warm-up, (step - warmup) / (total - warmup), so that the decay "
+            "starts at max_lr.",
+            "wrong": "t = (step - warmup) / (total - warmup) -> t = step / total",
+        },
+        "no_warmup": {
+            "message": "there is no warm-up: for step < warmup the rate rises linearly, max_lr * "
+            "(step + 1) / (warmup + 1).",
+            "wrong": (
+                "if step < warmup: -> if False:",
+                "t = (step - warmup) / (total - warmup) -> t = step / total",
+            ),
+        },
+        "progress_over_total": {
+            "message": "the cosine's progress is (step - warmup) / total: divide by the length of "
+            "the decay, total - warmup, so that it reaches min_lr at step total.",
+            "wrong": "/ (total - warmup) -> / total",
+        },
+        "no_floor": {
+            "message": "after step total the rate rises again (the cosine goes on past pi): from "
+            "step total on it stays at min_lr.",
+            "wrong": "if step > total: -> if False:",
+        },
+        "to_zero": {
+            "message": "the cosine decays to 0, not to min_lr: min_lr + (max_lr - min_lr) * 0.5 "
+            "* (1 + cos(pi * progress)).",
+            "wrong": "return min_lr + (max_lr - min_lr) * cos -> return max_lr * cos",
+        },
+        "min_added": {
+            "message": "min_lr is added to the full cosine of max_lr, so the rate starts at "
+            "max_lr + min_lr: scale the cosine by max_lr - min_lr.",
+            "wrong": "(max_lr - min_lr) * cos -> max_lr * cos",
+        },
+        "no_half": {
+            "message": "the cosine factor is 1 + cos(...), which starts at 2: multiply it by "
+            "0.5, so it goes from 1 to 0.",
+            "wrong": "(max_lr - min_lr) * cos -> (max_lr - min_lr) * 2 * cos",
+        },
+        "linear": {
+            "message": "the decay is a straight line: use the cosine, 0.5 * (1 + cos(pi * "
+            "progress)).",
+            "wrong": "(max_lr - min_lr) * cos -> (max_lr - min_lr) * (1 - t)",
+        },
+        "no_pi": {
+            "message": "the cosine's argument has no pi: cos(t) covers 1 radian of the cosine "
+            "and ends far above min_lr at step total. Use cos(pi * t), from cos 0 = 1 to cos pi "
+            "= -1, half a cosine.",
+            "wrong": "math.cos(math.pi * t) -> math.cos(t)",
+        },
+        "rises": {
+            "message": "the rate rises from min_lr to max_lr during the decay, as a cosine "
+            "factor of 0.5 * (1 - cos(pi * t)) does (from 0 up to 1), or a t that runs "
+            "backwards: use t = (step - warmup) / (total - warmup) and 1 + cos(pi * t), which "
+            "starts at max_lr at step warmup and falls.",
+            "wrong": "(max_lr - min_lr) * cos -> (max_lr - min_lr) * (1 - cos)",
+        },
+        "floor_division": {
+            "message": "t = (step - warmup) // (total - warmup) is floor (integer) division: t "
+            "is 0 at every step of the decay but the last, so the rate stays at max_lr. Use / "
+            "for t.",
+            "wrong": "(step - warmup) / (total - warmup) -> (step - warmup) // (total - warmup)",
+        },
+        "warmup_from_min_lr": {
+            "message": "the warm-up starts from min_lr: it rises from 0, max_lr * (step + 1) / "
+            "(warmup + 1) (min_lr is the floor the decay ends at).",
+            "wrong": "return max_lr * (step + 1) -> return min_lr + (max_lr - min_lr) * (step + 1)",
+        },
+        # a decay that does not move, at either end: said from the number alone
+        "decay_at_max": {
+            "message": "the rate is still max_lr here, inside the decay (t is 0 at this step, or "
+            "the cosine is 1): t = (step - warmup) / (total - warmup) and 0.5 * (1 + cos(pi * "
+            "t)) bring it from max_lr at step warmup down to min_lr at step total.",
+        },
+        "decay_at_min": {
+            "message": "the rate is already min_lr here, inside the decay (t is 1 at this step, "
+            "or the cosine is 0, or max_lr - min_lr is lost): t = (step - warmup) / (total - "
+            "warmup) and 0.5 * (1 + cos(pi * t)) bring it from max_lr at step warmup down to "
+            "min_lr at step total.",
+            "example": "t = (step - warmup) / (total - warmup) -> t = 1.0",
+        },
+        "divides_by_warmup": {
+            "message": "with warmup = 0 (no warm-up) your code divides by zero: compute anything "
+            "divided by warmup only inside the `step < warmup` branch, which warmup = 0 never "
+            "enters.",
+            "example": "if step < warmup: -> ramp = step / warmup\n    if step < warmup:",
+        },
+    },
     "07b.encode": {  # edits of reference.encode64
         "one_based": {
             "message": "the ids start at 1: the id of a character is its index in `vocab`, from "
@@ -356,11 +457,11 @@ CATALOGUE = {
             "message": "the returned norm is the sum of the gradients' norms: the global norm is "
             "the root of the sum of squares, sqrt(sum over p of (p.grad ** 2).sum()), the norm "
             "of all the gradients as one long vector.",
-            "wrong": "return total, gs -> return sum(g.norm() for g in gs), gs",
+            "wrong": "torch.sqrt(sum((g * g).sum() for g in gs)) -> sum(g.norm() for g in gs)",
         },
         "no_sqrt": {
             "message": "the returned norm is the sum of squares, without its square root.",
-            "wrong": "return total, gs -> return total**2, gs",
+            "wrong": "torch.sqrt(sum((g * g).sum() for g in gs)) -> sum((g * g).sum() for g in gs)",
         },
     },
     # what the kernel found wrong with the saved file (save_checkpoint.PROBLEMS): said, not

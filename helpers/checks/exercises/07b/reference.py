@@ -29,56 +29,16 @@ def decode64(ids, vocab: str) -> str:
 # --------------------------------------------------------------------------- schedule
 
 
-def lr64(
-    step: int,
-    warmup: int,
-    total: int,
-    max_lr: float,
-    min_lr: float,
-    *,
-    warm: str = "right",
-    progress: str = "right",
-    floor: bool = True,
-    shape: str = "cosine",
-) -> float:
+def lr64(step: int, warmup: int, total: int, max_lr: float, min_lr: float) -> float:
     """Linear warm-up, max_lr * (step + 1) / (warmup + 1) for step < warmup, then a cosine
-    from max_lr at step = warmup down to min_lr at step = total, and min_lr after it.
-
-    Wrong variants: ``warm`` "from_zero" (step / warmup), "one_short" ((step + 1) / warmup),
-    "none" (no warm-up), "from_min_lr" (from min_lr up to max_lr); ``progress`` "from_zero"
-    (step / total), "over_total" ((step - warmup) / total), "floor_div" ((step - warmup) //
-    (total - warmup)); ``floor=False``: the cosine goes on after ``total``; ``shape``
-    "to_zero" (min_lr ignored), "min_added" (min_lr + the full cosine of max_lr), "no_half"
-    (1 + cos without 0.5), "linear" (a straight line), "no_pi" (cos(t)), "rises" (1 - cos).
-    """
-    if warm != "none" and step < warmup:
-        if warm == "from_min_lr":
-            return min_lr + (max_lr - min_lr) * (step + 1) / (warmup + 1)
-        num, den = {"right": (step + 1, warmup + 1), "from_zero": (step, warmup)}.get(
-            warm, (step + 1, warmup)
-        )
-        return max_lr * num / den
-    if floor and step > total:
+    from max_lr at step = warmup down to min_lr at step = total, and min_lr after it (the
+    catalogue's programs edit it)."""
+    if step < warmup:
+        return max_lr * (step + 1) / (warmup + 1)
+    if step > total:
         return min_lr
-    if progress == "from_zero" or warm == "none":
-        t = step / total
-    elif progress == "over_total":
-        t = (step - warmup) / total
-    elif progress == "floor_div":
-        t = (step - warmup) // (total - warmup)
-    else:
-        t = (step - warmup) / (total - warmup)
-    cos = 0.5 * (1 + math.cos(t if shape == "no_pi" else math.pi * t))
-    if shape == "rises":
-        cos = 1 - cos
-    if shape == "to_zero":
-        return max_lr * cos
-    if shape == "min_added":
-        return min_lr + max_lr * cos
-    if shape == "no_half":
-        return min_lr + (max_lr - min_lr) * 2 * cos
-    if shape == "linear":
-        return min_lr + (max_lr - min_lr) * (1 - t)
+    t = (step - warmup) / (total - warmup)
+    cos = 0.5 * (1 + math.cos(math.pi * t))
     return min_lr + (max_lr - min_lr) * cos
 
 
