@@ -255,11 +255,6 @@ def attention_overlay(ax, image, weights, title: str | None = None):
 
 
 # What the rows and columns of a check's matrix are, where the exercise says; else generic.
-CHECK_AXES = {
-    "02.causal_mask": ("key", "query"),
-    "02.padding_mask": ("key (token of sentence 0)", "every query"),
-    "08.sliding_window_mask": ("key", "query"),
-}
 MASK_COLOURS = ("#d9d9d9", "#2ca02c")  # False (may not attend): light gray; True: green
 
 
@@ -360,8 +355,7 @@ def show_check_figure(result) -> None:
             expected, got = expected[0], got[0]
         if expected.shape != got.shape or expected.ndim != 2 or max(expected.shape) > 16:
             return
-        labels = CHECK_AXES.get(result.exercise, ())
-        fig = check_difference(expected, got, result.exercise, *labels)
+        fig = check_difference(expected, got, result.exercise, *getattr(result, "axes", ()))
     except Exception:
         return
     display(fig)

@@ -8,7 +8,7 @@ import torch
 from helpers import check, checks
 from helpers.checks import EXERCISES, CheckResult
 from helpers.checks.framework import Unsupported, plain
-from helpers.checks.run.calling import builtins_off
+from helpers.checks.run.forbid import builtins_off
 
 
 def test_registry_metadata():
@@ -213,6 +213,22 @@ def test_an_input_changed_in_place_is_named_and_the_probe_kept():
 
     r = check("00.relu", relu, quiet=True)
     assert r.mistake == "00.relu/changes_input" and "in place" in r.messages[0]
+
+
+def test_an_input_changed_in_place_is_named_on_a_probe_with_relations_too():
+    """The kernel's outcome says it by name (Outcome.input_changed): a "props" probe's call
+    once handed the judge a marker dict in place of its output ("got dict")."""
+
+    def layer_norm_backward(x, weight, grad_y, eps=1e-5):
+        x.sub_(x.mean(-1, keepdim=True))  # in place: the caller's x is centred too
+        std = torch.sqrt((x**2).mean(-1, keepdim=True) + eps)
+        x_hat, g = x / std, grad_y * weight
+        grad_x = (g - g.mean(-1, keepdim=True) - x_hat * (g * x_hat).mean(-1, keepdim=True)) / std
+        rows = (-1, x.shape[-1])
+        return grad_x, (grad_y * x_hat).reshape(rows).sum(0), grad_y.reshape(rows).sum(0)
+
+    r = check("05.layer_norm_backward", layer_norm_backward, quiet=True)
+    assert r.mistake == "05.layer_norm_backward/changes_input", r.messages
 
 
 def test_fixed_dropout_is_the_same_on_both_sides_and_restored():

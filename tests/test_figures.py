@@ -233,10 +233,10 @@ def test_the_attention_overlay_keeps_the_image_visible_and_keyed():
 
 
 def _check_result(exercise, expected, got):
-    from helpers.checks import CheckResult
+    from helpers.checks import EXERCISES, CheckResult
 
     result = CheckResult(exercise, False, 0.0, 1.0, ["wrong"], "failed")
-    result.figure = (expected, got)
+    result.figure, result.axes = (expected, got), EXERCISES[exercise].axes
     return result
 
 

@@ -9,7 +9,6 @@ not). ``from P import n`` imports the module ``P.n`` when there is one, else ``P
 from __future__ import annotations
 
 import ast
-import re
 from pathlib import Path
 
 HELPERS = Path(__file__).resolve().parent.parent / "helpers"
@@ -24,7 +23,7 @@ LEARNER = [
     "helpers.device",
     "helpers.my_blocks",
 ]
-EXERCISE_FILE = re.compile(r"^nb\d\d[a-z]?")  # nbNN*.py, nbNNx*.py: a notebook's modules
+EXERCISES = HELPERS / "checks" / "exercises"  # exercises/NN/<name>.py: one exercise's check
 
 
 def module_files() -> dict[str, Path]:
@@ -181,9 +180,9 @@ def floors(graph: dict[str, list[str]], side=_judge_side) -> dict[str, list[str]
 
 
 def _defines_exercises(module: str) -> bool:
-    """A notebook's module (nbNN*.py) with a ``...Check`` class: one that defines exercises."""
+    """A module of ``exercises/`` with a ``...Check`` class: one that defines an exercise."""
     path = MODULES[module]
-    if not EXERCISE_FILE.match(path.name):
+    if EXERCISES not in path.parents:
         return False
     tree = ast.parse(path.read_text(encoding="utf-8"))
     return any(isinstance(n, ast.ClassDef) and n.name.endswith("Check") for n in tree.body)

@@ -9,22 +9,25 @@ Two sides, along the line the grader draws between the learner's kernel and its 
   runners, ``run.runner.RUNNERS``). A grading kernel gets this package whole, and nothing else
   of ``checks/``; it imports nothing of the judge side (tests/test_import_rules.py).
 - the judge side, here: the exercises (their probes, judges and float64 references), the
-  diagnosis of mistakes, the messages. One module per notebook (``nb01.py``, ``nb02.py``, ...)
-  defines that notebook's exercises, each a class decorated with ``framework.register``, or
-  several named ``nbNN_<part>.py`` when one would grow past ~400 lines (``nb05_block.py``);
-  importing this package imports them all and fills :data:`EXERCISES`. Three floors above
+  diagnosis of mistakes, the messages. One file per exercise, its path following the id:
+  ``exercises/NN/<name>.py`` holds the check of ``NN.name``, a class decorated with
+  ``framework.register``; ``exercises/NN/questions.py`` the notebook's checked questions, as
+  data; ``exercises/NN/reference.py`` float64 references the notebook's checks share.
+  Importing this package imports them all and fills :data:`EXERCISES`. Three floors above
   ``run/``, each importing only the floors below:
 
   1. ``framework`` (Exercise, register, Fail, inputs, expect_*), ``references`` (float64
      formulas several notebooks share), ``weights`` (the contract's parameter names, random
-     states, PyTorch's layers loaded with them), ``edits`` (the reference as an error model:
-     the edit of the course's code that reproduces a wrong answer);
-  2. tools: ``properties`` (diagnosis by property; listed in ``framework.DIAGNOSES`` here),
+     states, PyTorch's layers loaded with them), ``edits/operators`` and ``edits/source`` (the
+     reference as an error model: the edits of the course's code; the code, built and run);
+  2. tools: ``edits/search`` (the edit of the course's code that reproduces a wrong answer),
+     ``properties`` (diagnosis by property; listed in ``framework.DIAGNOSES`` here),
      ``backward`` (the gradients compared with the reference's), ``state`` (the numbers a
      module keeps, its state_dict keys),
      ``parts`` (the faulty part, the faulty step), ``probes``, ``questions`` (checked
      conceptual questions: a choice or a number, and why),
-     ``modules``, ``trained`` and each notebook's float64 reference (``nbNN_reference.py``);
+     ``modules``, ``trained``, each notebook's float64 reference (``exercises/NN/reference.py``)
+     and what several of a notebook's checks share (``exercises/04/tables.py``);
   3. the exercise modules and this package; an exercise module never imports another.
 """
 
@@ -32,23 +35,36 @@ from __future__ import annotations
 
 import importlib
 import itertools
-import pkgutil
 import sys
 from collections.abc import Iterable
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import torch
 
-from . import backward, edits, properties, state
+from . import backward, properties, state
+from .edits import search
 from .framework import DIAGNOSES, DROPOUT_IN_EVAL, REGISTRY, CheckResult, Exercise, Fail, Probe
+from .mistakes import entries
+from .questions import register_questions
 from .run import fake_gpu
-from .run.calling import INPUT_CHANGED, RANDOM_IN_EVAL, STATE_MISMATCH
+from .run.calling import STATE_MISMATCH
 from .run.runner import DEVICE_ERRORS, Outcome, run_probe
 
 DIAGNOSES[:] = [properties.diagnose]  # what expect_close asks before its generic message
 
-for _mod in sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name.startswith("nb")):
-    importlib.import_module(f"{__name__}.{_mod}")
+#: the exercises' folder: exercises/NN/<name>.py is the check of NN.name, exercises/NN/
+#: catalogue.py the notebook's known mistakes, exercises/NN/questions.py its questions
+EXERCISES_DIR = Path(__file__).parent / "exercises"
+_CATALOGUE: dict[str, dict] = {}
+for _path in sorted(EXERCISES_DIR.glob("*/*.py")):
+    if _path.stem != "__init__":
+        _module = importlib.import_module(f"{__name__}.exercises.{_path.parent.name}.{_path.stem}")
+        register_questions(getattr(_module, "QUESTIONS", {}))
+        _CATALOGUE.update(getattr(_module, "CATALOGUE", {}))
+for _id, _table in _CATALOGUE.items():
+    REGISTRY[_id].mistakes = entries(_table)
 
 #: every exercise id -> its :class:`Exercise` (``.notebook``, ``.title``, ``.points``)
 EXERCISES: dict[str, Exercise] = dict(sorted(REGISTRY.items()))
@@ -67,6 +83,19 @@ def _set_up_fakegpu() -> None:
 
 
 _set_up_fakegpu()
+
+
+def path_of(exercise_id: str) -> Path:
+    """The file that holds an exercise's check: exercises/NN/<name>.py, or the notebook's
+    questions.py for a checked question."""
+    notebook, name = exercise_id.split(".", 1)
+    own = EXERCISES_DIR / notebook / f"{name}.py"
+    return own if own.exists() else EXERCISES_DIR / notebook / "questions.py"
+
+
+def module_of(exercise_id: str) -> ModuleType:
+    """The module of an exercise's check (its float64 reference, its tables: for the tests)."""
+    return sys.modules[type(EXERCISES[exercise_id]).__module__]
 
 
 def unknown_id_message(exercise_id: Any) -> str:
@@ -126,15 +155,14 @@ def judge_failure(ex: Exercise, probe: Probe, outcome: Outcome) -> Fail | None:
     if outcome.error is not None:
         return ex.explain_error(probe, outcome.error) or error_fail(outcome.error)
     value = outcome.value
-    if isinstance(value, dict) and value.get(INPUT_CHANGED) is True:
+    if outcome.input_changed:
         return Fail(
             "your code changed an input tensor in place (x[...] = ..., x /= ..., x += ..., "
             "x.clamp_(), ...): the caller's tensor must stay as it was. Compute a new tensor "
             "(torch.where(...), x * ..., x = x + ...), or work on x.clone().",
             "changes_input",
         )
-    inner = value.get("out") if isinstance(value, dict) else None  # a "props" probe's call
-    if any(isinstance(v, dict) and v.get(RANDOM_IN_EVAL) is True for v in (value, inner)):
+    if outcome.random_in_eval:
         return Fail(*DROPOUT_IN_EVAL)
     if probe.runner == "module_info" and isinstance(value, dict) and value.get("lazy"):
         return Fail(
@@ -206,8 +234,9 @@ def _evaluate(ex: Exercise, outcomes, carry_forward: bool) -> CheckResult:
 
 def by_edit(ex: Exercise, seen: list, rest: Iterable, fail: Fail) -> Fail:
     """``fail`` (a difference no mistake named) named by the edit of the reference that gives the
-    learner's outputs on every probe (edits.py), the ones after it run too; else ``fail``."""
-    found = edits.explain(ex, itertools.chain(seen[-1:], seen[:-1], rest))
+    learner's outputs on every probe (edits/search.py), the ones after it run too; else
+    ``fail``."""
+    found = search.explain(ex, itertools.chain(seen[-1:], seen[:-1], rest))
     if found is None:
         return fail
     message, code = found
@@ -219,7 +248,7 @@ def _failed(ex: Exercise, probe: Probe, outcome: Outcome, fail: Fail) -> CheckRe
     message = str(fail) if outcome.missing else f"case {probe.name}: {fail}"
     mistake = f"{ex.id}/{fail.code}" if fail.code else ""
     result = CheckResult(ex.id, False, 0.0, ex.points, [message], status, mistake)
-    result.figure = fail.figure
+    result.figure, result.axes = fail.figure, ex.axes
     return result
 
 

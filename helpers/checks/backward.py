@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import torch
 
-from . import edits
+from .edits import source
 from .framework import Exercise, Fail, Probe, close
 
 #: the seed of the gradient case's small moves of its inputs
@@ -27,7 +27,7 @@ LOOPS = ("kv_decode",)
 def gradient_probe(ex: Exercise, probes: Sequence[Probe]) -> Probe | None:
     """The exercise's first forward case with a floating input or a module, run for its
     gradients (on the CPU: autograd needs no second device); None where there is none."""
-    if ex.kind == "trained" or not edits.has_reference(ex):
+    if ex.kind == "trained" or not source.has_reference(ex):
         return None  # nothing to compare the gradients with
     for probe in probes:
         floating = any(isinstance(a, torch.Tensor) and a.is_floating_point() for a in probe.args)
@@ -61,7 +61,7 @@ def _jitter(x, gen: torch.Generator):
 
 def judge(ex: Exercise, probe: Probe, value) -> Fail | None:
     """None when every gradient matches the reference's (or there is no reference to run)."""
-    ref = edits.reference_outcome(ex, probe)
+    ref = source.reference_outcome(ex, probe)
     if ref is None or ref.error is not None or not isinstance(ref.value, dict):
         return None
     if not isinstance(value, dict) or not value:

@@ -8,7 +8,9 @@ the untrusted half in the learner's kernel and the trusted half in its own proce
                                  the kernel side: the runner named by ``probe.runner``)
     judge(probe, out)            raises Fail with a message that names the mistake
 
-An exercise is a class decorated with :func:`register`.
+An exercise is a class decorated with :func:`register`, in its own file
+``helpers/checks/exercises/NN/<name>.py`` for the id ``NN.name`` (checked questions are data:
+questions.py).
 
 ``check()`` (in ``helpers.checks``) does all three in one process.
 """
@@ -55,6 +57,7 @@ class CheckResult:
     status: str = "passed"  # passed, failed, error (raised), missing (not implemented yet)
     mistake: str = ""  # "<exercise id>/<slug>" when the failure names a known mistake
     figure: tuple | None = field(default=None, repr=False)  # (expected, got), inline only
+    axes: tuple[str, ...] = field(default=(), repr=False)  # the figure's (x, y) labels
 
     def __repr__(self) -> str:
         mark = "✅" if self.passed else "❌"
@@ -81,6 +84,19 @@ class Exercise:
     parts: tuple[tuple[str, str], ...] = ()
     function_parts: tuple[str, ...] = ()
     traced: tuple[str, ...] = ()
+    # the (x, y) labels of the inline figure of a failed check (a mask: ("key", "query"))
+    axes: tuple[str, ...] = ()
+    # its known mistakes, its part of exercises/NN/catalogue.py (code -> mistakes.Mistake, set
+    # as the package loads), and the float64 reference whose edits are their wrong programs
+    mistakes: dict = {}
+    reference64: Callable | None = None
+    # where the learner's function has another form than reference64 (it scales p.grad in
+    # place, say): a function that makes a learner's function of reference64 or of one of its
+    # wrong programs (the generated tests run it through check())
+    learner: Callable | None = None
+    # what the text of an exception the candidate raised says of its mistake: (words, message,
+    # code) rows; the first whose words all appear in the error (any case) is the Fail
+    errors: tuple[tuple[tuple[str, ...], str, str], ...] = ()
 
     def grading_probes(self, gen: torch.Generator) -> Iterable[Probe]:
         """Probes for ``python -m helpers grade`` (made from the grader's secret seed).
@@ -101,23 +117,42 @@ class Exercise:
     def judge(self, probe: Probe, out: Any) -> None:
         raise NotImplementedError
 
+    def fail(self, code: str, **fields) -> Fail:
+        """The :class:`Fail` of the catalogued mistake ``code``, its message filled in."""
+        return Fail(self.mistakes[code].say(**fields), code)
+
     def explain_error(self, probe: Probe, error: str) -> Fail | None:
         """A :class:`Fail` that names the mistake behind an exception the candidate raised
         (``error`` is the runner's message, with the learner's line), or None to report it
-        as it is."""
-        return None
+        as it is: by default the first row of :attr:`errors` whose words the error holds."""
+        return error_fail(self.errors, error)
 
     def __repr__(self) -> str:
         return f"<Exercise {self.id}: {self.title} ({self.points:g} points)>"
 
 
+def error_fail(rows, error: str) -> Fail | None:
+    """The Fail of the first ``(words, message, code)`` row whose words all appear in
+    ``error`` (any case): the message, then the error as the runner said it."""
+    for words, message, code in rows:
+        if all(w.lower() in error.lower() for w in words):
+            return Fail(f"{message}\n   {error}", code)
+    return None
+
+
 def register(cls: type[Exercise]) -> type[Exercise]:
     """Class decorator: an exercise's checks, registered under its ``id`` (timm's
     ``@register_model``)."""
-    if not cls.id or cls.id in REGISTRY:
-        raise ValueError(f"exercise id {cls.id!r} is empty or defined twice")
-    REGISTRY[cls.id] = cls()
+    add(cls())
     return cls
+
+
+def add(ex: Exercise) -> Exercise:
+    """``ex`` in the registry under its ``id``, which no other exercise has."""
+    if not ex.id or ex.id in REGISTRY:
+        raise ValueError(f"exercise id {ex.id!r} is empty or defined twice")
+    REGISTRY[ex.id] = ex
+    return ex
 
 
 # --------------------------------------------------------------------------- inputs
@@ -314,11 +349,16 @@ def named(messages: dict[str, str], fields: dict | None = None, **variants) -> l
 
 def expect_equal(got: torch.Tensor, ref: torch.Tensor, mistakes, otherwise: str) -> None:
     """Exact outputs (masks): pass if equal; else the first ``(variant, message, code)`` that
-    ``got`` equals, else ``otherwise``; the Fail carries both for the inline figure."""
+    ``got`` equals (a variant: a tensor, or a function that makes it), else ``otherwise``; the
+    Fail carries both for the inline figure."""
     if torch.equal(got, ref):
         return
     for variant, message, code in mistakes:
-        if torch.equal(got, variant):
+        try:
+            v = variant() if callable(variant) else variant
+        except Exception:  # a variant that does not apply to this case
+            continue
+        if v is not None and torch.equal(got, v):
             raise Fail(message, code, figure=(ref, got))
     raise Fail(otherwise, figure=(ref, got))
 

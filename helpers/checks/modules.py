@@ -1,11 +1,14 @@
 """Module checks shared by several notebooks: the module-info verdict, parameter names and
 shapes under the contract's names, random states, PyTorch's reference layers loaded with
 them (the contract's names -> PyTorch's), and the named mistakes of attention weights and of
-LayerNorm's variance, which any later module built on them can show too."""
+LayerNorm's variance, which any later module built on them can show too; the attention maps of
+06's encoder and 09's ViT."""
 
 from __future__ import annotations
 
-from .framework import Fail
+import torch
+
+from .framework import Fail, expect_close, expect_finite, expect_like, expect_tensor, named
 from .references import layer_norm64
 
 
@@ -123,3 +126,44 @@ def variance_mistakes(x, w, b, eps: float) -> list[tuple]:
 
                 out.append((variant, msg, code))
     return out
+
+
+MAPS_MISTAKES = {
+    "maps_without_norm1": "{what} is taken on the un-normalized input: a pre-LN block attends "
+    "over norm1(x), so call layer.self_attn(layer.norm1(x)).",
+    "maps_pre_ln_on_post_ln": "{what} is taken on norm1(x), as in a pre-LN block: these blocks "
+    "are post-LN (norm_first=False), their attention sees x itself. Use h = layer.norm1(x) if "
+    "layer.norm_first else x.",
+    "maps_on_embedding": "{what} is computed on the embedding: run each block, x = layer(x), "
+    "before taking the next layer's map.",
+}
+
+
+def judge_maps(out, refs: list, shape: tuple, dtype, variants: dict) -> None:
+    """``attention_maps``' output (06's encoder, 09's ViT): one (B, H, T, T) map per layer,
+    each close to ``refs[i]``; ``variants``: {code of MAPS_MISTAKES: the wrong maps (a list)}."""
+    B, H, T, _ = shape
+    if isinstance(out, torch.Tensor) and out.dim() == 5:
+        out = list(out.unbind(0))
+    out = list(out) if isinstance(out, tuple) else out
+    if not isinstance(out, list) or len(out) != len(refs):
+        got = f"a list of {len(out)}" if isinstance(out, list) else type(out).__name__
+        raise Fail(
+            f"attention_maps should return a list with one (B, H, T, T) tensor per layer "
+            f"({len(refs)} here), got {got}"
+            + (" (did you forget `return`?)." if out is None else "."),
+            "maps_not_a_list" if not isinstance(out, list) else "maps_count",
+        )
+    for i, (got, ref) in enumerate(zip(out, refs)):
+        what = f"the map of layer {i}"
+        got = expect_tensor(got, what)
+        if tuple(got.shape) == (B, T, T):
+            raise Fail(
+                f"{what} has shape {tuple(got.shape)}: keep the heads, (B, H, T, T) = "
+                f"{shape} (MultiHeadAttention returns them per head; do not average).",
+                "maps_averaged",
+            )
+        expect_like(got, shape, dtype, what)
+        expect_finite(got, what)
+        mistakes = named(MAPS_MISTAKES, {"what": what}, **{c: m[i] for c, m in variants.items()})
+        expect_close(got, ref, what, atol=1e-4, mistakes=mistakes)

@@ -16,7 +16,7 @@ from .run.modules import DROPOUT_SEED, fixed_dropout
 
 # the built-ins a from-scratch attention must not call (F.scaled_dot_product_attention is
 # torch._C._nn.scaled_dot_product_attention under another name)
-# the kernels behind them (run.calling.ops_off: off at the dispatcher, however they are called);
+# the kernels behind them (run.forbid.ops_off: off at the dispatcher, however they are called);
 # _safe_softmax is the math path's softmax (torch >= 2.5), which a learner's softmax never is
 ATTENTION_OPS = (
     "aten._safe_softmax",

@@ -1,15 +1,17 @@
 """Checked conceptual questions: a prediction the learner writes down before the notebook shows
 it (a choice among letters, or a number), and a check that explains the right answer.
 
-A notebook's module registers one as a subclass of :class:`Question`::
+A notebook's questions are data, the table ``QUESTIONS`` of ``exercises/NN/questions.py``
+(each entry a :class:`Question`'s fields; the package registers them)::
 
-    @register
-    class ScalingQuestion(Question):
-        id = "02.q_scaling"
-        title = "what the scores' spread does to the softmax"
-        answer = "b"
-        choices = {"a": "why a is wrong ...", "b": "", "c": "why c is wrong ..."}
-        explanation = "why b is right ..."
+    QUESTIONS = {
+        "02.q_scaling": {
+            "title": "what the scores' spread does to the softmax",
+            "answer": "b",
+            "choices": {"a": "why a is wrong ...", "b": "", "c": "why c is wrong ..."},
+            "explanation": "why b is right ...",
+        },
+    }
 
 The solved notebook's cell holds ``q_scaling = "b"`` between the solution markers: the
 student version keeps the name and leaves its value to the learner (``q_scaling = ...``).
@@ -24,7 +26,7 @@ from typing import Any
 
 import torch
 
-from .framework import Exercise, Fail, Probe
+from .framework import Exercise, Fail, Probe, add
 
 
 class Question(Exercise):
@@ -41,6 +43,12 @@ class Question(Exercise):
     rel_tol: float = 0.01
     #: known wrong numbers -> what they come from (a numeric question's named mistakes)
     wrong_numbers: dict[float, str] = {}
+
+    def __init__(self, **fields):
+        unknown = set(fields) - set(vars(Question)) - set(vars(Exercise))
+        if unknown:
+            raise ValueError(f"question {fields.get('id')!r}: no field {sorted(unknown)}")
+        vars(self).update(fields)
 
     def probes(self, gen: torch.Generator):
         yield Probe("your answer", runner="value", cpu_only=True)
@@ -75,3 +83,9 @@ class Question(Exercise):
         ratio = max(abs(out), abs(right)) / max(min(abs(out), abs(right)), 1e-300)
         raise Fail(f"{out:g} is {side} (off by a factor of {ratio:.3g}): go through the count "
                    "again, step by step.", "wrong_number")  # fmt: skip
+
+
+def register_questions(table: dict[str, dict]) -> None:
+    """Every question of a notebook's ``QUESTIONS`` table, registered under its id."""
+    for question_id, fields in table.items():
+        add(Question(id=question_id, **fields))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from . import edits
+from .edits import source
 from .framework import Exercise, Fail, Probe
 
 
@@ -20,7 +20,7 @@ def judge(ex: Exercise, probe: Probe, info) -> Fail | None:
     """None when the learner's ``module_info`` lists every ``state_dict`` key of the reference's,
     and its modules' numeric attributes that the reference's have too hold the same values
     (``norm1.eps``, ``num_patches``; or there is no reference to run)."""
-    ref = edits.reference_outcome(ex, probe)
+    ref = source.reference_outcome(ex, probe)
     if ref is None or not isinstance(ref.value, dict) or not isinstance(info, dict):
         return None
     attributes = {**(ref.value.get("attributes") or {}), **(ref.value.get("inner") or {})}

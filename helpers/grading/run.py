@@ -26,12 +26,14 @@ from pathlib import Path
 import torch
 
 from .judging.judging import (
+    Verdict,
     judge_limited,
     kernel_task,
     make_probes,
     new_private_file,
     probe_fields,
 )
+from .judging.judging import problem as problem_verdict
 from .judging.sources import BLOCKS, CHECK_SOURCES, KERNEL_SIDE_SOURCE
 from .kernels import cgroup, kernel_view, scratch, slot_disk, watchdog
 from .kernels.kernel import CellRun
@@ -192,8 +194,8 @@ def grade_in_kernel(sub: Submission, run: KernelRun, settings: Settings) -> Grad
 
 def grade_exercise(
     ex, i: int, run: KernelRun, settings: Settings, token: str, ready: dict
-) -> tuple[str, float, str, str]:
-    """(status, points, message, mistake) of one exercise, from a call in the kernel (a sound
+) -> Verdict:
+    """The verdict on one exercise, from a call in the kernel (a sound
     one: see ``KernelRun.usable``). Once more in a fresh kernel when its results file was cut or
     the kernel died during the call: a death the learner's code causes happens again, one from
     outside (a busy machine's OOM killer, a kill) is not the learner's to pay for."""
@@ -202,15 +204,15 @@ def grade_exercise(
         if problem and attempt:  # no kernel left to try again in: the first answer stands
             break
         if problem:
-            return "error", 0.0, f"not graded: {problem}.", ""
+            return problem_verdict("not_graded", error=problem)
         answer = call_in_kernel(ex, i, run, settings, token)
-        if answer[0] not in ("cut", "died") or attempt:
+        if answer.status not in ("cut", "died") or attempt:
             break
         run.sound = False  # the results were not all written, or it died: never trust it
-    if answer[0] == "cut":
-        return "error", 0.0, f"not graded: {answer[2]}.", ""
-    if answer[0] == "died":
-        return "error", *answer[1:]
+    if answer.status == "cut":
+        return problem_verdict("not_graded", error=answer.message)
+    if answer.status == "died":
+        return answer._replace(status="error")
     return answer
 
 
@@ -230,9 +232,9 @@ def sound_and_set_up(run: KernelRun, token: str, settings: Settings, ready) -> s
         # a time limit or a death struck the grader's own setup: a fresh kernel, if any is left
 
 
-def call_in_kernel(ex, i: int, run: KernelRun, settings: Settings, token: str) -> tuple:
-    """Call the learner's object on the probes in the kernel and judge the results: (status,
-    points, message, mistake), status "cut" when the results file is not whole."""
+def call_in_kernel(ex, i: int, run: KernelRun, settings: Settings, token: str) -> Verdict:
+    """Call the learner's object on the probes in the kernel and judge the results; status "cut"
+    when the results file is not whole, "died" when the kernel did not survive the call."""
     name = target_name(ex)
     probes = make_probes(ex, settings.seed)
     # a fresh kernel re-runs the call under new names: files are never reused
@@ -254,20 +256,10 @@ def call_in_kernel(ex, i: int, run: KernelRun, settings: Settings, token: str) -
         f"{str(out_path)!r}, {settings.device!r}, (lambda: None).__globals__)"
     )
     result = run.run_code(f"probe:{ex.id}", call, settings.cell_timeout)
-    if result.status == "died":
-        memory = run.memory_verdict()
-        why = f"the kernel died while running `{name}` on the grader's inputs"
-        return "died", 0.0, f"{why}: {memory}." if memory else f"{why}.", ""
-    if result.status == "timeout":
-        return (
-            "timeout",
-            0.0,
-            (
-                f"`{name}` did not finish within {settings.cell_timeout:g} s on "
-                "the grader's inputs (an endless loop?)."
-            ),
-            "",
-        )
+    if result.status == "died" and (memory := run.memory_verdict()):
+        return problem_verdict("died_memory", name=name, memory=memory)
+    if result.status in ("died", "timeout"):
+        return problem_verdict(result.status, name=name, seconds=settings.cell_timeout)
     run.faults.written(f"results:{ex.id}", out_path)
     return judge_limited(ex, probes, run, out_name, settings)
 

@@ -2,17 +2,18 @@
 
 import pytest
 
-from helpers.checks import check, edits
+from helpers.checks import check
+from helpers.checks.edits import search, source
 from tests import speed
 
 
 @pytest.fixture(autouse=True)
 def _edit_search_at_idle_speed(monkeypatch):
-    """The edit search's time limits (helpers/checks/edits.py: the whole search, and each
+    """The edit search's time limits (helpers/checks/edits/: the whole search, and each
     mutant's run) times the machine's slowdown (tests/speed.py): on a loaded machine a check
     names the mistake it names on an idle one."""
-    monkeypatch.setattr(edits, "BUDGET_S", edits.BUDGET_S * speed.SLOWDOWN)
-    monkeypatch.setattr(edits, "MUTANT_S", edits.MUTANT_S * speed.SLOWDOWN)
+    monkeypatch.setattr(search, "BUDGET_S", search.BUDGET_S * speed.SLOWDOWN)
+    monkeypatch.setattr(source, "MUTANT_S", source.MUTANT_S * speed.SLOWDOWN)
 
 
 @pytest.fixture

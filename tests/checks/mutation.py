@@ -4,9 +4,9 @@
 
 For every exercise of tests/checks/mutation_probes.SOURCES the reference (a function or class in
 helpers/blocks/, or the solution cell of solutions/*.ipynb) is parsed with `ast`; one mutant is
-made per edit of helpers/checks/edits.py, the error model check() searches (binary operator
-swapped or its operands, comparison flipped, number nudged, bool flipped, a call replaced by its
-first argument or its receiver or by a sibling (tril/triu, amax/amin, sin/cos ...), two
+made per edit of helpers/checks/edits/operators.py, the error model check() searches (binary
+operator swapped or its operands, comparison flipped, number nudged, bool flipped, a call replaced
+by its first argument or its receiver or by a sibling (tril/triu, amax/amin, sin/cos ...), two
 neighbouring arguments or two sibling layers swapped, a keyword argument dropped (dim=,
 keepdim=, device= ...), a statement deleted, a unary minus or `~` or `not` removed, -inf made 0;
 type hints are left alone). A mutant is kept when it changes the output
@@ -46,8 +46,8 @@ def reference_source(exercise: str) -> tuple[str, dict]:
 
 
 def _sites(tree: ast.AST):
-    """(tag, edit) for every edit of helpers/checks/edits.py: the error model's edits are the
-    mutants."""
+    """(tag, edit) for every edit of helpers/checks/edits/operators.py: the error model's edits
+    are the mutants."""
     return [(e.tag, e) for e in edits.edits(tree)]
 
 

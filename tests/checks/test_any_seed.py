@@ -52,7 +52,9 @@ def test_the_reference_passes_every_seed_with_a_margin(exercise, run_check, tigh
 def test_the_margin_finds_what_the_real_tolerance_misses(run_check, tight, monkeypatch):
     """The control: without its rounding bound, 02's "times 30" case fails the reference at the
     quarter tolerance within these seeds (at the real one it would need hundreds)."""
-    from helpers.checks import nb02
+    from helpers.checks import module_of
+
+    nb02 = module_of("02.scaled_dot_product_attention")
 
     source, namespace = reference_source("02.scaled_dot_product_attention")
     exec(source, namespace)

@@ -1,4 +1,4 @@
-"""The reference as an error model (helpers/checks/edits.py): it names an edit only when that edit
+"""The reference as an error model (helpers/checks/edits/): it names an edit only when that edit
 reproduces what the learner's code does on every case, and the true edit is then among those it
 names; messages that see a symptom several mistakes share say so (issue 29, item 2)."""
 
@@ -13,6 +13,7 @@ import torch.nn.functional as F
 
 from helpers import check
 from helpers.checks import DEFAULT_SEED, EXERCISES, edits, probes
+from helpers.checks.edits import search, source
 from helpers.checks.run.runner import run_probe
 
 CPU = torch.device("cpu")
@@ -31,9 +32,9 @@ SEARCHED = (
 def unhurried(monkeypatch):
     """No time budget: a loaded machine must not decide what is found (the search's, and each
     mutant's run, which a timeout would record as its outcome; a cache of its own for that)."""
-    monkeypatch.setattr(edits, "BUDGET_S", 600.0)
-    monkeypatch.setattr(edits, "MUTANT_S", 60.0)
-    monkeypatch.setattr(edits, "_OUTCOMES", {})
+    monkeypatch.setattr(search, "BUDGET_S", 600.0)
+    monkeypatch.setattr(source, "MUTANT_S", 60.0)
+    monkeypatch.setattr(source, "_OUTCOMES", {})
 
 
 def _pairs(ex, candidate):

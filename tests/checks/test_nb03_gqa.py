@@ -7,12 +7,16 @@ import torch
 from torch import nn
 
 from helpers.blocks.attention import scaled_dot_product_attention
-from helpers.checks import EXERCISES, evaluate
-from helpers.checks.nb03_gqa import gqa64, gqa_state
+from helpers.checks import EXERCISES, evaluate, module_of
 from helpers.checks.references import mha64
 from helpers.checks.run.runner import run_probe
 
 from .conftest import stub
+
+gqa64, gqa_state = (
+    module_of("03.GroupedQueryAttention").gqa64,
+    module_of("03.GroupedQueryAttention").gqa_state,
+)
 
 
 def make_gqa(

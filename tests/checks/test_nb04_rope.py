@@ -6,11 +6,12 @@ import math
 import pytest
 import torch
 
-from helpers.checks import EXERCISES, evaluate
-from helpers.checks.nb04_rope import rope64
+from helpers.checks import EXERCISES, evaluate, module_of
 from helpers.checks.run.runner import run_probe
 
 from .conftest import stub
+
+rope64 = module_of("04.apply_rope").rope64
 
 
 def make_rope(

@@ -6,7 +6,9 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from helpers.checks.nb05_backward import lnb64
+from helpers.checks import module_of
+
+lnb64 = module_of("05.layer_norm_backward").lnb64
 
 ID = "05.layer_norm_backward"
 

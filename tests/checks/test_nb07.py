@@ -245,7 +245,10 @@ def test_reference_decoder_with_fixed_dropout_equals_torch_layer_in_training_mod
     """decoder64's dropout placements (the training-mode check's reference) are
     nn.TransformerDecoderLayer's: both in training mode with the check's fixed masks (PyTorch's
     attentions asked for their weights, so that their dropout goes through F.dropout)."""
-    from helpers.checks.nb07_reference import decoder64, torch_decoder_layer
+    from helpers.checks import module_of
+
+    decoder64 = module_of("07.TransformerDecoderBlock").decoder64
+    torch_decoder_layer = module_of("07.TransformerDecoderBlock").torch_decoder_layer
     from helpers.checks.probes import fixed_drops
     from helpers.checks.run.modules import DROPOUT_SEED, dropout_fixed
     from helpers.checks.weights import DECODER_PARTS, block_state

@@ -5,10 +5,12 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from helpers.checks import nb07_beam
+from helpers.checks import module_of
 from helpers.checks.run import fake_gpu
 
 from .conftest import stub
+
+nb07_beam = module_of("07.beam_search")
 
 ID = "07.beam_search"
 

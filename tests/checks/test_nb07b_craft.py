@@ -34,44 +34,6 @@ def clip_torch_style(parameters, max_norm):  # per-parameter norms, then their n
     return total
 
 
-def clip_per_parameter(parameters, max_norm):
-    total = 0.0
-    for p in parameters:
-        if p.grad is None:
-            continue
-        n = p.grad.norm()
-        total = total + n**2
-        if n > max_norm:
-            p.grad.mul_(max_norm / (n + 1e-6))
-    return total**0.5
-
-
-def clip_always(parameters, max_norm):
-    grads = [p.grad for p in parameters if p.grad is not None]
-    total = torch.sqrt(sum((g * g).sum() for g in grads))
-    for g in grads:
-        g.mul_(max_norm / (total + 1e-6))
-    return total
-
-
-def clip_returns_after(parameters, max_norm):
-    grads = [p.grad for p in parameters if p.grad is not None]
-    total = torch.sqrt(sum((g * g).sum() for g in grads))
-    if total > max_norm:
-        for g in grads:
-            g.mul_(max_norm / (total + 1e-6))
-    return torch.sqrt(sum((g * g).sum() for g in grads))
-
-
-def clip_sum_of_norms(parameters, max_norm):
-    grads = [p.grad for p in parameters if p.grad is not None]
-    total = sum(g.norm() for g in grads)
-    if total > max_norm:
-        for g in grads:
-            g.mul_(max_norm / (total + 1e-6))
-    return total
-
-
 def clip_local_name(parameters, max_norm):
     grads = [p.grad for p in parameters if p.grad is not None]
     total = torch.sqrt(sum((g * g).sum() for g in grads))
@@ -96,15 +58,6 @@ def clip_two_passes(parameters, max_norm):  # reads a generator twice
         for p in parameters:
             if p.grad is not None:
                 p.grad.mul_(max_norm / (total + 1e-6))
-    return total
-
-
-def clip_inverted(parameters, max_norm):
-    grads = [p.grad for p in parameters if p.grad is not None]
-    total = torch.sqrt(sum((g * g).sum() for g in grads))
-    if total > max_norm:
-        for g in grads:
-            g.mul_((total + 1e-6) / max_norm)
     return total
 
 
@@ -136,15 +89,6 @@ def clip_fills_none(parameters, max_norm):
     if total > max_norm:
         for p in params:
             p.grad.mul_(max_norm / (total + 1e-6))
-    return total
-
-
-def clip_multiplied(parameters, max_norm):
-    grads = [p.grad for p in parameters if p.grad is not None]
-    total = torch.sqrt(sum((g * g).sum() for g in grads))
-    if total > max_norm:
-        for g in grads:
-            g.mul_(max_norm * (total + 1e-6))
     return total
 
 
@@ -196,15 +140,9 @@ def test_clip_stub(run_check):
 @pytest.mark.parametrize(
     "candidate, code",
     [
-        (clip_per_parameter, "per_parameter"),
-        (clip_always, "scales_up"),
-        (clip_returns_after, "norm_after"),
-        (clip_sum_of_norms, "sum_of_norms"),
         (clip_local_name, "not_written_back"),
         (clip_none_crash, "none_grad"),
         (clip_two_passes, "generator_consumed"),
-        (clip_inverted, "inverted"),
-        (clip_multiplied, "multiplied"),
         (clip_item, "not_a_tensor"),
         (clip_the_weights, "scaled_parameters"),
         (clip_fills_none, "none_filled"),

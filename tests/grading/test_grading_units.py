@@ -17,7 +17,7 @@ import helpers.grading as grader
 from helpers.__main__ import main
 from helpers.checks import REGISTRY, evaluate
 from helpers.checks.framework import Exercise, Fail, Probe, Unsupported
-from helpers.checks.run.runner import run_probe
+from helpers.checks.run.runner import Outcome, run_probe
 from helpers.grading import (
     CHECK_SOURCES,
     KERNEL_SIDE_SOURCE,
@@ -48,7 +48,7 @@ def save(tmp_path, obj):
 
 
 def results(value, **kw):
-    item = {"value": value, "error": None, "missing": False, "off_device": False, **kw}
+    item = {"value": value, "error": None, **dict.fromkeys(Outcome.FLAGS, False), **kw}
     return {"status": "ran", "origin": "", "outcomes": [item], "error": ""}
 
 

@@ -41,6 +41,7 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from helpers.checks.run.runner import Outcome
 from helpers.grading import exercises_of
 from helpers.grading.judging.judging import ResultError, load_results
 from helpers.grading.kernels import sandbox, scratch
@@ -99,7 +100,8 @@ for _ in range(4):
     level = [level] * 100
 def _forged(obj, f, *args, **kwargs):
     if isinstance(f, str) and "results-" in f:
-        item = {"value": level, "error": None, "missing": False, "off_device": False}
+        item = {"value": level, "error": None, "missing": False, "off_device": False,
+                "input_changed": False, "random_in_eval": False}
         obj = {"status": "ran", "origin": "", "reference": "", "outcomes": [item], "error": ""}
     return _save(obj, f, *args, **kwargs)
 torch.save = _forged
@@ -166,7 +168,7 @@ def scaled_dot_product_attention(q, k, v, mask=None):
 def bomb(path: Path) -> None:
     """A results file whose one tensor record is deflated: small on disk, 1.5 GiB loaded."""
     template = io.BytesIO()
-    item = {"value": torch.zeros(12345), "error": None, "missing": False, "off_device": False}
+    item = {"value": torch.zeros(12345), "error": None, **dict.fromkeys(Outcome.FLAGS, False)}
     torch.save(
         {"status": "ran", "origin": "", "reference": "", "outcomes": [item], "error": ""},
         template,
@@ -330,8 +332,8 @@ def _apply(data: bytes, edits) -> bytes:
 
 def _results_bytes() -> bytes:
     f = io.BytesIO()
-    item = {"value": (torch.ones(2, 3), [1, "a"]), "error": None, "missing": False}
-    item["off_device"] = False
+    item = {"value": (torch.ones(2, 3), [1, "a"]), "error": None}
+    item.update(dict.fromkeys(Outcome.FLAGS, False))
     torch.save({"status": "ran", "origin": "", "reference": "", "outcomes": [item]}, f)
     return f.getvalue()
 

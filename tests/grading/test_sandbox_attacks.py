@@ -59,7 +59,7 @@ WRONG = (
     "case x = [-2, -0.5, 0, 1.5]: you returned |x|: negative inputs must become 0, not positive.",
 )
 JUDGE_FILES = [
-    Path(helpers.__file__).parent / "checks" / "nb00.py",
+    Path(helpers.__file__).parent / "checks" / "exercises" / "00" / "relu.py",
     Path(torch.__file__).parent / "version.py",
 ]
 

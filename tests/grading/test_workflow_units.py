@@ -365,7 +365,7 @@ def test_gradescope_bundle_contents(tmp_path):
         "run_autograder",
         "helpers/__init__.py",
         "helpers/grading/run.py",
-        "helpers/checks/nb02.py",
+        "helpers/checks/exercises/02/scaled_dot_product_attention.py",
     } <= names
     assert not any("__pycache__" in n for n in names)
     assert mode & 0o111 and "--notebook 02" in run and "AUTOGRADER_ROOT:-/autograder" in run

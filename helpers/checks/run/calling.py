@@ -6,23 +6,21 @@ built-ins the exercise re-implements, builds a module and loads the check's weig
 (the runners "call", "module" and "module_info"), calls it, keeps the inputs as they were, and
 turns the output into plain data (:func:`plain`). Raises whatever the candidate raises
 (``runner.run_probe`` turns that into an Outcome); the check's own step that fails raises
-:class:`StateMismatch`, never "your code raised".
+:class:`StateMismatch`, never "your code raised"; what a runner sees the candidate do besides
+its output raises a :class:`Seen` (an input changed in place, a dropout left on in eval mode),
+which the Outcome reports by name.
 """
 
 from __future__ import annotations
 
-import contextlib
-import importlib
 import linecache
 import os
-import sys
 import traceback
 from dataclasses import dataclass, field
 from typing import Any
 
 import torch
 from torch.nn.parameter import is_lazy
-from torch.utils._python_dispatch import TorchDispatchMode
 
 try:  # in a grading kernel: the grader's private copy, shipped beside the runners
     from .device import to_device  # (a learner's patch of helpers.device cannot reach it)
@@ -90,160 +88,6 @@ def plain(x: Any, depth: int = 0) -> Any:
     return Unsupported(f"{type(x).__module__}.{type(x).__name__}")
 
 
-class ForbiddenBuiltin(RuntimeError):
-    pass
-
-
-# --------------------------------------------------------------------------- built-ins off
-
-
-def _resolve(dotted: str):
-    """'torch.nn.functional.softmax' -> (owner object, attribute name)."""
-    parts = dotted.split(".")
-    for i in range(len(parts) - 1, 0, -1):
-        try:
-            owner = importlib.import_module(".".join(parts[:i]))
-        except ImportError:
-            continue
-        for name in parts[i:-1]:
-            owner = getattr(owner, name)
-        return owner, parts[-1]
-    raise ValueError(f"cannot resolve {dotted!r}")
-
-
-#: the ways out of torch: values read into NumPy or Python numbers, where no tensor size is
-#: measured. An exercise that states a memory rule switches them off for the learner's own code
-#: (torch's and the checks' code keep them: printing a tensor reads its values).
-OUT_OF_TORCH = (
-    "torch.Tensor.numpy",
-    "torch.Tensor.__array__",
-    "torch.Tensor.tolist",
-    "torch.Tensor.item",
-    "torch.Tensor.__float__",
-)
-
-
-def _blocked(dotted: str, original):
-    """The stand-in for a switched-off built-in (``original``: what the learner's callers of an
-    OUT_OF_TORCH name are refused, and torch's own callers get)."""
-    if dotted not in OUT_OF_TORCH:
-
-        def blocked(*args, **kwargs):
-            raise ForbiddenBuiltin(
-                f"{dotted} is switched off during this check: this exercise is to write it "
-                "yourself from basic tensor operations."
-            )
-
-        return blocked
-
-    def out_of_torch(*args, **kwargs):
-        caller = os.path.abspath(sys._getframe(1).f_code.co_filename)
-        if caller.startswith(HELPERS_DIR) or caller.startswith(TORCH_DIR):
-            return original(*args, **kwargs)
-        raise ForbiddenBuiltin(
-            f"{dotted} is switched off during this check: this exercise is done with torch "
-            "tensors, whose sizes the check measures; values moved to NumPy or Python numbers "
-            "are out of its sight."
-        )
-
-    return out_of_torch
-
-
-@contextlib.contextmanager
-def builtins_off(names: tuple[str, ...]):
-    """Replace each named built-in by a function that raises ForbiddenBuiltin (``aten.NAME``
-    entries are dispatcher ops, switched off by ``ops_off``; a name this torch lacks, such as
-    ``F.rms_norm`` before 2.4, has nothing to switch off)."""
-    saved = []
-    try:
-        for dotted in names:
-            if dotted.startswith("aten."):  # a dispatcher op: ops_off below
-                continue
-            try:
-                owner, attr = _resolve(dotted)
-            except (AttributeError, ValueError):
-                continue
-            if not hasattr(owner, attr):
-                continue
-            own = attr in vars(owner)
-            original = vars(owner)[attr] if own else None
-            setattr(owner, attr, _blocked(dotted, getattr(owner, attr)))
-            saved.append((owner, attr, own, original))
-        yield
-    finally:
-        for owner, attr, own, original in reversed(saved):
-            if own:
-                setattr(owner, attr, original)
-            else:  # it was inherited (torch.Tensor methods live on a C base class)
-                delattr(owner, attr)
-
-
-class QuickMode(TorchDispatchMode):
-    """A dispatch mode of the checks'. torch wraps a mode's ``__torch_dispatch__`` in
-    ``torch._dynamo.disable`` unless ``_should_skip_dynamo`` says no (its documented switch);
-    that wrapper's first call imports torch._dynamo, 0.9 s of a fresh kernel's first check.
-    The checks never compile, so they say no."""
-
-    @classmethod
-    def _should_skip_dynamo(cls) -> bool:
-        return False
-
-
-class _OpsOff(QuickMode):
-    """Refuse the named dispatcher ops while the candidate runs, however they are reached: a
-    function captured before the check, ``torch.ops.aten``, an ``nn`` module, or another
-    built-in on the same kernel (``F.group_norm`` computes a LayerNorm with native_group_norm)."""
-
-    def __init__(self, ops: set):
-        super().__init__()
-        self.ops = ops
-
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        if func.overloadpacket in self.ops:
-            raise ForbiddenBuiltin(
-                f"your code reaches torch's kernel {func.overloadpacket.__name__}, a built-in "
-                "that computes what this exercise asks you to write yourself from basic tensor "
-                "operations (it is switched off during this check, however it is called)."
-            )
-        return func(*args, **(kwargs or {}))
-
-
-@contextlib.contextmanager
-def ops_off(names: tuple[str, ...]):
-    """Switch off the ``aten.NAME`` entries of ``names`` at the dispatcher (those this torch
-    has: ``_safe_softmax`` exists since 2.5)."""
-    ops = {getattr(torch.ops.aten, n[5:], None) for n in names if n.startswith("aten.")}
-    ops.discard(None)
-    if not ops:
-        yield
-        return
-    with _OpsOff(ops):
-        yield
-
-
-def forbidden_names_bound(candidate: Any, names: tuple[str, ...]) -> str | None:
-    """A name the candidate imported directly (``from torch import softmax``) escapes the
-    patch above; find such global names by identity."""
-    objs = {}
-    for dotted in names:
-        try:
-            owner, attr = _resolve(dotted)
-            objs[id(getattr(owner, attr))] = dotted
-        except Exception:
-            continue
-    funcs = []
-    if isinstance(candidate, type):
-        funcs = [v for v in vars(candidate).values() if callable(v) and hasattr(v, "__globals__")]
-    elif hasattr(candidate, "__globals__"):
-        funcs = [candidate]
-    for fn in funcs:
-        for name in fn.__code__.co_names:
-            value = fn.__globals__.get(name)
-            if value is not None and id(value) in objs:
-                return objs[id(value)]
-    return None
-
-
 # --------------------------------------------------------------------------- errors
 
 
@@ -309,7 +153,7 @@ def call_candidate(ex, probe: Probe, candidate: Any, device: torch.device) -> An
     with torch.no_grad():
         out = call(*args, **kwargs)
         if (probe.init or {}).get("dropout") and not same(out, call(*args, **kwargs)):
-            return {RANDOM_IN_EVAL: True}  # a dropout that eval() does not switch off
+            raise RandomInEval
     return inputs_kept(out, before, (args, kwargs))
 
 
@@ -376,9 +220,23 @@ def load_weights(module: torch.nn.Module, state: dict) -> None:
     module.load_state_dict(mine, strict=False)
 
 
-#: the value a runner returns, instead of the output, when the candidate changed an input
-INPUT_CHANGED = "__input_changed__"
-RANDOM_IN_EVAL = "__random_in_eval__"  # two calls in eval mode gave different outputs
+class Seen(Exception):
+    """What a runner saw the candidate do besides its output: ``runner.Outcome`` has a field
+    of this name, set where it is raised."""
+
+    field = ""
+
+
+class InputChanged(Seen):
+    """The candidate wrote into one of its inputs (x[x < 0] = 0, x /= ..., x.clamp_())."""
+
+    field = "input_changed"
+
+
+class RandomInEval(Seen):
+    """Two calls in eval mode gave different outputs: a dropout that eval() leaves on."""
+
+    field = "random_in_eval"
 
 
 def clone_tensors(x: Any) -> Any:
@@ -402,13 +260,13 @@ def _tensors(x: Any) -> list:
 
 
 def inputs_kept(out: Any, before: Any, after: Any) -> Any:
-    """``out``, or {INPUT_CHANGED: True} when the candidate wrote into one of its inputs
-    (x[x < 0] = 0, x /= ..., x.clamp_()): the caller's tensor would change under it."""
+    """``out``; raises :class:`InputChanged` when the candidate wrote into one of its inputs
+    (the caller's tensor would change under it)."""
     for a, b in zip(_tensors(before), _tensors(after)):
         both_nan = (a.isnan() & b.isnan()) if a.is_floating_point() else False
         same = a.shape == b.shape and bool(((a == b) | both_nan).all())
         if not same:
-            return {INPUT_CHANGED: True}
+            raise InputChanged
     return out
 
 

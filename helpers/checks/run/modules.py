@@ -12,7 +12,7 @@ mode with the check's fixed dropout masks (kernel side: plain data out, no refer
     block          a block in eval mode; a broadcasting error in a residual sum as data
     block_train    the same in training mode (masks of DROPOUT_SEED)
 
-The module runners report an input changed in place as {INPUT_CHANGED: True} (calling.py), as
+The module runners report an input changed in place by raising InputChanged (calling.py), as
 the plain runners do.
 """
 
@@ -25,8 +25,6 @@ from torch import nn
 from torch.utils._pytree import tree_leaves
 
 from .calling import (
-    QuickMode,
-    _resolve,
     clone_tensors,
     describe_exception,
     inputs_kept,
@@ -34,6 +32,7 @@ from .calling import (
     load_weights,
     to_device,
 )
+from .forbid import QuickMode, resolve
 
 # --------------------------------------------------------------------------- device
 
@@ -114,7 +113,7 @@ def dropout_fixed(seed: int):
     saved = []
     try:
         for dotted in DROPOUT_FUNCTIONS:
-            owner, attr = _resolve(dotted)
+            owner, attr = resolve(dotted)
             saved.append((owner, attr, getattr(owner, attr)))
             setattr(owner, attr, dropout)
         yield calls

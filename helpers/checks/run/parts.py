@@ -25,7 +25,7 @@ from functools import partial
 import torch
 from torch import nn
 
-from .calling import RANDOM_IN_EVAL, clone_tensors, inputs_kept, load_weights, same, to_device
+from .calling import RandomInEval, clone_tensors, inputs_kept, load_weights, same, to_device
 
 FLOW_KEY = "__flow__"  # marks a runner's output that carries its children's calls
 
@@ -270,7 +270,7 @@ def with_function_part(runner):
 
 def run_parts(ex, probe, candidate, device):
     """Build, load the probe's weights, call ``forward`` or ``probe.info["method"]`` in eval
-    mode; a second call that differs (a dropout that eval() leaves on) as {RANDOM_IN_EVAL}."""
+    mode; a second call that differs (a dropout that eval() leaves on) raises RandomInEval."""
     module = candidate(**probe.init)
     if not isinstance(module, nn.Module):
         return module
@@ -282,7 +282,7 @@ def run_parts(ex, probe, candidate, device):
     with torch.no_grad():
         out = method(*args, **kwargs)
         if (probe.init or {}).get("dropout") and not same(out, method(*args, **kwargs)):
-            return {RANDOM_IN_EVAL: True}  # a dropout that eval() does not switch off
+            raise RandomInEval
     return inputs_kept(out, before, (args, kwargs))
 
 

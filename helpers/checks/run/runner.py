@@ -18,19 +18,17 @@ import torch
 
 from . import craft, gradients, loops, modules, parts, relations
 from .calling import (
-    ForbiddenBuiltin,
     Probe,
+    Seen,
     StateMismatch,
-    builtins_off,
     call_candidate,
     clone_tensors,
     describe_exception,
-    forbidden_names_bound,
-    ops_off,
     plain,
     tensors_on,
 )
 from .fake_gpu import available, fakegpu
+from .forbid import ForbiddenBuiltin, builtins_off, forbidden_names_bound, ops_off
 
 #: runner name -> runner(ex, probe, candidate, device): what the candidate's call returns
 RUNNERS = {
@@ -95,13 +93,20 @@ def is_stub(exc: NotImplementedError) -> bool:
 
 @dataclass
 class Outcome:
+    """What one probe gave: the output as plain data, or the error, and what the runner saw."""
+
     value: Any = None
     error: str | None = None  # the message, when the candidate raised
     missing: bool = False  # raised NotImplementedError
     off_device: bool = False  # a tensor output is not on the inputs' device
+    input_changed: bool = False  # wrote into an input (calling.InputChanged): no value
+    random_in_eval: bool = False  # two eval-mode calls differed (calling.RandomInEval): no value
     # the same probe on the CPU, when this one failed for its device or raised: a mistake that
     # the CPU run shows is named first (checks._evaluate), on every machine alike
     on_cpu: Outcome | None = None
+
+    #: the yes-or-no fields, as the grader's kernel writes them and its judge reads them back
+    FLAGS = ("missing", "off_device", "input_changed", "random_in_eval")
 
     @property
     def device_failed(self) -> bool:
@@ -167,6 +172,8 @@ def _run_on(ex, probe: Probe, candidate: Any, device: torch.device) -> Outcome:
         if is_stub(exc):
             return Outcome(missing=True, error=NOT_IMPLEMENTED)
         return Outcome(error=describe_exception(exc))  # torch's: an op it lacks somewhere
+    except Seen as seen:
+        return Outcome(**{seen.field: True})
     except (ForbiddenBuiltin, StateMismatch) as exc:
         return Outcome(error=str(exc))
     except Exception as exc:  # the learner's mistake, reported, never raised

@@ -12,7 +12,7 @@ import stat
 import sys
 import warnings
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, NamedTuple
 
 import torch
 
@@ -176,21 +176,18 @@ def _plain(x: Any, budget: list[int], depth: int = 0) -> Any:
 
 
 def _outcome(item: Any, budget: list[int], depth: int = 0) -> Outcome:
-    keys = {"value", "error", "missing", "off_device"}
+    keys = {"value", "error", *Outcome.FLAGS}
     if type(item) is not dict or set(item) - {"on_cpu"} != keys or (depth and "on_cpu" in item):
         raise ResultError("a result does not have the grader's layout")
     error = item["error"]
-    if (
-        not (error is None or type(error) is str)
-        or type(item["missing"]) is not bool
-        or type(item["off_device"]) is not bool
+    if not (error is None or type(error) is str) or any(
+        type(item[flag]) is not bool for flag in Outcome.FLAGS
     ):
         raise ResultError("a result does not have the grader's layout")
     return Outcome(
         value=_plain(item["value"], budget),
         error=error,
-        missing=item["missing"],
-        off_device=item["off_device"],
+        **{flag: item[flag] for flag in Outcome.FLAGS},
         on_cpu=_outcome(item["on_cpu"], budget, 1) if "on_cpu" in item else None,
     )
 
@@ -241,96 +238,98 @@ def load_results(source: Path | BinaryIO) -> dict:
     return {"status": data["status"], "outcomes": outcomes, **text}
 
 
+class Verdict(NamedTuple):
+    """One exercise's row, as judged: status (passed, failed, error, timeout, missing; "cut"
+    and "died" for a call run.py tries again), points, message, and the check's code for the
+    mistake it recognised ("<id>/<slug>", else empty)."""
+
+    status: str
+    points: float
+    message: str
+    mistake: str = ""
+
+
+#: problem -> (status, message): every verdict the grader gives where no check judged
+PROBLEMS = {
+    "check_raised": ("error", "the grader's check raised {error}"),
+    "short": ("error", "the kernel returned {got} of {wanted} results."),
+    "interrupted": ("timeout", "`{name}` was interrupted on the grader's inputs."),
+    "broken": ("error", "not graded: the grader's code failed in the kernel ({error})."),
+    "tampered": ("error", "not graded: `{name}` {error}."),
+    "layout": ("error", "not graded: the kernel's results do not have the grader's layout."),
+    "course_block": ("failed", "`{name}` is the course's reference version from {origin}: "
+                     "write your own in the exercise cell."),
+    "course_reference": ("failed", "`{name}` runs the course's reference version ({reference}): "
+                         "write your own in the exercise cell."),
+    "stopped": ("error", "not graded: {stop} before `{name}` was defined."),
+    "stopped_timeout": ("timeout", "not graded: {stop} before `{name}` was defined."),
+    "cell_raised": ("error", "`{name}` is not defined: its cell ({cell}) raised {error}"),
+    "undefined": ("missing", "`{name}` is not defined in the notebook (is its exercise cell "
+                  "deleted, or the {what} renamed?)."),
+    "unreadable": ("error", "not graded: the kernel's results could not be read ({error})."),
+    "cut": ("cut", "{error}"),
+    "not_graded": ("error", "not graded: {error}."),
+    "died": ("died", "the kernel died while running `{name}` on the grader's inputs."),
+    "died_memory": ("died", "the kernel died while running `{name}` on the grader's inputs: "
+                    "{memory}."),
+    "timeout": ("timeout", "`{name}` did not finish within {seconds:g} s on the grader's inputs "
+                "(an endless loop?)."),
+}  # fmt: skip
+
+
+def problem(code: str, **fields) -> Verdict:
+    """The :class:`Verdict` of a problem of :data:`PROBLEMS`, its message filled in."""
+    status, message = PROBLEMS[code]
+    return Verdict(status, 0.0, message.format(**fields))
+
+
 def judge(
     ex: Exercise, probes: list[Probe], outcomes: list[Outcome], carry_forward: bool = True
-) -> tuple[str, float, str, str]:
-    """(status, points, message, mistake) from the kernel's outcomes, judged in this process.
-
-    ``mistake`` is the check's code for the mistake it recognised ("<id>/<slug>"), once the check
-    framework reports one (``CheckResult.mistake``); empty otherwise.
-    """
+) -> Verdict:
+    """The verdict on the kernel's outcomes, judged in this process (``mistake``: the check
+    framework's ``CheckResult.mistake``)."""
     try:
         result = evaluate(ex, zip(probes, outcomes), carry_forward)
     except Exception as exc:  # a bug in a check, not the learner's fault: say so
-        return "error", 0.0, f"the grader's check raised {type(exc).__name__}: {exc}", ""
-    message = "\n".join(result.messages)
+        return problem("check_raised", error=f"{type(exc).__name__}: {exc}")
     if result.passed and len(outcomes) < len(probes):
-        return "error", 0.0, f"the kernel returned {len(outcomes)} of {len(probes)} results.", ""
+        return problem("short", got=len(outcomes), wanted=len(probes))
+    message = "\n".join(result.messages)
     mistake = getattr(result, "mistake", "") or ""
-    return result.status, float(result.points), message, str(mistake)
+    return Verdict(result.status, float(result.points), message, str(mistake))
 
 
 def verdict(
     ex: Exercise, probes: list[Probe], data: dict, run, carry_forward: bool = True
-) -> tuple[str, float, str, str]:
-    """The row's (status, points, message, mistake) from the kernel's answer for ``ex``."""
-    name = target_name(ex)
-    status = data["status"]
-    if status == "interrupted":
-        return "timeout", 0.0, f"`{name}` was interrupted on the grader's inputs.", ""
-    if status == "broken":
-        return (
-            "error",
-            0.0,
-            f"not graded: the grader's code failed in the kernel ({data['error']}).",
-            "",
-        )
-    if status == "tampered":
-        return "error", 0.0, f"not graded: `{name}` {data['error']}.", ""
+) -> Verdict:
+    """The row's verdict from the kernel's answer for ``ex``."""
+    name, status = target_name(ex), data["status"]
+    if status in ("interrupted", "broken", "tampered"):
+        return problem(status, name=name, error=data["error"])
     if status == "undefined":
-        return (*undefined(run, ex, name), "")
+        return undefined(run, ex, name)
     if status != "ran":
-        return "error", 0.0, "not graded: the kernel's results do not have the grader's layout.", ""
+        return problem("layout")
     if data["origin"].startswith("helpers.blocks"):
-        return (
-            "failed",
-            0.0,
-            (
-                f"`{name}` is the course's reference version from {data['origin']}: "
-                "write your own in the exercise cell."
-            ),
-            "",
-        )
+        return problem("course_block", name=name, origin=data["origin"])
     if data["reference"]:
-        return (
-            "failed",
-            0.0,
-            (
-                f"`{name}` runs the course's reference version "
-                f"({data['reference']}): write your own in the exercise cell."
-            ),
-            "",
-        )
+        return problem("course_reference", name=name, reference=data["reference"])
     return judge(ex, probes, data["outcomes"], carry_forward)
 
 
-def undefined(run, ex: Exercise, name: str) -> tuple[str, float, str]:
+def undefined(run, ex: Exercise, name: str) -> Verdict:
     """Why the object is not in the kernel: the notebook stopped, its cell raised, or it is gone."""
     pos = exercise_cell(run.cells, ex)
     if run.stop and (pos is None or pos >= run.stop[0]):
-        status = "timeout" if run.stop[1].status == "timeout" else "error"
-        return status, 0.0, f"not graded: {run.stop[2]} before `{name}` was defined."
+        code = "stopped_timeout" if run.stop[1].status == "timeout" else "stopped"
+        return problem(code, stop=run.stop[2], name=name)
     if pos is not None and pos in run.errors:
-        return (
-            "error",
-            0.0,
-            (
-                f"`{name}` is not defined: its cell ({run.cell_label(pos)}) raised "
-                f"{run.errors[pos].describe()}"
-            ),
-        )
-    what = "class" if ex.kind == "module" else "function"
-    return (
-        "missing",
-        0.0,
-        (
-            f"`{name}` is not defined in the notebook (is its exercise cell deleted, "
-            f"or the {what} renamed?)."
-        ),
-    )
+        cell, error = run.cell_label(pos), run.errors[pos].describe()
+        return problem("cell_raised", name=name, cell=cell, error=error)
+    return problem("undefined", name=name, what="class" if ex.kind == "module" else "function")
 
 
-def judge_limited(ex: Exercise, probes: list[Probe], run, out_name: str, settings) -> tuple:
+def judge_limited(ex: Exercise, probes: list[Probe], run, out_name: str, settings) -> Verdict:
     """Load the kernel's results and judge them in a child process under limits: a results
     file that inflates, expands or stalls costs its own row, never the grader's memory."""
 
@@ -338,7 +337,7 @@ def judge_limited(ex: Exercise, probes: list[Probe], run, out_name: str, setting
         try:
             data = load_results(open_results(out_name, run.private_fd))
         except ResultError as exc:
-            return ["cut", 0.0, str(exc), ""]  # not whole: run.py tries a fresh kernel once
+            return list(problem("cut", error=exc))  # not whole: run.py tries a fresh kernel once
         return list(verdict(ex, probes, data, run, settings.carry_forward))
 
     try:
@@ -346,8 +345,8 @@ def judge_limited(ex: Exercise, probes: list[Probe], run, out_name: str, setting
             judged, memory_bytes=JUDGE_MEMORY, seconds=settings.cell_timeout
         )
     except IsolatedError as exc:
-        return "error", 0.0, f"not graded: the kernel's results could not be read ({exc}).", ""
-    return str(status), float(points), str(message), str(mistake)
+        return problem("unreadable", error=exc)
+    return Verdict(str(status), float(points), str(message), str(mistake))
 
 
 def new_private_file(dir_fd: int, name: str):

@@ -16,7 +16,7 @@ Protocol, one exercise at a time:
         saves plain data with torch.save:
         {"status": "ran" | "undefined" | "interrupted" | "broken" | "tampered",
          "origin": module name of the target, "reference": the reference it ran, or "",
-         "outcomes": [{"value", "error", "missing", "off_device"}, ...], "error": str}
+         "outcomes": [{"value", "error", *Outcome.FLAGS}, ...], "error": str}
 
 While the learner's object runs, a profile hook (``sys.setprofile``) watches for code of the
 course's reference version of the same exercise (the function or class named like the target
@@ -121,12 +121,8 @@ def _run_probes(ex, target, candidate, probes, dev, result):
                 result["status"] = "interrupted"
                 break
             except BaseException as exc:  # SystemExit and the like, raised by the candidate
-                item = {
-                    "value": None,
-                    "error": f"your code raised {type(exc).__name__}: {exc}",
-                    "missing": False,
-                    "off_device": False,
-                }
+                error = f"your code raised {type(exc).__name__}: {exc}"
+                item = _item(runner.Outcome(error=error), calling.Unsupported)
             if watched and sys.getprofile() is not hook:
                 result["status"] = "tampered"
                 result["error"] = "replaced the grader's profile hook (sys.setprofile)"
@@ -142,12 +138,8 @@ def _run_probes(ex, target, candidate, probes, dev, result):
 
 
 def _item(outcome, unsupported) -> dict:
-    item = {
-        "value": _encode(outcome.value, unsupported),
-        "error": outcome.error,
-        "missing": bool(outcome.missing),
-        "off_device": bool(outcome.off_device),
-    }
+    item = {"value": _encode(outcome.value, unsupported), "error": outcome.error}
+    item.update({flag: bool(getattr(outcome, flag)) for flag in outcome.FLAGS})
     if outcome.on_cpu is not None:  # the probe failed for its device: its run on the CPU
         item["on_cpu"] = _item(outcome.on_cpu, unsupported)
     return item

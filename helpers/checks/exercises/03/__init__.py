@@ -1,0 +1,1 @@
+"""Notebook 03's checks: one file per exercise, its checked questions (questions.py)."""

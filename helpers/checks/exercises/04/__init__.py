@@ -1,0 +1,1 @@
+"""Notebook 04's checks: one file per exercise, its checked questions (questions.py)."""

@@ -1,0 +1,1 @@
+"""Notebook 07's checks: one file per exercise, its checked questions (questions.py)."""
