@@ -1,0 +1,28 @@
+# ruff: noqa: E501
+"""Code shared by the round-5 attack notebooks (pasted into their first cell as text)."""
+
+PRELUDE = r'''
+import json, os, sys, time, ctypes, signal, resource, struct, socket, select, threading
+libc = ctypes.CDLL(None, use_errno=True)
+
+def meminfo():
+    d = {}
+    for line in open('/proc/meminfo'):
+        k, v = line.split(':')
+        d[k] = int(v.split()[0]) // 1024
+    return {k: d.get(k, 0) for k in ('MemAvailable', 'Shmem', 'PageTables', 'Slab', 'SUnreclaim', 'KernelStack')}
+
+def delta(a, b):
+    return {k: b[k] - a[k] for k in a}
+
+def report(**d):
+    """The attack's observations, into its feedback (errors the notebook raised)."""
+    raise Exception('R5REPORT ' + json.dumps(d, default=str))
+
+def hold(seconds):
+    t = time.time()
+    while time.time() - t < seconds:
+        time.sleep(0.5)
+'''
+
+WRONG_RELU = "def relu(x):\n    return x.abs()\n"
