@@ -362,13 +362,16 @@ report(**out)
 # ---------------------------------------------------------------------------------------------
 
 T_KILL_OWN_KERNEL = r'''
-kpid = os.getpid(); before = set(os.listdir('.'))
+kpid = os.getpid()
+def files():
+    return {os.path.join(d, f) for d, _, fs in os.walk('.') for f in fs}
+before = files()
 if os.fork() == 0:
     os.setsid()
     if os.fork() == 0:                                # a watcher: SIGKILL the kernel as soon as the
         t = time.time()                               # grader drops a file in the folder (a probe),
         while time.time() - t < 900:                  # like a busy machine's OOM killer would
-            if set(os.listdir('.')) - before:
+            if files() - before:
                 os.kill(kpid, 9); os._exit(0)
             time.sleep(0.002)
         os._exit(0)
