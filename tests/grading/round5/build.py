@@ -50,21 +50,36 @@ def attack_nb(name: str):
 def raw_nb(cells: list, metadata: dict | None = None, minor: int = 4) -> dict:
     return {
         "cells": cells,
-        "metadata": metadata if metadata is not None else {"kernelspec": KERNELSPEC, "course": {"notebook": "00"}},
+        "metadata": metadata
+        if metadata is not None
+        else {"kernelspec": KERNELSPEC, "course": {"notebook": "00"}},
         "nbformat": 4,
         "nbformat_minor": minor,
     }
 
 
 def code(src) -> dict:
-    return {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": src}
+    return {
+        "cell_type": "code",
+        "execution_count": None,
+        "metadata": {},
+        "outputs": [],
+        "source": src,
+    }
 
 
 def raw_notebooks() -> dict[str, str]:
     """Odd notebook JSON, as text."""
     out = {}
     out["j_surrogates"] = json.dumps(
-        raw_nb([code("import torch\n"), code(A.SURROGATE_RELU), code(A.SURROGATE_CELL), code(A.NUL_PAIRWISE)])
+        raw_nb(
+            [
+                code("import torch\n"),
+                code(A.SURROGATE_RELU),
+                code(A.SURROGATE_CELL),
+                code(A.NUL_PAIRWISE),
+            ]
+        )
     )
     body = json.dumps([code("import torch\n"), code(A.WRONG_RELU)])
     out["j_dupkeys"] = (
@@ -72,26 +87,54 @@ def raw_notebooks() -> dict[str, str]:
         ' "nbformat": 4, "nbformat_minor": 4, "cells": ' + body + ","
         ' "metadata": {"course": {"notebook": "09"}, "kernelspec": ' + json.dumps(KERNELSPEC) + "}}"
     )
-    out["j_v3"] = json.dumps({
-        "nbformat": 3, "nbformat_minor": 0,
-        "metadata": {"name": "", "course": {"notebook": "00"}},
-        "worksheets": [{"metadata": {}, "cells": [
-            {"cell_type": "code", "language": "python", "outputs": [], "collapsed": False,
-             "input": "import torch\ndef relu(x):\n    return x.abs()\n"}]}],
-    })
-    out["j_odd_types"] = json.dumps(raw_nb([
-        code(["import torch\n", 5]),
-        "a string where a cell should be",
-        {"cell_type": "code"},
-        {"cell_type": "code", "source": None, "outputs": "x", "metadata": []},
-        {"cell_type": "raw", "metadata": {}, "source": "def relu(x):\n    return x * (x > 0)\n"},
-        code(A.WRONG_RELU),
-        {"cell_type": "code", "metadata": {"course": {"exercise": ["00.relu"]}}, "outputs": [],
-         "source": "q_check_verdict = 'b'\n", "execution_count": "1"},
-    ]))
+    out["j_v3"] = json.dumps(
+        {
+            "nbformat": 3,
+            "nbformat_minor": 0,
+            "metadata": {"name": "", "course": {"notebook": "00"}},
+            "worksheets": [
+                {
+                    "metadata": {},
+                    "cells": [
+                        {
+                            "cell_type": "code",
+                            "language": "python",
+                            "outputs": [],
+                            "collapsed": False,
+                            "input": "import torch\ndef relu(x):\n    return x.abs()\n",
+                        }
+                    ],
+                }
+            ],
+        }
+    )
+    out["j_odd_types"] = json.dumps(
+        raw_nb(
+            [
+                code(["import torch\n", 5]),
+                "a string where a cell should be",
+                {"cell_type": "code"},
+                {"cell_type": "code", "source": None, "outputs": "x", "metadata": []},
+                {
+                    "cell_type": "raw",
+                    "metadata": {},
+                    "source": "def relu(x):\n    return x * (x > 0)\n",
+                },
+                code(A.WRONG_RELU),
+                {
+                    "cell_type": "code",
+                    "metadata": {"course": {"exercise": ["00.relu"]}},
+                    "outputs": [],
+                    "source": "q_check_verdict = 'b'\n",
+                    "execution_count": "1",
+                },
+            ]
+        )
+    )
     out["j_cells_dict"] = json.dumps(raw_nb({"0": code(A.WRONG_RELU)}))
-    out["j_huge_code"] = json.dumps(raw_nb([code("import torch\n"), code(A.WRONG_RELU),
-                                            code(A.huge_pairwise(1_200_000))]))
+    out["j_huge_code"] = json.dumps(
+        raw_nb([code("import torch\n"), code(A.WRONG_RELU), code(A.huge_pairwise(1_200_000))])
+    )
     return out
 
 
@@ -131,14 +174,24 @@ def moodle_zip(path: Path, honest_only: bool = False) -> None:
     files = {
         "Alice Lee_654321_assignsubmission_file_/00_welcome.ipynb": carol(),
         "Bob Ray_222222_assignsubmission_file_/00_welcome.ipynb": dave(),
-        "Mallory Evil_111111_assignsubmission_file_/alicelee_654321_999999_00_welcome.ipynb":
-            plain_notebook("import torch", A.WRONG_RELU, notebook="00"),
-        "Mallory Evil_111111_assignsubmission_file_/Alice Lee_654321_assignsubmission_file_00.ipynb":
-            plain_notebook("import torch", A.WRONG_RELU, notebook="00"),
-        "Trudy Tee_333333_assignsubmission_file_Alice Lee_654321_assignsubmission_file_/00.ipynb":
-            plain_notebook("import torch", A.WRONG_RELU, notebook="00"),
+        "Mallory Evil_111111_assignsubmission_file_/alicelee_654321_999999_00_welcome.ipynb": plain_notebook(
+            "import torch", A.WRONG_RELU, notebook="00"
+        ),
+        "Mallory Evil_111111_assignsubmission_file_/Alice Lee_654321_assignsubmission_file_00.ipynb": plain_notebook(
+            "import torch", A.WRONG_RELU, notebook="00"
+        ),
+        "Trudy Tee_333333_assignsubmission_file_Alice Lee_654321_assignsubmission_file_/00.ipynb": plain_notebook(
+            "import torch", A.WRONG_RELU, notebook="00"
+        ),
     }
-    _zip(path, {k: v for k, v in files.items() if not honest_only or k.startswith(("Alice", "Bob", "alice", "bob"))})
+    _zip(
+        path,
+        {
+            k: v
+            for k, v in files.items()
+            if not honest_only or k.startswith(("Alice", "Bob", "alice", "bob"))
+        },
+    )
 
 
 def canvas_zip(path: Path, honest_only: bool = False) -> None:
@@ -146,12 +199,21 @@ def canvas_zip(path: Path, honest_only: bool = False) -> None:
     files = {
         "alicelee_654321_700001_00_welcome.ipynb": carol(),
         "bobray_222222_700002_00_welcome.ipynb": dave(),
-        "mallory_111111_700003_alicelee_654321_999999_00_welcome.ipynb":
-            plain_notebook("import torch", A.WRONG_RELU, notebook="00"),
-        "mallory_111111_700004_alicelee_LATE_654321_999998_00_welcome-9.ipynb":
-            plain_notebook("import torch", A.WRONG_RELU, notebook="00"),
+        "mallory_111111_700003_alicelee_654321_999999_00_welcome.ipynb": plain_notebook(
+            "import torch", A.WRONG_RELU, notebook="00"
+        ),
+        "mallory_111111_700004_alicelee_LATE_654321_999998_00_welcome-9.ipynb": plain_notebook(
+            "import torch", A.WRONG_RELU, notebook="00"
+        ),
     }
-    _zip(path, {k: v for k, v in files.items() if not honest_only or k.startswith(("Alice", "Bob", "alice", "bob"))})
+    _zip(
+        path,
+        {
+            k: v
+            for k, v in files.items()
+            if not honest_only or k.startswith(("Alice", "Bob", "alice", "bob"))
+        },
+    )
 
 
 def _zip(path: Path, files: dict) -> None:
@@ -167,9 +229,23 @@ def _zip(path: Path, files: dict) -> None:
 
 def build(out: Path) -> None:
     # memory: run with --memory 1 (as root with cgroups, and as another user without)
-    batch(out, "memory", *interleave(["m_sysv_shm", "m_devshm_files", "m_page_tables", "m_socket_buffers",
-                                      "m_pipe_buffers", "m_dentries", "m_thread_stacks", "m_nondumpable"]))
-    batch(out, "epoll", *interleave(["u_epoll"]) )
+    batch(
+        out,
+        "memory",
+        *interleave(
+            [
+                "m_sysv_shm",
+                "m_devshm_files",
+                "m_page_tables",
+                "m_socket_buffers",
+                "m_pipe_buffers",
+                "m_dentries",
+                "m_thread_stacks",
+                "m_nondumpable",
+            ]
+        ),
+    )
+    batch(out, "epoll", *interleave(["u_epoll"]))
     # extra classmates after the epoll attacker, graded while it holds the watches
     for i, who in enumerate(("dave", "erin", "carol"), 2):
         put(out / "epoll", f"a01_z{i}_{who}_00.ipynb", HONEST[who]())
@@ -177,7 +253,10 @@ def build(out: Path) -> None:
     batch(out, "files", *interleave(["u_files"]))
     for z in ("z_memwrite", "z_sigstop", "z_sched_idle", "z_autogroup"):
         att, hon = interleave([z])
-        hon += [(f"a01_z{i}_{w}_00.ipynb", w) for i, w in enumerate(("dave", "erin", "carol", "dave"), 2)]
+        hon += [
+            (f"a01_z{i}_{w}_00.ipynb", w)
+            for i, w in enumerate(("dave", "erin", "carol", "dave"), 2)
+        ]
         batch(out, z, att, hon)
     # time: --timeout 10 --notebook-timeout 25
     batch(out, "time", *interleave(["t_immortal", "t_kill_own_kernel"]))
@@ -186,7 +265,9 @@ def build(out: Path) -> None:
     batch(out, "resume", att, hon)
     slow = plain_notebook(
         "import torch\nt = 0\nfor i in range(30_000_000):\n    t += i\n",
-        "def relu(x): return x * (x > 0)", notebook="00")
+        "def relu(x): return x * (x > 0)",
+        notebook="00",
+    )
     for f in ("resume", "resume_alone"):
         put(out / f, "a01_y_slow_00.ipynb", slow)
     # outputs: run under `script` (a terminal), with --report and --totals
@@ -194,22 +275,38 @@ def build(out: Path) -> None:
     batch(out, "output2", *interleave(["o_backticks"]))
     # readers, labels, similarity, judge: with --report and --totals (one copy of each classmate:
     # the similarity report discounts code more than 3 students write)
-    att = [(f"a{i:02d}_{name}_00.ipynb", attack_nb(name))
-           for i, name in enumerate(["s_helper", "s_exec_literal", "g_empty", "g_meta", "g_q_space"], 1)]
+    att = [
+        (f"a{i:02d}_{name}_00.ipynb", attack_nb(name))
+        for i, name in enumerate(
+            ["s_helper", "s_exec_literal", "g_empty", "g_meta", "g_q_space"], 1
+        )
+    ]
     for i, (name, text) in enumerate(raw_notebooks().items(), len(att) + 1):
         att.append((f"a{i:02d}_{name}_00.ipynb", text))
     wrong = plain_notebook("import torch", A.WRONG_RELU, notebook="00")
     att.append(("a20_<img src=x onerror=alert(1)>_00.ipynb", wrong))
-    att.append(("a21_\uff1dHYPERLINK(\"https:__r5.example\")_00.ipynb", wrong))
-    batch(out, "readers", att, [("zz_carol/00_welcome.ipynb", "carol"), ("zz_dave_00.ipynb", "dave"),
-                                ("zz_erin_00.ipynb", "erin")])
+    att.append(('a21_\uff1dHYPERLINK("https:__r5.example")_00.ipynb', wrong))
+    batch(
+        out,
+        "readers",
+        att,
+        [
+            ("zz_carol/00_welcome.ipynb", "carol"),
+            ("zz_dave_00.ipynb", "dave"),
+            ("zz_erin_00.ipynb", "erin"),
+        ],
+    )
     # feedback file names: `/` is `__`, other characters `_`
     fb, fba = out / "names", out / "names_alone"
     for f in (fb, fba):
         shutil.rmtree(f, ignore_errors=True)
     put(fb, "alice__00_welcome.ipynb", plain_notebook("import torch", A.WRONG_RELU, notebook="00"))
     put(fb, "bob/00_welcome.ipynb", plain_notebook("import torch", A.WRONG_RELU, notebook="00"))
-    put(fb, "a`<img src=x onerror=alert(1)>`_00.ipynb", plain_notebook("import torch", A.WRONG_RELU, notebook="00"))
+    put(
+        fb,
+        "a`<img src=x onerror=alert(1)>`_00.ipynb",
+        plain_notebook("import torch", A.WRONG_RELU, notebook="00"),
+    )
     for f in (fb, fba):
         put(f, "alice/00_welcome.ipynb", carol())
         put(f, "bob/00 welcome.ipynb", dave())

@@ -66,7 +66,12 @@ def leftovers(uid: int | None, before: set[int]) -> list[str]:
         if not p.isdigit() or int(p) in before:
             continue
         try:
-            c = open(f"/proc/{p}/cmdline", "rb").read().replace(b"\0", b" ").decode("utf-8", "replace")
+            c = (
+                open(f"/proc/{p}/cmdline", "rb")
+                .read()
+                .replace(b"\0", b" ")
+                .decode("utf-8", "replace")
+            )
             owner = os.stat(f"/proc/{p}").st_uid
         except OSError:
             continue
@@ -78,7 +83,7 @@ def leftovers(uid: int | None, before: set[int]) -> list[str]:
 
 def main(argv: list[str]) -> int:
     sep = argv.index("--")
-    opts, grader = argv[:sep], argv[sep + 1:]
+    opts, grader = argv[:sep], argv[sep + 1 :]
     name, subs, outdir = opts[0], opts[1], Path(opts[2])
     uid = int(opts[opts.index("--user") + 1]) if "--user" in opts else None
     out = outdir / name
@@ -87,8 +92,19 @@ def main(argv: list[str]) -> int:
     marker = out / ".start"
     marker.touch()
     time.sleep(1)
-    args = [sys.executable if uid is None else str(REPO / ".venv/bin/python"), "-m", "helpers", "grade", subs,
-            "--out", str(out / "grades.csv"), "--feedback", str(out / "fb"), "--no-progress", *grader]
+    args = [
+        sys.executable if uid is None else str(REPO / ".venv/bin/python"),
+        "-m",
+        "helpers",
+        "grade",
+        subs,
+        "--out",
+        str(out / "grades.csv"),
+        "--feedback",
+        str(out / "fb"),
+        "--no-progress",
+        *grader,
+    ]
     args = [a.replace("{out}", str(out)) for a in args]
     env = dict(os.environ)
     if uid is not None:
@@ -97,8 +113,15 @@ def main(argv: list[str]) -> int:
         home.mkdir(exist_ok=True)
         os.chown(home, uid, uid)
         env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "LANG": "C.UTF-8", "TMPDIR": str(home)}
-        args = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--inh-caps=-all",
-                "--bounding-set=-all", *args]
+        args = [
+            "setpriv",
+            f"--reuid={uid}",
+            f"--regid={uid}",
+            "--clear-groups",
+            "--inh-caps=-all",
+            "--bounding-set=-all",
+            *args,
+        ]
     if "--tty" in opts:
         args = ["script", "-qfec", shlex.join(args), str(out / "console.txt")]
     before = {int(p) for p in os.listdir("/proc") if p.isdigit()}
@@ -132,9 +155,19 @@ def main(argv: list[str]) -> int:
         f"find / -xdev \\( -name 'r5_*' -o -name 'R5*' -o -name 'r5d*' \\) -newer {shlex.quote(str(marker))} "
         f"-not -path {shlex.quote(str(outdir))}'/*' -not -path '/proc/*' -not -path '/work/*/tests/*' "
         "-not -path '/tmp/r5/b/*' 2>/dev/null | head -20; ls /dev/shm | head",
-        shell=True, capture_output=True, text=True).stdout.split("\n")
-    report = {"rc": rc, "wall_s": wall, "host_peaks_MiB_at_s": peaks, "grader_rss_MiB_max": grss[0],
-              "processes_left": left, "files_left": [f for f in found if f], "args": args}
+        shell=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split("\n")
+    report = {
+        "rc": rc,
+        "wall_s": wall,
+        "host_peaks_MiB_at_s": peaks,
+        "grader_rss_MiB_max": grss[0],
+        "processes_left": left,
+        "files_left": [f for f in found if f],
+        "args": args,
+    }
     (out / "watch.json").write_text(json.dumps(report, indent=1))
     print(json.dumps(report, indent=1))
     return 0
