@@ -24,7 +24,7 @@ def main(subs: str, out: str, uid: int | None) -> None:
     subprocess.run(["rm", "-rf", out])
     out_p.mkdir(parents=True)
     args = [
-        str(REPO / ".venv/bin/python"),
+        sys.executable,
         "-m",
         "helpers",
         "grade",
