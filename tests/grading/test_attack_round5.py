@@ -187,3 +187,26 @@ def test_the_reference_in_a_helper_is_named_by_the_report(graded):
     named = {(f.first, f.second) for f in found if f.exercise in ("00.pairwise_sq_dists", OPAQUE)}
     assert ("z-carol/00.ipynb", "the reference") in named, found
     assert any(first == "a-helper/00.ipynb" for first, _ in named), found
+
+
+def test_a_venv_reached_through_a_linked_folder_is_sandboxed(tmp_path):
+    """Found running the round from a copy of the tree whose ``.venv`` was a link to this one:
+    the sandbox ran ``sys.executable`` (the linked path), which no bind showed inside, so no
+    sandbox could start and ``--sandbox auto`` graded every submission UNCONFINED. The Python a
+    sandbox runs is now named through its folder's real path."""
+    import os
+
+    if sys.prefix == sys.base_prefix:
+        pytest.skip("not run from a virtual environment")
+    (tmp_path / "linked").symlink_to(os.path.realpath(sys.prefix))
+    python = tmp_path / "linked" / "bin" / os.path.basename(sys.executable)
+    write(load("00"), tmp_path / "subs" / "carol" / NB)
+    done = subprocess.run(
+        [str(python), "-m", "helpers", "grade", str(tmp_path / "subs"), "--out",
+         str(tmp_path / "grades.csv"), "--sandbox", "bwrap", "--no-progress"],
+        cwd=ROOT, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "UNCONFINED" not in done.stdout + done.stderr
+    rows = _rows(tmp_path / "grades.csv")["carol"]
+    assert all(status == "passed" for _, _, status, _ in rows), rows

@@ -35,6 +35,7 @@ import time
 
 from ..limits import PRELOAD_SECONDS
 from .pipe import recv_plain, send_plain
+from .sandbox import executable
 
 PRELOAD = (
     "torch",
@@ -72,7 +73,7 @@ class Zygote:
             "zygote_main(Connection(int(sys.argv[1]), writable=False), "
             "Connection(int(sys.argv[2]), readable=False), sys.argv[3] == '1')"
         )
-        cmd = [sys.executable, "-c", code, str(req_r), str(rep_w), "1" if sandbox else "0"]
+        cmd = [executable(), "-c", code, str(req_r), str(rep_w), "1" if sandbox else "0"]
         self.proc = subprocess.Popen(
             [*(sandbox or []), *cmd],
             pass_fds=(req_r, rep_w),
