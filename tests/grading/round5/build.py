@@ -184,14 +184,7 @@ def moodle_zip(path: Path, honest_only: bool = False) -> None:
             "import torch", A.WRONG_RELU, notebook="00"
         ),
     }
-    _zip(
-        path,
-        {
-            k: v
-            for k, v in files.items()
-            if not honest_only or k.startswith(("Alice", "Bob", "alice", "bob"))
-        },
-    )
+    _zip(path, files, honest_only)
 
 
 def canvas_zip(path: Path, honest_only: bool = False) -> None:
@@ -206,18 +199,15 @@ def canvas_zip(path: Path, honest_only: bool = False) -> None:
             "import torch", A.WRONG_RELU, notebook="00"
         ),
     }
-    _zip(
-        path,
-        {
-            k: v
-            for k, v in files.items()
-            if not honest_only or k.startswith(("Alice", "Bob", "alice", "bob"))
-        },
-    )
+    _zip(path, files, honest_only)
 
 
-def _zip(path: Path, files: dict) -> None:
+def _zip(path: Path, files: dict, honest_only: bool) -> None:
+    """The files as a zip (``honest_only``: Alice's and Bob's alone)."""
     import nbformat
+
+    honest = ("Alice", "Bob", "alice", "bob")
+    files = {k: v for k, v in files.items() if not honest_only or k.startswith(honest)}
 
     path.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(path, "w") as z:

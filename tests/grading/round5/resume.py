@@ -16,6 +16,8 @@ import sys
 import time
 from pathlib import Path
 
+from .run import grade_command
+
 REPO = Path(__file__).resolve().parents[3]
 
 
@@ -23,24 +25,7 @@ def main(subs: str, out: str, uid: int | None) -> None:
     out_p = Path(out)
     subprocess.run(["rm", "-rf", out])
     out_p.mkdir(parents=True)
-    args = [
-        sys.executable,
-        "-m",
-        "helpers",
-        "grade",
-        subs,
-        "--out",
-        f"{out}/grades.csv",
-        "--feedback",
-        f"{out}/fb",
-        "--jobs",
-        "2",
-        "--seed",
-        "555",
-        "--timeout",
-        "12",
-        "--no-progress",
-    ]
+    args = grade_command(subs, out_p, "--jobs", "2", "--seed", "555", "--timeout", "12")
     env = dict(os.environ)
     pre: list[str] = []
     if uid is not None:

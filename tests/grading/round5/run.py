@@ -81,6 +81,13 @@ def leftovers(uid: int | None, before: set[int]) -> list[str]:
     return out
 
 
+def grade_command(subs: str, out: Path, *options: str) -> list[str]:
+    """``python -m helpers grade SUBS`` into OUT (grades.csv, fb/), with ``options``."""
+    grades, feedback = str(out / "grades.csv"), str(out / "fb")
+    head = [sys.executable, "-m", "helpers", "grade", subs, "--out", grades]
+    return [*head, "--feedback", feedback, "--no-progress", *options]
+
+
 def main(argv: list[str]) -> int:
     sep = argv.index("--")
     opts, grader = argv[:sep], argv[sep + 1 :]
@@ -92,19 +99,7 @@ def main(argv: list[str]) -> int:
     marker = out / ".start"
     marker.touch()
     time.sleep(1)
-    args = [
-        sys.executable,
-        "-m",
-        "helpers",
-        "grade",
-        subs,
-        "--out",
-        str(out / "grades.csv"),
-        "--feedback",
-        str(out / "fb"),
-        "--no-progress",
-        *grader,
-    ]
+    args = grade_command(subs, out, *grader)
     args = [a.replace("{out}", str(out)) for a in args]
     env = dict(os.environ)
     if uid is not None:
