@@ -210,3 +210,32 @@ def test_a_venv_reached_through_a_linked_folder_is_sandboxed(tmp_path):
     assert "UNCONFINED" not in done.stdout + done.stderr
     rows = _rows(tmp_path / "grades.csv")["carol"]
     assert all(status == "passed" for _, _, status, _ in rows), rows
+
+
+def test_the_zygote_sees_its_autogroup_and_io_priority_changed():
+    """``z_autogroup``: a kernel set its zygote's autogroup to nice 19 and its I/O class to
+    idle (``/proc/1/autogroup``, ``ioprio_set``); the zygote compared neither at its reset, so
+    the next classmates in that slot ran at that priority. Both are now part of its state."""
+    import ctypes
+    import os
+    import platform
+
+    from helpers.grading.kernels.zygote import IOPRIO_GET, _own_state
+
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # a session of its own: its own autogroup
+        os.setsid()
+        before = _own_state()
+        open("/proc/self/autogroup", "w").write("19")
+        if platform.machine() in IOPRIO_GET:
+            ctypes.CDLL(None).syscall(IOPRIO_GET[platform.machine()] - 1, 1, 0, (3 << 13) | 7)
+        after = _own_state()
+        os.write(w, ",".join(sorted(k for k in before if before[k] != after[k])).encode())
+        os._exit(0)
+    os.close(w)
+    changed = os.read(r, 1000).decode().split(",")
+    os.waitpid(pid, 0)
+    assert "autogroup" in changed, changed
+    if platform.machine() in IOPRIO_GET:
+        assert "ioprio" in changed, changed
