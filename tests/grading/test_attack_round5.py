@@ -239,3 +239,21 @@ def test_the_zygote_sees_its_autogroup_and_io_priority_changed():
     assert "autogroup" in changed, changed
     if platform.machine() in IOPRIO_GET:
         assert "ioprio" in changed, changed
+
+
+def test_a_file_in_a_moodle_folder_is_that_folders_students():
+    """``lms`` (Moodle download): Mallory uploaded a file named as Canvas names Alice's
+    (``alicelee_654321_999999_00_welcome.ipynb``); the Canvas pattern, tried first, gave it to
+    ``alicelee``, id 654321 (Alice's), a second row with her id in the totals. The folder
+    Moodle made is the student's, whatever the file inside is named."""
+    from dataclasses import astuple
+
+    from helpers.grading.reading.students import student_of
+
+    folder = "Mallory Evil_111111_assignsubmission_file_/"
+    for name in ("alicelee_654321_999999_00_welcome.ipynb", "Alice Lee_654321_x_00.ipynb"):
+        assert astuple(student_of(folder + name))[:2] == ("Mallory Evil", "111111")
+    trudy = "Trudy Tee_333333_assignsubmission_file_Alice Lee_654321_assignsubmission_file_/0.ipynb"
+    assert astuple(student_of(trudy))[:2] == ("Trudy Tee", "333333")
+    canvas = student_of("alicelee_654321_700001_00_welcome.ipynb")  # a Canvas download's
+    assert astuple(canvas)[:2] == ("alicelee", "654321")
