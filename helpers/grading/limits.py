@@ -94,6 +94,12 @@ MAX_TENSOR_BYTES = 256 * MiB  # the tensor data in it (a deflated record counts 
 MAX_REPLY_BYTES = 8 * MiB  # what a child process of the grader may answer
 DRAWS_MEMORY, DRAWS_SECONDS = GiB, 600.0  # finding the passing draws of a batch's exercises
 
+# what the grader writes: a cell of a CSV (the gradebook, a merge, the totals, the LMS files):
+# far under Python's csv field limit (131,072), which every later reader of the gradebook
+# (--totals, --report, --resume, merge) would stop at; an exercise's message in the feedback
+CELL_CHARS = 10_000
+FEEDBACK_MESSAGE_CHARS = 100_000
+
 
 def set_limits(memory_bytes: int, file_bytes: int) -> None:
     """Memory (``RLIMIT_DATA``, see above), largest file written, no core files, no POSIX

@@ -89,3 +89,29 @@ def test_what_is_written_reads_back(tmp_path):
     assert all(r.points == 1.0 and r.mistake == "\ufffd=mistake" for r in back)
     _, raw = read_table(tmp_path / "g.csv")
     assert len({r[0] for r in raw}) == len(labels)
+
+
+def test_a_long_message_is_cut_and_any_gradebook_reads_back(tmp_path):
+    """Attack round 5 (``a-long-message``): an exception of 200,000 characters landed whole in
+    its row, and every later reader (--totals, --report, --resume, merge) stopped at Python's
+    csv field limit (131,072). A cell is now cut to ``CELL_CHARS``, saying how much; a
+    gradebook with a longer cell (written before, or by hand) still reads whole, and the csv
+    module's limit is left as it was."""
+    from helpers.grading.limits import CELL_CHARS
+
+    long = Row("a.ipynb", "00", "00.relu", 0.0, 1.0, "error", "ValueError: " + "x" * 200_000)
+    Gradebook(tmp_path / "g.csv", [long]).close()
+    (back,) = read_rows(tmp_path / "g.csv")
+    assert len(back.message) == CELL_CHARS
+    assert back.message.startswith("ValueError: xxx")
+    assert back.message.endswith("… (190,038 characters cut)")
+    limit = csv.field_size_limit()
+    with open(tmp_path / "old.csv", "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(
+            ["submission", "notebook", "exercise", "points", "max_points", "status", "message"]
+        )
+        w.writerow(["a.ipynb", "00", "00.relu", "0", "1", "error", "y" * 500_000])
+    (old,) = read_rows(tmp_path / "old.csv")
+    assert old.message == "y" * 500_000  # nothing lost
+    assert csv.field_size_limit() == limit

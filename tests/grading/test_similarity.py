@@ -141,6 +141,37 @@ SOLVED = (
 )
 
 
+def test_the_code_an_exercise_calls_in_other_cells_is_compared(tmp_path):
+    """Issue 42 (attack round 5, ``a-helper``): the reference hidden in a helper of a cell of
+    its own, the exercise's cell only calling it, scored full points and was named by nothing.
+    The code compared is the code the exercise runs: its cell and the notebook-level
+    definitions it uses, transitively, wherever they stand; not the course's own code (a
+    helper the notebook hands out), which every student has."""
+    from types import SimpleNamespace
+
+    from nbformat.v4 import new_code_cell
+
+    ex = "02.scaled_dot_product_attention"
+    helper = SOLVED.replace("scaled_dot_product_attention", "_attend")
+    wrapper = "def scaled_dot_product_attention(q, k, v, mask=None):\n"
+    wrapper += "    softmax_rows(q)\n    return _go(q, k, v, mask)\n"
+    moved = set_exercise(load("02", NOTEBOOKS), ex, wrapper)
+    at = exercise_index(moved, ex)
+    moved.cells.insert(at + 1, new_code_cell("_go = _attend\n"))  # a name bound to the helper
+    moved.cells.insert(at - 1, new_code_cell(helper))
+    first = set_exercise(load("02"), ex, SOLVED)
+    subs = [
+        SimpleNamespace(path=write(nb, tmp_path / f"{who}_02.ipynb"), label=f"{who}_02.ipynb")
+        for who, nb in (("ann", first), ("bob", moved))
+    ]
+    code = S.exercise_cells(tmp_path / "bob_02.ipynb")[ex]
+    assert "_go = _attend" in code and "def _attend" in code  # transitively
+    assert "def softmax_rows" not in code  # handed out with the notebook: the course's
+    assert S.exercise_cells(tmp_path / "ann_02.ipynb")[ex] == SOLVED + "\n"
+    pairs = {(f.exercise, f.first, f.second) for f in S.similar_in(subs)}
+    assert (ex, "ann_02.ipynb", "bob_02.ipynb") in pairs
+
+
 def test_an_exercise_scored_without_its_code_in_the_notebook_is_listed(tmp_path):
     """Issue 31 (a tester's breaches): the solution run from a rot13 string through
     getattr(builtins, "ex" + "ec"), rebuilt from a marshalled code object, or imported from a

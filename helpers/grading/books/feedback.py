@@ -7,7 +7,8 @@ import hashlib
 import re
 from pathlib import Path
 
-from .gradebook import plain
+from ..limits import FEEDBACK_MESSAGE_CHARS
+from .gradebook import cut, plain
 
 FEEDBACK_NAME_BYTES = 200  # a feedback file's name (a deep folder's path) is cut to this
 MARKS = {"passed": "✅", "failed": "❌", "error": "⚠️", "timeout": "⏱", "missing": "➖"}
@@ -43,7 +44,7 @@ def feedback_markdown(sub, graded) -> str:
         lines.append(f"## {mark} {r.exercise or 'submission'}{title}: {r.status}")
         lines.append("")
         message = graded.messages.get(r.exercise, r.message) if r.exercise else r.message
-        lines += [*code_block(message.strip() or "-"), ""]
+        lines += [*code_block(cut(message.strip(), FEEDBACK_MESSAGE_CHARS) or "-"), ""]
     if graded.notes:
         lines += ["## Notes from running the notebook", ""]
         lines += [f"- {code_span(note)}" for note in graded.notes]

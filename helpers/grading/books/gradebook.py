@@ -5,7 +5,10 @@ Columns ``submission, notebook, exercise, points, max_points, status, mistake, m
 older gradebooks and read as "". Every CSV the grader writes (the gradebook, a merge, the
 totals, the LMS files) is written by :class:`CsvWriter` alone, which puts every cell through
 :func:`guard`: no control character reaches a cell, and text a spreadsheet would take for a
-formula gets a leading quote; :func:`read_table` reads every cell back without it. Every file
+formula gets a leading quote; a cell longer than ``CELL_CHARS`` (a learner's exception of
+200,000 characters) is cut, saying how much (:func:`cut`); :func:`read_table` reads every cell
+back without the quote, and reads cells of any length (a gradebook written before the cut
+loses nothing). Every file
 is written whole beside its place, flushed to disk and renamed over it
 (:func:`write_atomically`): a crash never leaves half a gradebook. Beside each gradebook, its
 record (``grades.csv.json``): seed, shard, the submissions it is to hold.
@@ -21,6 +24,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import IO
 
+from ..limits import CELL_CHARS
 from ..records import Row, UsageError
 
 COLUMNS = [
@@ -59,11 +63,21 @@ UNPRINTABLE_IN_CELL = re.compile(f"{UNPRINTABLE.pattern}|[\t\n\r\u2028\u2029]")
 NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?(e[-+][0-9]+)?")  # as f"{x:g}" writes one
 
 
+def cut(text: str, limit: int) -> str:
+    """``text`` if it has at most ``limit`` characters, else its start and how much was cut:
+    ``"xxx… (196,012 characters cut)"``, ``limit`` characters in all."""
+    if len(text) <= limit:
+        return text
+    keep = max(0, limit - len(f"… ({len(text):,} characters cut)"))
+    return f"{text[:keep]}… ({len(text) - keep:,} characters cut)"
+
+
 def guard(text: str) -> str:
-    """``text`` as a CSV cell: every control character replaced (U+FFFD), and text a spreadsheet
-    would read as a formula (CSV injection), or that starts with the quote this adds, gets a
-    leading quote; a number stays as it is. :func:`unguard` takes the quote off."""
-    text = UNPRINTABLE_IN_CELL.sub("\ufffd", str(text))
+    """``text`` as a CSV cell: every control character replaced (U+FFFD), at most
+    ``CELL_CHARS`` characters (:func:`cut`), and text a spreadsheet would read as a formula (CSV
+    injection), or that starts with the quote this adds, gets a leading quote; a number stays
+    as it is. :func:`unguard` takes the quote off."""
+    text = cut(UNPRINTABLE_IN_CELL.sub("\ufffd", str(text)), CELL_CHARS)
     if NUMBER.fullmatch(text):
         return text
     quoted = text[:1] == "'" and text[1:2] in QUOTED_START
@@ -129,11 +143,17 @@ def per_submission(rows: Iterable[Row]) -> dict[str, tuple[str, float, float]]:
 # --------------------------------------------------------------------------- reading
 
 
+FIELD_LIMIT = 2**31 - 1  # the csv module's field limit is a C long: this fits every platform's
+
+
 def read_table(path: str | Path, partial: bool = False) -> tuple[list[str], list[list[str]]]:
     """The header and the rows, each cell's text as it was before :func:`guard` (merging writes
     them again as they are). ``partial``: a row cut short (the grader stopped while writing it)
-    is left out, not an error."""
+    is left out, not an error. A cell may be of any length (Python's csv module stops at
+    131,072 characters unless told otherwise): a gradebook written before cells were cut, or
+    edited by hand, reads whole."""
     path = Path(path)
+    limit = csv.field_size_limit(FIELD_LIMIT)
     try:
         with open(path, newline="", encoding="utf-8") as f:
             reader = csv.reader(f)
@@ -141,6 +161,8 @@ def read_table(path: str | Path, partial: bool = False) -> tuple[list[str], list
             rows = [[unguard(cell) for cell in r] for r in reader if r]
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         raise GradebookError(f"{path}: cannot read ({type(exc).__name__}: {exc})") from None
+    finally:
+        csv.field_size_limit(limit)
     if header is None or not set(OLD_COLUMNS) <= set(header):
         raise GradebookError(
             f"{path} is not a gradebook written by `python -m helpers grade` (header {header})"

@@ -4,6 +4,9 @@ For ``--similarity`` (similarity.py): the definition the grader runs is compared
 stands; a definition that cannot have scored (a stub), or a name bound otherwise than by its
 definition (an import, an assignment, a loop, a write by name into ``globals()``...), is listed
 instead, and so is ``exec``, ``eval`` or ``compile`` of text built at run time (:data:`OPAQUE`).
+The code compared is the code an exercise runs: its cell's (or its definition's) and the
+notebook-level definitions it uses by name, transitively (:func:`_called`): a reference moved
+into a helper in another cell, the exercise's cell only calling it, is compared as well.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ OPAQUE = "(code the grader could not read)"
 # JSON: {exercise id: "" when the notebook defines it, else how its code is not in the notebook}
 BOUND = "(graded names bound)"
 RUNS_TEXT = ("exec", "eval", "compile")  # the built-ins that run code given as a string
+MAX_CALLED = 50  # notebook-level definitions added to one exercise's code
 
 
 def _parse(source: str) -> ast.Module | None:
@@ -51,6 +55,50 @@ def _graded_bindings(trees: list[tuple]) -> dict[str, tuple]:
         for name, how in _module_bindings(tree, set(targets)):
             found[targets[name]] = (cell, "bound", f"`{name}` is bound by {how}")
     return found
+
+
+def _definitions(trees: list[tuple]) -> dict[str, ast.stmt]:
+    """{name: the last top-level statement binding it}: a def, a class, an assignment (a lambda,
+    an object built by a helper), in the order the cells run."""
+    found: dict[str, ast.stmt] = {}
+    for _, tree in trees:
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                found[node.name] = node
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for n in (n for t in targets for n in ast.walk(t)):
+                    if isinstance(n, ast.Name):
+                        found[n.id] = node
+    return found
+
+
+def _called(roots: list[ast.Module], defined: dict[str, ast.stmt], course) -> list[str]:
+    """The source of each notebook-level definition (:func:`_definitions`) the code in
+    ``roots`` uses by name, and of those these use, transitively, in the order first used: the
+    code an exercise runs beyond its cell (a helper in another cell). Not the statements
+    ``roots`` hold already, nor the course's own code (``course(source)``: handed out to every
+    student); at most ``MAX_CALLED``."""
+    found: list[str] = []
+    try:
+        have = {ast.unparse(s) for root in roots for s in root.body}
+        seen: set[int] = set()
+        todo: list[ast.AST] = list(roots)
+        while todo and len(found) < MAX_CALLED:
+            for n in ast.walk(todo.pop(0)):
+                if not isinstance(n, ast.Name) or not isinstance(n.ctx, ast.Load):
+                    continue
+                stmt = defined.get(n.id)
+                if stmt is None or id(stmt) in seen:
+                    continue
+                seen.add(id(stmt))
+                text = ast.unparse(stmt)
+                if text not in have and not course(text):
+                    found.append(text)
+                    todo.append(stmt)
+    except (RecursionError, MemoryError):  # nested too deeply to walk: what was found so far
+        pass
+    return found[:MAX_CALLED]
 
 
 SAFE_DECORATORS = ("torch", "functools")  # a graded def under these is the def itself

@@ -2,12 +2,15 @@
 
 For each exercise, the code of its cell (``metadata.course.exercise``) in every student's
 notebook, or, where the definition the grader runs stands in another cell (a stub left in its
-own), that definition; ``exec``, ``eval`` or ``compile`` of text built at run time is listed
-apart (:data:`OPAQUE`): code no comparison can read. Normalised: parsed, docstrings and comments
-gone (formatting never matters to an AST), every local name renamed by order of first use
-(``v0``, ``v1``...), attribute names (the torch API) and the modules torch, math, nn, F, np
-kept, numbers bucketed. Each normalised token stream gives a set of k-grams (k = 6 tokens), less
-those of the notebook's stub (the signature every student starts from). Two students are flagged
+own), that definition; with it, the notebook-level definitions that code uses, transitively,
+wherever they stand (a helper in a cell of its own, the exercise's cell only calling it), less
+the course's own (in the notebook as handed out), each piece normalised by itself. ``exec``,
+``eval`` or ``compile`` of text built at run time is listed apart (:data:`OPAQUE`): code no
+comparison can read. Normalised: parsed, docstrings and comments gone (formatting never
+matters to an AST), every local name renamed by order of first use (``v0``, ``v1``...),
+attribute names (the torch API) and the modules torch, math, nn, F, np kept, numbers bucketed.
+Each normalised token stream gives a set of k-grams (k = 6 tokens), less those of the
+notebook's stub (the signature every student starts from). Two students are flagged
 when one's k-grams lie for at least ``THRESHOLD`` (90 %) within the other's, and a student's
 code when it lies that much within the course's reference (the solution cell). Code of fewer
 than ``MIN_KGRAMS`` k-grams beyond the stub (a one-line mask) is too short to tell copying from
@@ -36,7 +39,16 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from .bindings import BOUND, OPAQUE, _graded_bindings, _opaque_calls, _parse, _written
+from .bindings import (
+    BOUND,
+    OPAQUE,
+    _called,
+    _definitions,
+    _graded_bindings,
+    _opaque_calls,
+    _parse,
+    _written,
+)
 
 THRESHOLD = 0.95
 MIN_KGRAMS = 12
@@ -44,6 +56,9 @@ MIN_RARE = 2  # k-grams (6 AST tokens each) the pair shares and few others write
 K = 6
 COMMON_MIN, COMMON_SHARE = 3, 0.1  # a k-gram in more submissions than this is common
 KEEP = {"torch", "math", "nn", "F", "np", "functional", "True", "False", "None"}
+# between the pieces of an exercise's code (its cell, then each helper it calls): no code that
+# parses holds a null byte
+PIECE = "\n\x00\n"
 
 
 def _strip_docstrings(tree: ast.AST) -> None:
@@ -126,8 +141,13 @@ def kgrams(tokens: list[str], k: int = K) -> set[int]:
 
 
 def fingerprint(source: str, stub: set[int] = frozenset()) -> set[int] | None:
-    tokens = normalize(source)
-    return None if tokens is None else kgrams(tokens) - stub
+    """The k-grams of ``source``, less ``stub``'s; of each of its pieces (``PIECE``: an
+    exercise's cell, the helpers it calls) normalised by itself, the names of each numbered
+    from its start. None when no piece can be parsed."""
+    pieces = [normalize(piece) for piece in source.split(PIECE)]
+    if all(tokens is None for tokens in pieces):
+        return None
+    return set().union(*(kgrams(tokens) for tokens in pieces if tokens is not None)) - stub
 
 
 def overlap(a: set[int], b: set[int]) -> float:
@@ -181,17 +201,57 @@ def _exercise_cells(path: Path) -> dict[str, str]:
         if isinstance(cell, dict) and cell.get("cell_type") == "code" and isinstance(src, str):
             code.append((ex, src))
     trees = [(ex, t) for ex, t in ((ex, _parse(src)) for ex, src in code) if t is not None]
+    roots: dict[str, list] = {}  # exercise -> the code compared, parsed
+    for ex, tree in trees:
+        if isinstance(ex, str):
+            roots.setdefault(ex, []).append(tree)
     bound = {}
     for ex, (cell, kind, text) in _graded_bindings(trees).items():
         # "" for a definition that can have scored; else how the code graded is not in it
         bound[ex] = "" if kind == "def" else text
         if kind == "def" and cell != ex:  # the code graded is elsewhere (a stub left in its
             out[ex] = text + "\n"  # cell): compare it
+            roots[ex] = [t for t in [_parse(text)] if t is not None]
+    from ...checks import EXERCISES
+
+    defined = _definitions(trees)
+    for ex, parsed in roots.items():  # with the helpers it calls, wherever they stand
+        if ex not in EXERCISES:  # an id the course does not grade (nor names a notebook by)
+            continue
+        helpers = _called(parsed, defined, functools.partial(_handed_out, EXERCISES[ex].notebook))
+        if helpers:
+            out[ex] = PIECE.join([out[ex], *helpers])
     out[BOUND] = json.dumps(bound)
     opaque = _opaque_calls([t for _, t in trees])
     if opaque:
         out[OPAQUE] = "; ".join(opaque)
     return out
+
+
+def _handed_out(notebook: str, source: str) -> bool:
+    """Whether ``source`` (a top-level statement, unparsed) stands in the notebook as handed
+    out: the course's code, which every student has."""
+    return source in _course_statements(notebook)
+
+
+@functools.cache
+def _course_statements(notebook: str) -> frozenset[str]:
+    from ...notebook_files import ROOT as root
+    from ..reading.cells import read_cells
+
+    stub = next(iter(sorted((root / "notebooks").glob(f"{notebook}_*.ipynb"))), None)
+    try:
+        cells = read_cells(stub)["cells"] if stub else []
+    except (OSError, ValueError, KeyError, TypeError, RecursionError):
+        return frozenset()
+    found = set()
+    for cell in cells:
+        if cell.get("cell_type") == "code":
+            src = cell.get("source", "")
+            tree = _parse("".join(src) if isinstance(src, list) else src)
+            if tree is not None:
+                found.update(ast.unparse(s) for s in tree.body)
+    return frozenset(found)
 
 
 @functools.cache
@@ -256,15 +316,12 @@ def find_similar(codes: dict[str, dict[str, str]]) -> list[Finding]:
 
 
 def similar_in(subs, scored: set[tuple[str, str]] = frozenset()) -> list[Finding]:
-    """:func:`find_similar` over submissions (anything with ``path``, ``label``; one with a
-    ``problem`` was not read), and a Finding
+    """:func:`find_similar` over submissions (anything with ``path``, ``label``), and a Finding
     under :data:`OPAQUE` (``second``: where) for each that runs code built at run time, and for
     each exercise it scored on (``scored``: (label, exercise id) with points) whose code is not
     in the notebook: the name bound by an import or an assignment, or no code but the stub's
     (the code that ran came from a decoded string, a file, a code object...)."""
-    codes = {
-        s.label: exercise_cells(Path(s.path)) for s in subs if not getattr(s, "problem", None)
-    }
+    codes = {s.label: exercise_cells(Path(s.path)) for s in subs if not getattr(s, "problem", None)}
     opaque = [Finding(OPAQUE, lb, c.pop(OPAQUE), 1.0) for lb, c in codes.items() if OPAQUE in c]
     bound = {lb: json.loads(c.pop(BOUND, "{}")) for lb, c in codes.items()}
     from ...checks import EXERCISES

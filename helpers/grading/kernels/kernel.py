@@ -13,13 +13,13 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
 from dataclasses import dataclass
 
 from .. import limits
 from ..limits import IOPUB_QUEUE, MAX_MESSAGE_BYTES
 from .environment import kernel_env
+from .sandbox import executable
 
 # Sets the limits, then becomes the kernel. argv: limits.py memory_bytes file_bytes sandboxed -- cmd
 # In a sandbox the grader is outside the PID namespace (the parent pid reads 0 or 1), so
@@ -177,7 +177,7 @@ class Kernel:
         from jupyter_client import KernelManager
 
         launcher = [
-            sys.executable,
+            executable(),
             "-c",
             LAUNCHER,
             self.limits_file,
@@ -190,7 +190,7 @@ class Kernel:
         class LimitedKernelManager(KernelManager):
             def format_kernel_cmd(self, extra_arguments=None):
                 cmd = [
-                    sys.executable,
+                    executable(),
                     "-m",
                     "ipykernel_launcher",
                     "-f",

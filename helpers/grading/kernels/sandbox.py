@@ -82,7 +82,7 @@ def bwrap_problem(bwrap: str) -> str:
         "/proc",
         "--dev",
         "/dev",
-        sys.executable,
+        executable(),
         "-c",
         "pass",
     ]
@@ -120,7 +120,7 @@ def start_problem(prefix: list[str]) -> str:
     now ("" if it can): the per-user limit on namespaces reached, a cgroup gone..."""
     try:
         done = subprocess.run(
-            [*prefix, sys.executable, "-c", "pass"], capture_output=True, text=True, timeout=60
+            [*prefix, executable(), "-c", "pass"], capture_output=True, text=True, timeout=60
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"{type(exc).__name__}: {exc}"
@@ -151,6 +151,17 @@ def resolve(mode: str) -> tuple[str, str]:
     if mode == "bwrap":
         raise UsageError(f"--sandbox bwrap: {why}; {INSTALL}.")
     return "none", UNCONFINED.format(why=why)
+
+
+def executable() -> str:
+    """This Python as a sandbox shows it: ``sys.executable`` with its folder's links resolved,
+    as :func:`python_roots` binds every folder (a virtual environment reached through a linked
+    folder, ``~/course -> /data/course``, was not there inside: no sandbox could start, and
+    ``--sandbox auto`` graded unconfined). The file itself stays as named: a virtual
+    environment's ``python`` links to the base interpreter, and Python finds the environment
+    beside the name it was started by."""
+    folder, name = os.path.split(sys.executable)
+    return os.path.join(os.path.realpath(folder), name)
 
 
 def helpers_path() -> str:

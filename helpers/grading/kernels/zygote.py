@@ -35,6 +35,7 @@ import time
 
 from ..limits import PRELOAD_SECONDS
 from .pipe import recv_plain, send_plain
+from .sandbox import executable
 
 PRELOAD = (
     "torch",
@@ -72,7 +73,7 @@ class Zygote:
             "zygote_main(Connection(int(sys.argv[1]), writable=False), "
             "Connection(int(sys.argv[2]), readable=False), sys.argv[3] == '1')"
         )
-        cmd = [sys.executable, "-c", code, str(req_r), str(rep_w), "1" if sandbox else "0"]
+        cmd = [executable(), "-c", code, str(req_r), str(rep_w), "1" if sandbox else "0"]
         self.proc = subprocess.Popen(
             [*(sandbox or []), *cmd],
             pass_fds=(req_r, rep_w),
@@ -242,13 +243,33 @@ def _own_state() -> dict:
     state["nice"] = os.getpriority(os.PRIO_PROCESS, 0)
     state["affinity"] = sorted(os.sched_getaffinity(0))
     state["scheduler"] = os.sched_getscheduler(0)
-    for name in ("oom_score_adj", "coredump_filter", "comm", "timerslack_ns"):
+    state["ioprio"] = _ioprio()
+    # autogroup: the nice of the sandbox's session, which every kernel forked here shares
+    for name in ("oom_score_adj", "coredump_filter", "comm", "timerslack_ns", "autogroup"):
         try:
             with open(f"/proc/self/{name}") as f:
                 state[name] = f.read()
         except OSError:
             pass
     return state
+
+
+IOPRIO_GET = {"x86_64": 252, "aarch64": 31}  # system call numbers; other machines: not compared
+
+
+def _ioprio() -> int:
+    """This process's I/O scheduling class and level (``ioprio_get``; -1 where unknown): a
+    kernel may set its zygote's to "idle" (attack round 5), which the next kernels inherit."""
+    import ctypes
+    import platform
+
+    number = IOPRIO_GET.get(platform.machine())
+    if number is None:
+        return -1
+    try:
+        return int(ctypes.CDLL(None, use_errno=True).syscall(number, 1, 0))  # PROCESS, self
+    except (OSError, AttributeError):
+        return -1
 
 
 def _serve(req: dict, requests, replies, sandboxed: bool, spawned: list[int]) -> dict:

@@ -1,6 +1,7 @@
 """Who a submission belongs to, read from its label (its path inside the zip or folder), with
-the first of these patterns that matches (``--student-pattern REGEX`` replaces them; it must
-have a named group ``student``, and may have ``id`` and ``late``):
+the first of these patterns that matches, a Moodle folder before all (``--student-pattern
+REGEX`` replaces them; it must have a named group ``student``, and may have ``id`` and
+``late``):
 
 - Canvas ("Download submissions"): ``lastnamefirstname_12345_67890_02_name.ipynb`` and, for a
   late submission, ``lastnamefirstname_LATE_12345_67890_02_name.ipynb`` (name, Canvas user id,
@@ -24,7 +25,10 @@ from pathlib import PurePosixPath
 CANVAS = r"^(?:.*/)?(?P<student>[^/_]+)(?P<late>_LATE)?_(?P<id>\d+)_\d+_[^/]+$"
 MOODLE = r"(?:^|/)(?P<student>[^/]+?)_(?P<id>\d+)_assignsubmission_[a-z]+_"
 FOLDER = r"^(?P<student>[^/]+)/"
-PATTERNS = (CANVAS, MOODLE, FOLDER)
+# a Moodle folder, which Moodle names: what a student named a file inside it (a Canvas name of a
+# classmate's, say) never takes the file from that folder's student (attack round 5)
+MOODLE_FOLDER = r"^(?P<student>[^/]+?)_(?P<id>\d+)_assignsubmission_[a-z]+_[^/]*/"
+PATTERNS = (MOODLE_FOLDER, CANVAS, MOODLE, FOLDER)
 
 
 def compile_pattern(text: str) -> re.Pattern:
