@@ -43,7 +43,7 @@ from typing import Any
 
 import torch
 
-from . import backward, properties, state
+from . import backward, contract, properties, state
 from .edits import search
 from .framework import DIAGNOSES, DROPOUT_IN_EVAL, REGISTRY, CheckResult, Exercise, Fail, Probe
 from .questions import register_questions
@@ -138,10 +138,9 @@ def off_device_fail(probe: Probe) -> Fail:
 
 
 def probes(ex: Exercise, gen: torch.Generator) -> list[Probe]:
-    """The exercise's cases, and last the gradients of its first forward case (backward.py)."""
-    cases = list(ex.probes(gen))
-    grad = backward.gradient_probe(ex, cases)
-    return cases + ([grad] if grad else [])
+    """The exercise's cases, with those of its contract beyond the output (contract.py): the
+    modes first, the gradients of its first forward case last."""
+    return contract.all_probes(ex, ex.probes(gen))
 
 
 def judge_failure(ex: Exercise, probe: Probe, outcome: Outcome) -> Fail | None:
@@ -169,6 +168,11 @@ def judge_failure(ex: Exercise, probe: Probe, outcome: Outcome) -> Fail | None:
         return off_device_fail(probe)
     if probe.runner.partition(":")[0] == "grad":
         return backward.judge(ex, probe, value)
+    if probe.runner.partition(":")[0] == "mode":
+        return contract.judge_modes(ex, probe, value)
+    returned = contract.judge_returns(ex, probe, value)
+    if returned is not None:
+        return returned
     try:
         ex.judge(probe, outcome.value)
     except Fail as fail:

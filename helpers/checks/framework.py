@@ -86,6 +86,12 @@ class Exercise:
     traced: tuple[str, ...] = ()
     # the (x, y) labels of the inline figure of a failed check (a mask: ("key", "query"))
     axes: tuple[str, ...] = ()
+    # the module contract beyond the output (checks/contract.py): the train/eval mode a method
+    # or a function leaves a module in, {a method's name or the argument's: "kept" (as it found
+    # it) or "train"}; the type of what it returns, {"" (the value) or a key of the runner's
+    # dict ("step"): the Python types the text states, (float,) or (int,)}
+    modes: dict[str, str] = {}
+    returns: dict[str, tuple[type, ...]] = {}
 
     def grading_probes(self, gen: torch.Generator) -> Iterable[Probe]:
         """Probes for ``python -m helpers grade`` (made from the grader's secret seed).

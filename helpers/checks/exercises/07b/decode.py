@@ -8,7 +8,7 @@ import torch
 
 from ...framework import Exercise, Fail, Probe, randint, register
 from .reference import decode64, decode_variants, encode64
-from .vocab import VOCAB, _unsorted, only
+from .vocab import NON_ASCII, VOCAB, _unsorted, beyond_ascii, course_line, only
 
 DECODE_MISTAKES = {
     "separator": "the characters are joined with {sep!r} between them: join them with nothing, "
@@ -46,9 +46,16 @@ class DecodeCheck(Exercise):
         unsorted = _unsorted(gen)
         ids = randint(gen, 0, len(unsorted), 30)
         yield Probe(f"30 random ids of an unsorted vocab {unsorted!r}", args=(ids, unsorted))
+        line, vocab = course_line()
+        yield Probe(f"the ids of a line of the course's text {line!r}, the vocab "
+                    "sorted(set(course_text))", args=(encode64(line, vocab), vocab))  # fmt: skip
 
     def explain_error(self, probe, error):
-        ids, _ = probe.args
+        ids, vocab = probe.args
+        text = decode64(ids.tolist() if isinstance(ids, torch.Tensor) else list(ids), vocab)
+        chars = beyond_ascii(text)
+        if chars and ("bytes must be in range" in error or "codec can't" in error):
+            return Fail(f"{_utf8_message(text)}\n   {error}", "utf8_bytes")
         found = re.search(r"'list' object has no attribute '(\w+)'", error)
         if isinstance(ids, list) and found:
             attr = found.group(1) + ("()" if found.group(1) != "shape" else "")
@@ -66,6 +73,17 @@ class DecodeCheck(Exercise):
             raise Fail(f"decode should return a str, got {got}.", "not_a_str")
         if out == ref:
             return
+        chars = beyond_ascii(ref)
+        if chars and out != ref and out.encode("utf-8", "replace") != ref.encode("utf-8") and (
+            out == ref.encode("utf-8").decode("latin-1")
+            or out == bytes(ord(c) % 256 for c in ref).decode("utf-8", "replace")
+        ):
+            raise Fail(_utf8_message(ref), "utf8_bytes")
+        kept = "".join(c for c in ref if ord(c) < 128)
+        if chars and (out == kept or out == "".join(c if ord(c) < 128 else "?" for c in ref)):
+            raise Fail(NON_ASCII["non_ascii_dropped"].format(
+                chars=chars, fix="''.join(vocab[i] for i in ids) keeps them"),
+                "non_ascii_dropped")  # fmt: skip
         for sep in (" ", ",", ", ", "\n"):
             if ids and out == decode64(ids, vocab, sep=sep):
                 raise Fail(DECODE_MISTAKES["separator"].format(sep=sep), "separator")
@@ -75,3 +93,11 @@ class DecodeCheck(Exercise):
         if code is not None:
             raise Fail(DECODE_MISTAKES[code].format(zero=vocab[0]), code)
         raise Fail(f"decoded {out[:60]!r}, expected {ref[:60]!r}.")
+
+
+def _utf8_message(text: str) -> str:
+    return NON_ASCII["utf8_bytes"].format(
+        kind="the decoding", chars=beyond_ascii(text),
+        becomes="cannot be one byte (bytes(...) needs values below 256) or comes back garbled",
+        fix="''.join(vocab[i] for i in ids)",
+    )  # fmt: skip

@@ -6,7 +6,7 @@ import torch
 
 from ...framework import Exercise, Fail, Probe, expect_tensor, fmt_shape, randint, register
 from .reference import encode64, encode_variants
-from .vocab import VOCAB, _unsorted, only
+from .vocab import NON_ASCII, VOCAB, _unsorted, beyond_ascii, course_line, only
 
 
 def _text(gen: torch.Generator, n: int, vocab: str = VOCAB) -> str:
@@ -60,6 +60,9 @@ class EncodeCheck(Exercise):
         )
         unsorted = _unsorted(gen)
         cases.append((f"an unsorted vocab {unsorted!r}", _text(gen, 30, unsorted), unsorted))
+        line, vocab = course_line()
+        cases.append((f"a line of the course's text {line!r}, the vocab sorted(set(course_text))",
+                      line, vocab))  # fmt: skip
         for name, text, vocab in cases:  # no tensor input: the ids are made on the CPU
             yield Probe(name, args=(text, vocab), cpu_only=True)
 
@@ -76,6 +79,9 @@ class EncodeCheck(Exercise):
         stripped = variants.get("strips_text")
         if stripped is not None and got.shape == stripped.shape and torch.equal(got, stripped):
             raise Fail(ENCODE_MISTAKES["strips_text"], "strips_text")
+        utf8 = text.encode("utf-8")
+        if len(utf8) != len(text) and got.dim() == 1 and len(got) == len(utf8):
+            raise Fail(_utf8_message(text), "utf8_bytes")
         if tuple(got.shape) != tuple(ref.shape):
             raise Fail(
                 f"the ids have shape {fmt_shape(got.shape)}, expected {fmt_shape(ref.shape)}: one "
@@ -103,6 +109,10 @@ class EncodeCheck(Exercise):
 
     def explain_error(self, probe, error):
         text, _ = probe.args
+        # a key or index that is one byte of a character beyond ASCII: the text went as bytes
+        bytes_of = {b for c in beyond_ascii(text) for b in c.encode("utf-8")}
+        if any(f"{chr(b)!r}" in error or f"index {b} " in error for b in bytes_of):
+            return Fail(f"{_utf8_message(text)}\n   {error}", "utf8_bytes")
         if text:
             return None
         stack = (
@@ -110,3 +120,11 @@ class EncodeCheck(Exercise):
         )
         first = error.split("\n")[0].removeprefix("your code raised ")
         return Fail(ENCODE_MISTAKES["empty_text"].format(error=first, stack=stack), "empty_text")
+
+
+def _utf8_message(text: str) -> str:
+    return NON_ASCII["utf8_bytes"].format(
+        kind="the encoding", chars=beyond_ascii(text),
+        becomes="becomes several ids, or a byte the vocab does not have",
+        fix="for ch in text: ids.append(stoi[ch])",
+    )  # fmt: skip

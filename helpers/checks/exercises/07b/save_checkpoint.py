@@ -19,6 +19,7 @@ WHOLE_STATE = {
 @register
 class SaveCheckpointCheck(Exercise):
     id = "07b.save_checkpoint"
+    modes = {"model": "kept"}
     title = "save a checkpoint"
     points = 1.0
 
