@@ -23,6 +23,9 @@ PAD_MISTAKES = {
     "pad_id (token 0 here); use tokens != pad_id.",
     "pad_id_ignored": "the mask compares with 0, not with pad_id = {pad_id}: use the pad_id "
     "argument.",
+    "zero_also_padding": "the mask is False at id 0 as well as at pad_id = {pad_id}: id 0 is a "
+    "real token here, and a mask made with .bool() (or != 0) treats every 0 as padding. "
+    "Compare with pad_id alone: tokens != pad_id.",
     "counted": "the mask keeps the first n positions, n the number of real tokens: right only "
     "when the padding is at the end (notebook 07 pads on the left). Compare each token with "
     "pad_id: tokens != pad_id.",
@@ -47,6 +50,12 @@ class PaddingMaskCheck(Exercise):
         tokens[2, 0] = 0  # a real token with id 0
         yield Probe("random (3, 6) tokens, pad_id = 1, token 0 is real", args=(tokens, 1))
         yield Probe("no padding, (1, 4), pad_id = 2", args=(torch.tensor([[4, 5, 6, 7]]), 2))
+        # real tokens on both sides of pad_id, and id 0 among them: tells "tokens > pad_id" from
+        # "every 0 is padding", which agree on the case above
+        yield Probe(
+            "pad_id = 3, real tokens 0 and 2 below it",
+            args=(torch.tensor([[2, 0, 5, 3, 3], [0, 2, 4, 6, 3]]), 3),
+        )
         yield Probe(
             "padding on the left and in the middle, pad_id = 0 (notebook 07 pads on the left)",
             args=(torch.tensor([[0, 0, 5, 7, 2], [3, 0, 9, 0, 4]]), 0),
@@ -89,6 +98,9 @@ class PaddingMaskCheck(Exercise):
             if (tokens < pad_id).any()
             else [],
             pad_id_ignored=[(tokens != 0)[:, None, None, :]] if pad_id != 0 else [],
+            zero_also_padding=[((tokens != pad_id) & (tokens != 0))[:, None, None, :]]
+            if pad_id != 0
+            else [],
             counted=(torch.arange(T) < (tokens != pad_id).sum(-1, keepdim=True))[:, None, None],
         )
         otherwise = f"the mask is not tokens != pad_id; got {got[:, 0, 0].int().tolist()}"
