@@ -40,6 +40,9 @@ SOFTMAX_MISTAKES = {
     "everything.",
     "log_softmax": "this is log-softmax: return the probabilities.",
     "max_without_keepdim": MAX_KEEPDIM,
+    "max_last_dim": "the max is taken along another dim (the last one) than `dim`: each value "
+    "of a slice along `dim` then has a different number subtracted, and the result is no "
+    "longer a softmax. Subtract x.amax(dim=dim, keepdim=True).",
 }
 
 
@@ -71,6 +74,12 @@ def softmax_faults(got: torch.Tensor, x: torch.Tensor, dim: int) -> Fail | None:
             "not_proportional_to_exp",
         )
     return None
+
+
+def _shifted(x64: torch.Tensor, shift: torch.Tensor, dim: int) -> torch.Tensor:
+    """exp(x - shift) normalised along ``dim``: the softmax's formula with another shift."""
+    e = (x64 - shift).exp()
+    return e / e.sum(dim=dim, keepdim=True)
 
 
 @register
@@ -179,6 +188,7 @@ class SoftmaxCheck(Exercise):
                 max_without_keepdim=lambda: (
                     softmax64(x - x64.amax(dim), dim) if x.dim() > 1 else None
                 ),
+                max_last_dim=lambda: _shifted(x64, x64.amax(-1, keepdim=True), dim),
             )
             + [
                 (
