@@ -265,22 +265,19 @@ def confirm(ex: Exercise, probe: Probe, outcome: Outcome, fail: Fail, others: li
     runner = probe.runner
     while fail is not None and fail.code is not None:
         code = fail.code
-        framework.OBSERVED.append({})
-        try:
-            judge_failure(ex, probe, outcome)  # is it a variant's code? (its table says)
-            if "reproduced" not in framework.OBSERVED[-1].get(code, ()):
-                return fail  # a property, or a check of its own: nothing to confirm here
-            for other, result in others:
-                if other.runner != runner or other is probe:
-                    continue
-                result = result.get() if isinstance(result, Later) else result
-                if result.error is None and not result.missing and result.on_cpu is None:
-                    judge_failure(ex, other, result)
-                if "refuted" in framework.OBSERVED[-1].get(code, ()):
+        if "reproduced" not in _observed(ex, probe, outcome, code):
+            return fail  # a property, or a check of its own: nothing to confirm here
+        refuted = False
+        for other, result in others:
+            if other.runner != runner or other is probe:
+                continue
+            result = result.get() if isinstance(result, Later) else result
+            if result.error is None and not result.missing and result.on_cpu is None:
+                # refuted on a case where none of its variants gives the learner's output (one
+                # judged output, or one form of it, may say nothing of it)
+                if _observed(ex, other, result, code) == {"refuted"}:
+                    refuted = True
                     break
-            refuted = "refuted" in framework.OBSERVED[-1].get(code, ())
-        finally:
-            framework.OBSERVED.pop()
         if not refuted:
             return fail
         framework.SUPPRESSED.add(code)
@@ -292,6 +289,16 @@ def confirm(ex: Exercise, probe: Probe, outcome: Outcome, fail: Fail, others: li
         finally:
             framework.SUPPRESSED.discard(code)
     return fail
+
+
+def _observed(ex: Exercise, probe: Probe, outcome: Outcome, code: str) -> set[str]:
+    """What the variants of ``code`` showed on this case ("reproduced", "refuted")."""
+    framework.OBSERVED.append({})
+    try:
+        judge_failure(ex, probe, outcome)
+        return framework.OBSERVED[-1].get(code, set())
+    finally:
+        framework.OBSERVED.pop()
 
 
 def by_edit(ex: Exercise, seen: list, rest: Iterable, fail: Fail) -> Fail:

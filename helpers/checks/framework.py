@@ -247,7 +247,7 @@ def close(
 # --------------------------------------------------------------------------- confirming a cause
 
 #: while a named mistake is confirmed on the other cases (checks/__init__.py's ``confirm``): one
-#: dict, code -> what each case showed of its variant ("reproduced", "refuted")
+#: dict per case, code -> what its variants showed there ("reproduced", "refuted")
 OBSERVED: list[dict[str, set[str]]] = []
 #: mistake codes left out of the tables while another explanation is looked for (a cause the
 #: other cases refuted)
@@ -257,10 +257,12 @@ SUPPRESSED: set[str] = set()
 def observe(mistakes: Iterable[tuple], reproduces: Callable, is_ref: Callable, got_is_ref: bool):
     """While confirming: for each coded variant of ``mistakes`` on this case, whether it gives the
     learner's output ("reproduced", where it differs from the reference) or not ("refuted": the
-    learner's output is something the variant does not give here)."""
+    learner's output is wrong here, and not what the variant gives). A case the learner passes
+    says nothing: a table's variant may stand for a slip only where the case's settings reach
+    it (a tanh GELU on a relu case)."""
     if not OBSERVED:
         return
-    seen = OBSERVED[-1]
+    here: dict[str, set[str]] = {}  # one code's variants (a list, or on q and on k) count as one
     for variant, _message, *slug in mistakes:
         if not slug or not slug[0]:
             continue
@@ -272,9 +274,11 @@ def observe(mistakes: Iterable[tuple], reproduces: Callable, is_ref: Callable, g
         except Exception:  # a variant that does not apply to this case
             continue
         if same and not at_ref:
-            seen.setdefault(slug[0], set()).add("reproduced")
-        elif not same and not (at_ref and got_is_ref):
-            seen.setdefault(slug[0], set()).add("refuted")
+            here.setdefault(slug[0], set()).add("reproduced")
+        elif not same and not got_is_ref:  # the learner's slip shows here, this one's not
+            here.setdefault(slug[0], set()).add("refuted")
+    for code, found in here.items():
+        OBSERVED[-1].setdefault(code, set()).update(found)
 
 
 def _unsuppressed(mistakes: Iterable[tuple]) -> list[tuple]:
