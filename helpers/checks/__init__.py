@@ -360,8 +360,7 @@ def check(
     gen = torch.Generator().manual_seed(DEFAULT_SEED if seed is None else seed)
     device = get_device() if device is None else fake_gpu.named(device)
     outcomes = (
-        (p, Later(functools.partial(run_probe, ex, p, candidate, device)))
-        for p in probes(ex, gen)
+        (p, Later(functools.partial(run_probe, ex, p, candidate, device))) for p in probes(ex, gen)
     )
     result = evaluate(ex, outcomes, carry_forward)
     if not quiet:

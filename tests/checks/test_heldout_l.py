@@ -36,10 +36,33 @@ OTHER_WORDS = {
 }
 
 #: file -> why its cause is not named yet (rejected, with what was seen)
-NOT_NAMED: dict[str, str] = {}
+NOT_NAMED = {
+    "l050_mha_dropout_on_output.py": "dropout on the attention output, not the weights: the "
+    "training-mode output is said to differ, and where dropout belongs; no variant of the "
+    "reference puts the fixed masks on the output yet",
+    "l055_gqa_repeat_by_kv_heads.py": "each kv head repeated num_kv_heads times: the size error "
+    "and the learner's line are shown, no catalogue entry ties that error to one cause",
+    "l129_bs_parent_token_swapped.py": "// and % swapped in the beam bookkeeping: an IndexError "
+    "shown with its line; the swap is two edits of the reference, beyond the one-edit search",
+    "l204_kv_cpu_empty_cache.py": "its frozen cause (an empty CPU float32 cache) hides behind a "
+    "second slip of the file (the value cache takes the keys' width, MEASURED.md): the first "
+    "failing case shows that size error",
+    "l228_dpa_loop_3d_only.py": "a loop over x.size(0) with .T, right for 3-D inputs only: the "
+    "2-D worked example raises, shown with its line, no cause named",
+    "l241_rope_sequential_overwrite.py": "a pair rotated in place in a loop: the property it "
+    "breaks is named (the pairs do not keep their length), not the overwrite",
+    "l251_mce_one_hot_without_num_classes.py": "F.one_hot without num_classes: a size error "
+    "shown with its line; the reference has no one_hot for an edit to drop its argument",
+    "l260_clip_sqrt_of_summed_norms.py": "the square root of the summed norms: the returned "
+    "norm differs, no variant of the reference sums norms instead of squares yet",
+}
 
 #: file -> why it is still accepted
-ACCEPTED: dict[str, str] = {}
+ACCEPTED = {
+    "l256_bs_finished_set_aside.py": "Hugging Face's beam bookkeeping (finished hypotheses set "
+    "aside, k live beams) differs from the contract's k-best rule on none of the check's cases: "
+    "it needs a case crafted where a finished beam competes",
+}
 
 MEASURED: dict[str, dict] = {}
 

@@ -32,7 +32,7 @@ STARTS = ("train", "eval")
 
 
 def mode_of(module: nn.Module) -> str:
-    """"train", "eval" or "mixed": the training flags of every module of the tree."""
+    """The mode of the whole tree: "train" (every module training), "eval" (none), "mixed"."""
     flags = {m.training for m in module.modules()}
     return "mixed" if len(flags) > 1 else ("train" if flags.pop() else "eval")
 

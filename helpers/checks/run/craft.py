@@ -115,8 +115,8 @@ def read_checkpoint(path: str) -> dict:
 def run_checkpoint(ex, probe, candidate, device):
     """{"step": the step read back, "went_on": the losses of the run that saved and went on,
     "resumed": those of the run loaded from the checkpoint, "fresh": the fresh model's first
-    loss before loading, "not_restored": :func:`not_restored` just after loading}, or {"problem": ...} where the course's load cannot read the learner's
-    file."""
+    loss before loading, "not_restored": :func:`not_restored` just after loading}, or
+    {"problem": ...} where the course's load cannot read the learner's file."""
     kw = probe.kwargs
     lr, decay, at = kw["lr"], kw["weight_decay"], kw["save_at"]
     batches = [tuple(b) for b in to_device(kw["batches"], torch.device("cpu"))]

@@ -183,8 +183,11 @@ class SoftmaxCheck(Exercise):
                 SOFTMAX_MISTAKES,
                 not_normalized=e,
                 sum_without_keepdim=lambda: ref / ref.sum(dim=dim),
-                sum_over_all=[lambda: x64.exp() / x64.exp().sum(), e / e.sum(),
-                              lambda: (x64 - x64.amax()).exp() / (x64 - x64.amax()).exp().sum()],
+                sum_over_all=[
+                    lambda: x64.exp() / x64.exp().sum(),
+                    e / e.sum(),
+                    lambda: (x64 - x64.amax()).exp() / (x64 - x64.amax()).exp().sum(),
+                ],
                 log_softmax=lambda: ref.log(),
                 max_without_keepdim=lambda: (
                     softmax64(x - x64.amax(dim), dim) if x.dim() > 1 else None

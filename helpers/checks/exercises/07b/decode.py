@@ -8,7 +8,7 @@ import torch
 
 from ...framework import Exercise, Fail, Probe, randint, register
 from .reference import decode64, decode_variants, encode64
-from .vocab import NON_ASCII, VOCAB, _unsorted, beyond_ascii, course_line, only
+from .vocab import NON_ASCII, VOCAB, _unsorted, beyond_ascii, course_line, only, utf8_message
 
 DECODE_MISTAKES = {
     "separator": "the characters are joined with {sep!r} between them: join them with nothing, "
@@ -55,7 +55,7 @@ class DecodeCheck(Exercise):
         text = decode64(ids.tolist() if isinstance(ids, torch.Tensor) else list(ids), vocab)
         chars = beyond_ascii(text)
         if chars and ("bytes must be in range" in error or "codec can't" in error):
-            return Fail(f"{_utf8_message(text)}\n   {error}", "utf8_bytes")
+            return Fail(f"{utf8_message(text, **UTF8)}\n   {error}", "utf8_bytes")
         found = re.search(r"'list' object has no attribute '(\w+)'", error)
         if isinstance(ids, list) and found:
             attr = found.group(1) + ("()" if found.group(1) != "shape" else "")
@@ -74,11 +74,16 @@ class DecodeCheck(Exercise):
         if out == ref:
             return
         chars = beyond_ascii(ref)
-        if chars and out != ref and out.encode("utf-8", "replace") != ref.encode("utf-8") and (
-            out == ref.encode("utf-8").decode("latin-1")
-            or out == bytes(ord(c) % 256 for c in ref).decode("utf-8", "replace")
+        if (
+            chars
+            and out != ref
+            and out.encode("utf-8", "replace") != ref.encode("utf-8")
+            and (
+                out == ref.encode("utf-8").decode("latin-1")
+                or out == bytes(ord(c) % 256 for c in ref).decode("utf-8", "replace")
+            )
         ):
-            raise Fail(_utf8_message(ref), "utf8_bytes")
+            raise Fail(utf8_message(ref, **UTF8), "utf8_bytes")
         kept = "".join(c for c in ref if ord(c) < 128)
         if chars and (out == kept or out == "".join(c if ord(c) < 128 else "?" for c in ref)):
             raise Fail(NON_ASCII["non_ascii_dropped"].format(
@@ -95,9 +100,9 @@ class DecodeCheck(Exercise):
         raise Fail(f"decoded {out[:60]!r}, expected {ref[:60]!r}.")
 
 
-def _utf8_message(text: str) -> str:
-    return NON_ASCII["utf8_bytes"].format(
-        kind="the decoding", chars=beyond_ascii(text),
-        becomes="cannot be one byte (bytes(...) needs values below 256) or comes back garbled",
-        fix="''.join(vocab[i] for i in ids)",
-    )  # fmt: skip
+#: what this exercise's text through UTF-8 bytes does (vocab.NON_ASCII["utf8_bytes"])
+UTF8 = {
+    "kind": "the decoding",
+    "becomes": "cannot be one byte (bytes(...) needs values below 256) or comes back garbled",
+    "fix": "''.join(vocab[i] for i in ids)",
+}

@@ -6,7 +6,7 @@ import torch
 
 from ...framework import Exercise, Fail, Probe, expect_tensor, fmt_shape, randint, register
 from .reference import encode64, encode_variants
-from .vocab import NON_ASCII, VOCAB, _unsorted, beyond_ascii, course_line, only
+from .vocab import VOCAB, _unsorted, beyond_ascii, course_line, only, utf8_message
 
 
 def _text(gen: torch.Generator, n: int, vocab: str = VOCAB) -> str:
@@ -81,7 +81,7 @@ class EncodeCheck(Exercise):
             raise Fail(ENCODE_MISTAKES["strips_text"], "strips_text")
         utf8 = text.encode("utf-8")
         if len(utf8) != len(text) and got.dim() == 1 and len(got) == len(utf8):
-            raise Fail(_utf8_message(text), "utf8_bytes")
+            raise Fail(utf8_message(text, **UTF8), "utf8_bytes")
         if tuple(got.shape) != tuple(ref.shape):
             raise Fail(
                 f"the ids have shape {fmt_shape(got.shape)}, expected {fmt_shape(ref.shape)}: one "
@@ -112,7 +112,7 @@ class EncodeCheck(Exercise):
         # a key or index that is one byte of a character beyond ASCII: the text went as bytes
         bytes_of = {b for c in beyond_ascii(text) for b in c.encode("utf-8")}
         if any(f"{chr(b)!r}" in error or f"index {b} " in error for b in bytes_of):
-            return Fail(f"{_utf8_message(text)}\n   {error}", "utf8_bytes")
+            return Fail(f"{utf8_message(text, **UTF8)}\n   {error}", "utf8_bytes")
         if text:
             return None
         stack = (
@@ -122,9 +122,9 @@ class EncodeCheck(Exercise):
         return Fail(ENCODE_MISTAKES["empty_text"].format(error=first, stack=stack), "empty_text")
 
 
-def _utf8_message(text: str) -> str:
-    return NON_ASCII["utf8_bytes"].format(
-        kind="the encoding", chars=beyond_ascii(text),
-        becomes="becomes several ids, or a byte the vocab does not have",
-        fix="for ch in text: ids.append(stoi[ch])",
-    )  # fmt: skip
+#: what this exercise's text through UTF-8 bytes does (vocab.NON_ASCII["utf8_bytes"])
+UTF8 = {
+    "kind": "the encoding",
+    "becomes": "becomes several ids, or a byte the vocab does not have",
+    "fix": "for ch in text: ids.append(stoi[ch])",
+}

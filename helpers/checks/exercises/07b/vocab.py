@@ -45,3 +45,9 @@ NON_ASCII = {
     "text) are dropped or replaced (an encode('ascii', 'ignore') or a filter): every character "
     "of the vocabulary is text, {fix}.",
 }
+
+
+def utf8_message(text: str, kind: str, becomes: str, fix: str) -> str:
+    """NON_ASCII["utf8_bytes"] for ``text``, in the words of encode or decode."""
+    return NON_ASCII["utf8_bytes"].format(kind=kind, chars=beyond_ascii(text), becomes=becomes,
+                                          fix=fix)  # fmt: skip
