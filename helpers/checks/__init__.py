@@ -33,6 +33,7 @@ Two sides, along the line the grader draws between the learner's kernel and its 
 
 from __future__ import annotations
 
+import functools
 import importlib
 import itertools
 import sys
@@ -43,7 +44,7 @@ from typing import Any
 
 import torch
 
-from . import backward, properties, state
+from . import backward, contract, errors, framework, properties, state
 from .edits import search
 from .framework import DIAGNOSES, DROPOUT_IN_EVAL, REGISTRY, CheckResult, Exercise, Fail, Probe
 from .mistakes import entries
@@ -118,7 +119,9 @@ def error_fail(error: str) -> Fail:
         return Fail(error, "forbidden_builtin")
     if any(words in error for words in DEVICE_ERRORS):
         return Fail(OTHER_DEVICE + "\n   " + error, "off_device")
-    return Fail(error, "state_mismatch" if error.startswith(STATE_MISMATCH) else None)
+    if error.startswith(STATE_MISMATCH):
+        return Fail(error, "state_mismatch")
+    return errors.known_error(error) or Fail(error)
 
 
 def off_device_fail(probe: Probe) -> Fail:
@@ -144,10 +147,9 @@ def off_device_fail(probe: Probe) -> Fail:
 
 
 def probes(ex: Exercise, gen: torch.Generator) -> list[Probe]:
-    """The exercise's cases, and last the gradients of its first forward case (backward.py)."""
-    cases = list(ex.probes(gen))
-    grad = backward.gradient_probe(ex, cases)
-    return cases + ([grad] if grad else [])
+    """The exercise's cases, with those of its contract beyond the output (contract.py): the
+    modes first, the gradients of its first forward case last."""
+    return contract.all_probes(ex, ex.probes(gen))
 
 
 def judge_failure(ex: Exercise, probe: Probe, outcome: Outcome) -> Fail | None:
@@ -175,6 +177,11 @@ def judge_failure(ex: Exercise, probe: Probe, outcome: Outcome) -> Fail | None:
         return off_device_fail(probe)
     if probe.runner.partition(":")[0] == "grad":
         return backward.judge(ex, probe, value)
+    if probe.runner.partition(":")[0] == "mode":
+        return contract.judge_modes(ex, probe, value)
+    returned = contract.judge_returns(ex, probe, value)
+    if returned is not None:
+        return returned
     try:
         ex.judge(probe, outcome.value)
     except Fail as fail:
@@ -199,9 +206,28 @@ def evaluate(
         torch.set_num_threads(threads)
 
 
+class Later:
+    """An outcome computed when first asked for (:func:`resolved`): the inline check runs a probe
+    only when the judging reaches it, or a cause is confirmed on it."""
+
+    def __init__(self, run):
+        self.run, self.outcome = run, None
+
+    def get(self) -> Outcome:
+        if self.outcome is None:
+            self.outcome = self.run()
+        return self.outcome
+
+
+def resolved(pairs: Iterable) -> Iterable[tuple[Probe, Outcome]]:
+    for probe, outcome in pairs:
+        yield probe, outcome.get() if isinstance(outcome, Later) else outcome
+
+
 def _evaluate(ex: Exercise, outcomes, carry_forward: bool) -> CheckResult:
     count, carried, off_device, seen = 0, None, None, []
-    outcomes = iter(outcomes)
+    pending = iter(outcomes)  # (probe, outcome or Later): the probes not judged yet
+    outcomes = resolved(pending)
     for probe, outcome in outcomes:
         if probe.runner.startswith("grad") and carried is not None:
             break  # the gradients of a module whose parts are at fault: those parts say it
@@ -220,6 +246,10 @@ def _evaluate(ex: Exercise, outcomes, carry_forward: bool) -> CheckResult:
             carried = carried or fail  # the first such message names the parts
             continue
         if fail is not None:
+            if fail.code is not None and outcome.error is None:
+                rest = list(pending)  # not run yet: those confirm() needs run as it asks
+                fail = confirm(ex, probe, outcome, fail, seen[:-1] + rest)
+                outcomes = resolved(rest)
             if fail.code is None and not outcome.missing:  # no mistake named: an edit?
                 fail = by_edit(ex, seen, outcomes, fail)
             return _failed(ex, probe, outcome, fail)
@@ -230,6 +260,51 @@ def _evaluate(ex: Exercise, outcomes, carry_forward: bool) -> CheckResult:
         return CheckResult(ex.id, True, ex.points, ex.points, [message], "passed")
     said = getattr(ex, "explanation", "") or f"passed {count} cases"  # a question says why
     return CheckResult(ex.id, True, ex.points, ex.points, [said], "passed")
+
+
+def confirm(ex: Exercise, probe: Probe, outcome: Outcome, fail: Fail, others: list) -> Fail:
+    """``fail`` when its cause is confirmed: a known mistake (a variant of the exercise's tables,
+    framework.expect_close) is named only where it gives the learner's output on every case of
+    this kind (the same runner) where it was computed, those the learner passed included. Where a
+    case refutes it, the next explanation the judge has without it (another mistake, a property,
+    what was seen), itself confirmed the same way."""
+    runner = probe.runner
+    while fail is not None and fail.code is not None:
+        code = fail.code
+        if "reproduced" not in _observed(ex, probe, outcome, code):
+            return fail  # a property, or a check of its own: nothing to confirm here
+        refuted = False
+        for other, result in others:
+            if other.runner != runner or other is probe:
+                continue
+            result = result.get() if isinstance(result, Later) else result
+            if result.error is None and not result.missing and result.on_cpu is None:
+                # refuted on a case where none of its variants gives the learner's output (one
+                # judged output, or one form of it, may say nothing of it)
+                if _observed(ex, other, result, code) == {"refuted"}:
+                    refuted = True
+                    break
+        if not refuted:
+            return fail
+        framework.SUPPRESSED.add(code)
+        try:
+            fail = judge_failure(ex, probe, outcome) or Fail(
+                "the output differs from the reference's, in a way no known mistake explains "
+                "on every case."
+            )
+        finally:
+            framework.SUPPRESSED.discard(code)
+    return fail
+
+
+def _observed(ex: Exercise, probe: Probe, outcome: Outcome, code: str) -> set[str]:
+    """What the variants of ``code`` showed on this case ("reproduced", "refuted")."""
+    framework.OBSERVED.append({})
+    try:
+        judge_failure(ex, probe, outcome)
+        return framework.OBSERVED[-1].get(code, set())
+    finally:
+        framework.OBSERVED.pop()
 
 
 def by_edit(ex: Exercise, seen: list, rest: Iterable, fail: Fail) -> Fail:
@@ -290,7 +365,9 @@ def check(
         return result
     gen = torch.Generator().manual_seed(DEFAULT_SEED if seed is None else seed)
     device = get_device() if device is None else fake_gpu.named(device)
-    outcomes = ((p, run_probe(ex, p, candidate, device)) for p in probes(ex, gen))
+    outcomes = (
+        (p, Later(functools.partial(run_probe, ex, p, candidate, device))) for p in probes(ex, gen)
+    )
     result = evaluate(ex, outcomes, carry_forward)
     if not quiet:
         print(report(result, ex.title))

@@ -18,9 +18,10 @@ from .framework import Exercise, Fail, Probe, close
 JITTER_SEED = 11
 #: a gradient error below this fraction of the largest gradient is roundoff
 SMALL = 1e-4
-#: the forward runners a gradient case can be made from; those of LOOPS are differentiated
+#: the forward runners a gradient case can be made from ("block": a block in eval mode, every
+#: input of its forward differentiated, a decoder's `memory` too); those of LOOPS are differentiated
 #: through their own loop (run/gradients.py)
-FROM = ("call", "module", "parts")
+FROM = ("call", "module", "parts", "block")
 LOOPS = ("kv_decode",)
 
 

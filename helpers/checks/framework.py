@@ -97,6 +97,12 @@ class Exercise:
     # what the text of an exception the candidate raised says of its mistake: (words, message,
     # code) rows; the first whose words all appear in the error (any case) is the Fail
     errors: tuple[tuple[tuple[str, ...], str, str], ...] = ()
+    # the module contract beyond the output (checks/contract.py): the train/eval mode a method
+    # or a function leaves a module in, {a method's name or the argument's: "kept" (as it found
+    # it) or "train"}; the type of what it returns, {"" (the value) or a key of the runner's
+    # dict ("step"): the Python types the text states, (float,) or (int,)}
+    modes: dict[str, str] = {}
+    returns: dict[str, tuple[type, ...]] = {}
 
     def grading_probes(self, gen: torch.Generator) -> Iterable[Probe]:
         """Probes for ``python -m helpers grade`` (made from the grader's secret seed).
@@ -262,6 +268,47 @@ def close(
     return bool((ok | both_nan).all())
 
 
+# --------------------------------------------------------------------------- confirming a cause
+
+#: while a named mistake is confirmed on the other cases (checks/__init__.py's ``confirm``): one
+#: dict per case, code -> what its variants showed there ("reproduced", "refuted")
+OBSERVED: list[dict[str, set[str]]] = []
+#: mistake codes left out of the tables while another explanation is looked for (a cause the
+#: other cases refuted)
+SUPPRESSED: set[str] = set()
+
+
+def observe(mistakes: Iterable[tuple], reproduces: Callable, is_ref: Callable, got_is_ref: bool):
+    """While confirming: for each coded variant of ``mistakes`` on this case, whether it gives the
+    learner's output ("reproduced", where it differs from the reference) or not ("refuted": the
+    learner's output is wrong here, and not what the variant gives). A case the learner passes
+    says nothing: a table's variant may stand for a slip only where the case's settings reach
+    it (a tanh GELU on a relu case)."""
+    if not OBSERVED:
+        return
+    here: dict[str, set[str]] = {}  # one code's variants (a list, or on q and on k) count as one
+    for variant, _message, *slug in mistakes:
+        if not slug or not slug[0]:
+            continue
+        try:
+            v = variant() if callable(variant) else variant
+            if v is None:
+                continue
+            same, at_ref = reproduces(v), is_ref(v)
+        except Exception:  # a variant that does not apply to this case
+            continue
+        if same and not at_ref:
+            here.setdefault(slug[0], set()).add("reproduced")
+        elif not same and not got_is_ref:  # the learner's slip shows here, this one's not
+            here.setdefault(slug[0], set()).add("refuted")
+    for code, found in here.items():
+        OBSERVED[-1].setdefault(code, set()).update(found)
+
+
+def _unsuppressed(mistakes: Iterable[tuple]) -> list[tuple]:
+    return [m for m in mistakes if not (len(m) > 2 and m[2] in SUPPRESSED)]
+
+
 def expect_close(
     got: torch.Tensor,
     ref: torch.Tensor,
@@ -287,7 +334,15 @@ def expect_close(
     d_atol, d_rtol = tolerances(got.dtype)
     atol = d_atol if atol is None else atol
     rtol = d_rtol if rtol is None else rtol
-    if close(got, ref.to(got.dtype) if got.is_floating_point() else ref, atol, rtol, rounding):
+    mistakes = _unsuppressed(mistakes)
+    right = close(got, ref.to(got.dtype) if got.is_floating_point() else ref, atol, rtol, rounding)
+    observe(
+        mistakes,
+        lambda v: close(got, v.to(got.dtype), max(atol, 1e-4), max(rtol, 1e-3)),
+        lambda v: close(v.to(got.dtype), ref.to(got.dtype), atol, rtol, rounding),
+        right,
+    )
+    if right:
         return
     for variant, message, *slug in mistakes:
         try:
@@ -351,6 +406,9 @@ def expect_equal(got: torch.Tensor, ref: torch.Tensor, mistakes, otherwise: str)
     """Exact outputs (masks): pass if equal; else the first ``(variant, message, code)`` that
     ``got`` equals (a variant: a tensor, or a function that makes it), else ``otherwise``; the
     Fail carries both for the inline figure."""
+    mistakes = _unsuppressed(mistakes)
+    observe(mistakes, lambda v: torch.equal(got, v), lambda v: torch.equal(v, ref),
+            torch.equal(got, ref))  # fmt: skip
     if torch.equal(got, ref):
         return
     for variant, message, code in mistakes:

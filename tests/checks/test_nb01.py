@@ -127,7 +127,7 @@ def softmax_backward(y, grad_y, dim=-1):
 
 
 def by_jacobian(y, grad_y, dim=-1):
-    """Correct, the long way: the full Jacobian diag(y) - y yᵀ, multiplied by grad_y."""
+    """Right values, the long way: the full Jacobian diag(y) - y yᵀ, multiplied by grad_y."""
     y_, g_ = y.movedim(dim, -1), grad_y.movedim(dim, -1)
     jac = torch.diag_embed(y_) - y_[..., :, None] * y_[..., None, :]
     return (g_[..., None, :] @ jac).squeeze(-2).movedim(-1, dim)
@@ -138,8 +138,12 @@ def test_softmax_backward_solution_passes(run_check):
     assert r.passed and r.points == r.max_points == 2, r.messages
 
 
-def test_softmax_backward_by_the_full_jacobian_passes(run_check):
-    assert run_check(SB, by_jacobian).passed
+def test_softmax_backward_by_the_full_jacobian_is_told_the_text(run_check):
+    """Right values, the long way: the text says "without building the Jacobian", and a case
+    measures the largest tensor made (set L's l024, issue 39)."""
+    r = run_check(SB, by_jacobian)
+    assert not r.passed and r.mistake == f"{SB}/built_jacobian", r.messages
+    assert "Jacobian" in r.messages[0]
 
 
 def test_softmax_backward_matches_autograd():

@@ -98,9 +98,15 @@ def lr_at_tensor(step, warmup, total, max_lr, min_lr):  # written differently: t
 
 
 def test_lr_solution_passes(run_check):
-    for candidate in (lr_at, lr_at_tensor):
+    for candidate in (lr_at, lambda *args: float(lr_at_tensor(*args))):
         r = run_check("07b.lr_at", candidate)
         assert r.passed and r.points == r.max_points, r.messages
+
+
+def test_lr_returns_a_float(run_check):
+    """The text says `-> float`: a 0-d tensor, right in value, is told so (issue 39.1)."""
+    r = run_check("07b.lr_at", lr_at_tensor)
+    assert not r.passed and r.mistake == "07b.lr_at/returns_not_float", r.messages
 
 
 def test_lr_stub(run_check):

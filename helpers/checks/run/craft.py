@@ -115,8 +115,8 @@ def read_checkpoint(path: str) -> dict:
 def run_checkpoint(ex, probe, candidate, device):
     """{"step": the step read back, "went_on": the losses of the run that saved and went on,
     "resumed": those of the run loaded from the checkpoint, "fresh": the fresh model's first
-    loss before loading}, or {"problem": ...} where the course's load cannot read the learner's
-    file."""
+    loss before loading, "not_restored": :func:`not_restored` just after loading}, or
+    {"problem": ...} where the course's load cannot read the learner's file."""
     kw = probe.kwargs
     lr, decay, at = kw["lr"], kw["weight_decay"], kw["save_at"]
     batches = [tuple(b) for b in to_device(kw["batches"], torch.device("cpu"))]
@@ -127,6 +127,7 @@ def run_checkpoint(ex, probe, candidate, device):
     folder = tempfile.mkdtemp(prefix="checkpoint-")
     path = os.path.join(folder, "checkpoint.pt")
     try:
+        saved = {k: v.clone() for k, v in model.state_dict().items()}  # what a load restores
         if kw["which"] == "save":
             candidate(path, model, optimizer, at)
         else:
@@ -150,7 +151,22 @@ def run_checkpoint(ex, probe, candidate, device):
             step = state["step"]
         else:
             step = candidate(path, fresh, fresh_optimizer)
+        restored = not_restored(fresh, saved)
         resumed = [train_step(fresh, fresh_optimizer, x, y) for x, y in batches[at:]]
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    return {"step": step, "went_on": went_on, "resumed": resumed, "fresh": first}
+    return {"step": step, "went_on": went_on, "resumed": resumed, "fresh": first,
+            "not_restored": restored}  # fmt: skip
+
+
+def not_restored(model: nn.Module, saved: dict) -> dict:
+    """The entries of the saved state_dict that the loaded model does not hold as saved, as
+    {"parameters": names, "buffers": names} (a batch norm's running statistics are buffers:
+    the training-mode losses do not read them, an evaluation does)."""
+    params = dict(model.named_parameters())
+    own = model.state_dict()
+    differ = [k for k, v in saved.items() if k not in own or not torch.equal(own[k], v)]
+    return {
+        "parameters": [k for k in differ if k in params],
+        "buffers": [k for k in differ if k not in params],
+    }

@@ -25,11 +25,13 @@ from torch import nn
 from torch.utils._pytree import tree_leaves
 
 from .calling import (
+    RandomInEval,
     clone_tensors,
     describe_exception,
     inputs_kept,
     load_state,
     load_weights,
+    same,
     to_device,
 )
 from .forbid import QuickMode, resolve
@@ -153,8 +155,10 @@ def run_train_mode(ex, probe, candidate, device):
     args, kwargs = to_device(probe.args, device), to_device(kwargs, device)
     before = clone_tensors((args, kwargs))
     train, calls = train_forward(module, args, kwargs, seed)
-    with torch.no_grad():
+    with torch.no_grad():  # the module judged in the mode it is left in: eval mode is eval mode
         evald = module.eval()(*args, **kwargs)
+        if not same(evald, module(*args, **kwargs)):
+            raise RandomInEval  # a dropout eval() leaves on: nothing below can be read from it
     out = {"train": train, "eval": evald, "dropout_calls": calls}
     if "dropout" in (probe.init or {}):  # the same module built with dropout=0.0: no dropout
         with rng_untouched():

@@ -16,7 +16,7 @@ from typing import Any
 
 import torch
 
-from . import craft, gradients, loops, modules, parts, relations
+from . import contract, craft, gradients, loops, modules, parts, relations
 from .calling import (
     Probe,
     Seen,
@@ -54,6 +54,8 @@ RUNNERS = {
 }
 #: the gradients of a probe: a function or a module, or another runner's loop ("grad:kv_decode")
 RUNNERS["grad"] = functools.partial(gradients.run_gradients, runners=RUNNERS)
+#: the train/eval mode a method or a function leaves a module in ("mode:decode": that runner's)
+RUNNERS["mode"] = functools.partial(contract.run_modes, runners=RUNNERS)
 
 
 def _value(candidate: Any) -> Any:
@@ -138,7 +140,7 @@ def call(ex, probe: Probe, candidate: Any, device: torch.device) -> Any:
     name = probe.runner.partition(":")[0]
     if name not in RUNNERS:
         raise ValueError(f"exercise {ex.id} has no runner {probe.runner!r}")
-    plain_runner = name in ("module_info", "grad")  # the learner's module as it is, no parts
+    plain_runner = name in ("module_info", "grad", "mode")  # the learner's module as it is
     runner = RUNNERS[name] if plain_runner else parts.wrapped(ex, RUNNERS[name])
     # copies: the judge builds its reference from probe.args
     mine = dataclasses.replace(

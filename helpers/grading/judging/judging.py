@@ -16,7 +16,7 @@ from typing import Any, BinaryIO, NamedTuple
 
 import torch
 
-from ...checks import backward, evaluate
+from ...checks import contract, evaluate
 from ...checks.framework import Exercise, Probe, Unsupported
 from ...checks.run.runner import Outcome
 from ..limits import DRAWS_MEMORY, DRAWS_SECONDS, JUDGE_MEMORY, MAX_RESULT_BYTES, MAX_TENSOR_BYTES
@@ -103,9 +103,8 @@ def _first_passing_draw(ex: Exercise, seed: int) -> int:
 def _draw(ex: Exercise, seed: int, draw: int) -> list[Probe]:
     gen = torch.Generator().manual_seed(exercise_seed(seed, ex.id, draw))
     grading = getattr(ex, "grading_probes", None)
-    cases = list(grading(gen) if grading else ex.probes(gen))
-    grad = backward.gradient_probe(ex, cases)  # the gradients of the first forward case
-    return cases + ([grad] if grad else [])
+    # the modes first, the gradients of the first forward case last (checks/contract.py)
+    return contract.all_probes(ex, grading(gen) if grading else ex.probes(gen))
 
 
 def make_probes(ex: Exercise, seed: int) -> list[Probe]:

@@ -40,6 +40,9 @@ SOFTMAX_MISTAKES = {
     "everything.",
     "log_softmax": "this is log-softmax: return the probabilities.",
     "max_without_keepdim": MAX_KEEPDIM,
+    "max_last_dim": "the max is taken along another dim (the last one) than `dim`: each value "
+    "of a slice along `dim` then has a different number subtracted, and the result is no "
+    "longer a softmax. Subtract x.amax(dim=dim, keepdim=True).",
 }
 
 
@@ -71,6 +74,12 @@ def softmax_faults(got: torch.Tensor, x: torch.Tensor, dim: int) -> Fail | None:
             "not_proportional_to_exp",
         )
     return None
+
+
+def _shifted(x64: torch.Tensor, shift: torch.Tensor, dim: int) -> torch.Tensor:
+    """exp(x - shift) normalised along ``dim``: the softmax's formula with another shift."""
+    e = (x64 - shift).exp()
+    return e / e.sum(dim=dim, keepdim=True)
 
 
 @register
@@ -176,11 +185,16 @@ class SoftmaxCheck(Exercise):
                 SOFTMAX_MISTAKES,
                 not_normalized=e,
                 sum_without_keepdim=lambda: ref / ref.sum(dim=dim),
-                sum_over_all=[lambda: x64.exp() / x64.exp().sum(), e / e.sum()],
+                sum_over_all=[
+                    lambda: x64.exp() / x64.exp().sum(),
+                    e / e.sum(),
+                    lambda: (x64 - x64.amax()).exp() / (x64 - x64.amax()).exp().sum(),
+                ],
                 log_softmax=lambda: ref.log(),
                 max_without_keepdim=lambda: (
                     softmax64(x - x64.amax(dim), dim) if x.dim() > 1 else None
                 ),
+                max_last_dim=lambda: _shifted(x64, x64.amax(-1, keepdim=True), dim),
             )
             + [
                 (

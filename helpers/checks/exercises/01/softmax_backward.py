@@ -3,6 +3,8 @@ product, from the output y), compared with a float64 formula and named by its te
 
 from __future__ import annotations
 
+import dataclasses
+
 import torch
 
 from ...framework import (
@@ -19,7 +21,7 @@ from ...framework import (
     randn,
     register,
 )
-from ...probes import AUTOGRAD, ambiguous_bool, same_error
+from ...probes import AUTOGRAD, ambiguous_bool, same_error, too_large
 
 #: autograd, and softmax's own backward kernel: the exercise is the backward pass autograd runs
 FORBID = (*AUTOGRAD, "torch._softmax_backward_data", "aten._softmax_backward_data")
@@ -87,6 +89,10 @@ class SoftmaxBackwardCheck(Exercise):
         yield _case("random (2, 3, 5), dim=1", gen, (2, 3, 5), dim=1)
         yield _case("float64 (3, 6), dim=0", gen, (3, 6), dim=0, dtype=torch.float64)
         yield _case("nearly one-hot y (softmax of 30 * x), (4, 5)", gen, (4, 5), spread=30.0)
+        # the text: "without building the (T, T) Jacobian"; (2, 64): a Jacobian per row is 8192
+        # numbers, the answer's own steps 128
+        wide = _case("(2, 64), dim=-1, the size of every tensor made measured", gen, (2, 64))
+        yield dataclasses.replace(wide, runner="sized")
 
     def explain_error(self, probe, error):
         y, g = probe.args
@@ -98,6 +104,14 @@ class SoftmaxBackwardCheck(Exercise):
     def judge(self, probe, out):
         y, g = probe.args
         dim = probe.kwargs.get("dim", -1)
+        if probe.runner == "sized":
+            self.judge(dataclasses.replace(probe, runner="call"), out.get("out"))
+            n = y.shape[dim]
+            return too_large(
+                out, n * n, f"as large as a ({n}, {n}) Jacobian or larger: multiply grad_y by "
+                "the Jacobian without building it, y * (grad_y - (grad_y * y).sum(dim, "
+                "keepdim=True)): every step is the size of y.", "built_jacobian",
+            )  # fmt: skip
         got = expect_tensor(out, "grad_x")
         n = y.shape[dim]
         jac_shape = (*y.shape, n)

@@ -43,6 +43,9 @@ GRAD_MISTAKES = {
     "of grad_scores = w * grad_w (diag(w) alone, not the Jacobian diag(w) - w wᵀ). Weight j "
     "moves when any score of its row does: grad_scores = w * (grad_w - sum(grad_w * w, -1)), "
     "notebook 01's softmax_backward.",
+    "softmax_unweighted_sum": "the softmax's backward subtracts the plain sum of grad_w: the "
+    "sum is weighted by the weights, grad_scores = w * (grad_w - sum(grad_w * w, -1)), "
+    "notebook 01's softmax_backward.",
     "softmax_skipped": "the softmax's backward is skipped (grad_scores = grad_weights): "
     "grad_scores = w * (grad_w - sum(grad_w * w, -1)), notebook 01's softmax_backward.",
     "softmax_sign": "the softmax's backward adds the weighted sum: grad_scores = w * (grad_w - "
@@ -60,7 +63,8 @@ def attention_backward64(q, k, v, grad_out, mask=None, *, scale_mode="right", so
                          mask_mode="before", grad_w_from="v"):  # fmt: skip
     """Reference: (grad_q, grad_k, grad_v) of sum(out * grad_out), out = softmax(q kᵀ / sqrt(d_k)
     masked) v, in float64; the switches make the known mistakes (grad_w_from "k": grad_out @ kᵀ;
-    scale_mode "none", "multiplied", "twice"; softmax "diagonal", "skipped", "sign", "no_sum";
+    scale_mode "none", "multiplied", "twice"; softmax "diagonal", "skipped", "sign", "no_sum",
+    "unweighted";
     mask_mode "ignored")."""
     q, k, v, g = (t.double() for t in (q, k, v, grad_out))
     root = math.sqrt(q.size(-1))
@@ -77,6 +81,7 @@ def attention_backward64(q, k, v, grad_out, mask=None, *, scale_mode="right", so
         "skipped": grad_w,
         "no_sum": w * grad_w,
         "sign": w * (grad_w + weighted),
+        "unweighted": w * (grad_w - grad_w.sum(-1, keepdim=True)),
     }[softmax]
     grad_s = grad_s * {"right": 1 / root, "none": 1.0, "multiplied": root,
                        "twice": 1 / root**2}[scale_mode]  # fmt: skip
@@ -160,6 +165,7 @@ class AttentionBackwardCheck(Exercise):
                 softmax_skipped=variant(i, softmax="skipped"),
                 softmax_no_sum=variant(i, softmax="no_sum"),
                 softmax_sign=variant(i, softmax="sign"),
+                softmax_unweighted_sum=variant(i, softmax="unweighted"),
                 grad_weights_from_keys=variant(i, grad_w_from="k") if v.shape == k.shape else [],
             )
             if q.shape == k.shape:  # grad_scores @ q: grad_k untransposed, or grad_q from q

@@ -136,6 +136,12 @@ CATALOGUE = {
             "argument.",
             "wrong": "tokens != pad_id -> tokens != 0",
         },
+        "zero_also_padding": {
+            "message": "the mask is False at id 0 as well as at pad_id = {pad_id}: id 0 is a "
+            "real token here, and a mask made with .bool() (or != 0) treats every 0 as padding. "
+            "Compare with pad_id alone: tokens != pad_id.",
+            "wrong": "tokens != pad_id -> (tokens != pad_id) & (tokens != 0)",
+        },
         "counted": {
             "message": "the mask keeps the first n positions, n the number of real tokens: right "
             "only when the padding is at the end (notebook 07 pads on the left). Compare each "

@@ -33,6 +33,12 @@ class PaddingMaskCheck(Exercise):
         tokens[2, 0] = 0  # a real token with id 0
         yield Probe("random (3, 6) tokens, pad_id = 1, token 0 is real", args=(tokens, 1))
         yield Probe("no padding, (1, 4), pad_id = 2", args=(torch.tensor([[4, 5, 6, 7]]), 2))
+        # real tokens on both sides of pad_id, and id 0 among them: tells "tokens > pad_id" from
+        # "every 0 is padding", which agree on the case above
+        yield Probe(
+            "pad_id = 3, real tokens 0 and 2 below it",
+            args=(torch.tensor([[2, 0, 5, 3, 3], [0, 2, 4, 6, 3]]), 3),
+        )
         yield Probe(
             "padding on the left and in the middle, pad_id = 0 (notebook 07 pads on the left)",
             args=(torch.tensor([[0, 0, 5, 7, 2], [3, 0, 9, 0, 4]]), 0),

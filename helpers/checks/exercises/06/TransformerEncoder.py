@@ -44,6 +44,7 @@ class TransformerEncoderCheck(PartsMixin, Exercise):
         ("norm", "05.LayerNorm"),
     )
     id = "06.TransformerEncoder"
+    modes = {"attention_maps": "kept"}
     title = "the encoder: embedding, positions, a stack of blocks, a final norm"
     points = 3.0
     kind = "module"

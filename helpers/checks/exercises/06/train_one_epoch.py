@@ -39,6 +39,7 @@ def reference_loop(spec: dict, batches: list, variant: str = "right") -> tuple[f
 @register
 class TrainOneEpochCheck(Exercise):
     id = "06.train_one_epoch"
+    modes = {"model": "train"}  # "put the model in training mode"
     title = "one epoch of training"
     points = 2.0
 

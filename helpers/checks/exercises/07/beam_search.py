@@ -271,6 +271,7 @@ UNFROZEN = ("extend_finished", "finished_scored", "parent_no_row_offset")
 @register
 class BeamSearchCheck(Exercise):
     id = "07.beam_search"
+    modes = {"model": "kept"}
     title = "beam search"
     points = 3.0
 

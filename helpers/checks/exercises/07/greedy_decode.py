@@ -38,6 +38,7 @@ def greedy64(
 @register
 class GreedyDecodeCheck(Exercise):
     id = "07.greedy_decode"
+    modes = {"model": "kept"}
     title = "greedy decoding"
     points = 2.0
 

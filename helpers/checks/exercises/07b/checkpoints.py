@@ -104,6 +104,16 @@ def judge_resume(probe, out, fixes: dict) -> None:
             "change torch's functions or the model's?",
             "check_run_changed",
         )
+    lost = out.get("not_restored") or {}
+    if lost.get("buffers") and not lost.get("parameters"):
+        names = ", ".join(lost["buffers"][:3])
+        raise Fail(
+            f"the parameters came back, the buffers did not ({names}: a batch norm's running "
+            "statistics, which an evaluation in eval mode reads): a model's state is its "
+            "state_dict, parameters and buffers alike. "
+            + fixes.get("buffers", "Save and load model.state_dict() whole."),
+            fixes.get("buffers_code", "buffers_not_restored"),
+        )
     if resumed == went_on:
         return
     if all(math.isclose(a, b, rel_tol=1e-5) for a, b in zip(resumed, went_on)):
@@ -122,6 +132,11 @@ def judge_resume(probe, out, fixes: dict) -> None:
                 "significant digits, float64 about 15). Keep the tensors in their own dtype (no "
                 ".half(), no .to(...)): a resumed run repeats the same numbers to the last bit.",
                 "model_rounded",
+            )
+        if "not_restored" in out and not lost.get("parameters") and not fresh:
+            raise Fail(  # the weights came back: seen, no cause named
+                f"the first loss after loading ({resumed[0]:.6f}) is not the saved model's "
+                f"({went_on[0]:.6f}), though the model holds the saved parameters and buffers."
             )
         raise Fail(
             RESUME["model"].format(

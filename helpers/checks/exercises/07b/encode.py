@@ -7,7 +7,7 @@ import torch
 from ...framework import Exercise, Fail, Probe, expect_tensor, fmt_shape, randint, register
 from ...mistakes import outputs
 from .reference import encode64
-from .vocab import VOCAB, _unsorted, only
+from .vocab import VOCAB, _unsorted, beyond_ascii, course_line, only, utf8_message
 
 
 def _text(gen: torch.Generator, n: int, vocab: str = VOCAB) -> str:
@@ -42,6 +42,9 @@ class EncodeCheck(Exercise):
         )
         unsorted = _unsorted(gen)
         cases.append((f"an unsorted vocab {unsorted!r}", _text(gen, 30, unsorted), unsorted))
+        line, vocab = course_line()
+        cases.append((f"a line of the course's text {line!r}, the vocab sorted(set(course_text))",
+                      line, vocab))  # fmt: skip
         for name, text, vocab in cases:  # no tensor input: the ids are made on the CPU
             yield Probe(name, args=(text, vocab), cpu_only=True)
 
@@ -58,6 +61,9 @@ class EncodeCheck(Exercise):
         wrong = {c: [v for v in vs if not torch.equal(v, ref)] for c, vs in found.items()}
         if any(torch.equal(got, v) for v in wrong["strips_text"]):
             raise self.fail("strips_text")
+        utf8 = text.encode("utf-8")
+        if len(utf8) != len(text) and got.dim() == 1 and len(got) == len(utf8):
+            raise Fail(utf8_message(text, **UTF8), "utf8_bytes")
         if tuple(got.shape) != tuple(ref.shape):
             raise Fail(
                 f"the ids have shape {fmt_shape(got.shape)}, expected {fmt_shape(ref.shape)}: one "
@@ -85,6 +91,10 @@ class EncodeCheck(Exercise):
 
     def explain_error(self, probe, error):
         text, _ = probe.args
+        # a key or index that is one byte of a character beyond ASCII: the text went as bytes
+        bytes_of = {b for c in beyond_ascii(text) for b in c.encode("utf-8")}
+        if any(f"{chr(b)!r}" in error or f"index {b} " in error for b in bytes_of):
+            return Fail(f"{utf8_message(text, **UTF8)}\n   {error}", "utf8_bytes")
         if text:
             return None
         stack = (
@@ -92,3 +102,11 @@ class EncodeCheck(Exercise):
         )
         first = error.split("\n")[0].removeprefix("your code raised ")
         return self.fail("empty_text", error=first, stack=stack)
+
+
+#: what this exercise's text through UTF-8 bytes does (vocab.NON_ASCII["utf8_bytes"])
+UTF8 = {
+    "kind": "the encoding",
+    "becomes": "becomes several ids, or a byte the vocab does not have",
+    "fix": "for ch in text: ids.append(stoi[ch])",
+}

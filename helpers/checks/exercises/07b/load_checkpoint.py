@@ -38,6 +38,8 @@ LOAD_ERRORS = (  # (words of the error, message, code)
 @register
 class LoadCheckpointCheck(Exercise):
     id = "07b.load_checkpoint"
+    modes = {"model": "kept"}
+    returns = {"step": (int,)}  # "-> int"
     title = "load a checkpoint and resume"
     points = 3.0
     errors = LOAD_ERRORS
@@ -60,6 +62,8 @@ class LoadCheckpointCheck(Exercise):
                 "model.load_state_dict(checkpoint['model']) (a model built inside the function "
                 "is not the caller's).",
                 "model_code": "model_not_loaded",
+                "buffers": "Load the whole state, model.load_state_dict(checkpoint['model']), "
+                "not the parameters one by one.",
                 "optimizer": "Load it into the optimizer you are given, "
                 "optimizer.load_state_dict(checkpoint['optimizer']).",
                 "optimizer_code": "optimizer_not_loaded",

@@ -30,6 +30,7 @@ SCHEDULES = [
 @register
 class LrAtCheck(Exercise):
     id = "07b.lr_at"
+    returns = {"": (float,)}  # "-> float"
     title = "warm-up and cosine decay"
     points = 2.0
     reference64 = staticmethod(lr64)

@@ -46,6 +46,7 @@ def _fields(out: dict) -> dict:
 @register
 class SaveCheckpointCheck(Exercise):
     id = "07b.save_checkpoint"
+    modes = {"model": "kept"}
     title = "save a checkpoint"
     points = 1.0
     errors = (

@@ -63,6 +63,7 @@ FEATURE_MAPS = [
     ("elu(x) - 1", lambda x: F.elu(x) - 1, "wrong_feature_map"),
     ("x + 1 (elu left out)", lambda x: x + 1, "wrong_feature_map"),
     ("elu(x) + 2", lambda x: F.elu(x) + 2, "wrong_feature_map"),
+    ("a softmax over the features", lambda x: x.softmax(-1), "softmax_feature_map"),
 ]  # fmt: skip
 
 

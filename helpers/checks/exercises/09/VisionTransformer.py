@@ -41,6 +41,7 @@ class VisionTransformerCheck(PartsMixin, Exercise):
         ("norm", "05.LayerNorm"),
     )
     id = "09.VisionTransformer"
+    modes = {"attention_maps": "kept"}
     title = "the Vision Transformer"
     points = 4.0
     kind = "module"
