@@ -31,7 +31,7 @@ NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize
 	--nbval-cell-timeout 300 --nbval-kernel-startup-timeout 180
 
 .PHONY: lab lab-mine lint lint-ci test test-fast test-notebooks test-grading test-gpu test-e2e \
-	student export execute grade bench clean
+	student export execute grade bench site clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -123,6 +123,14 @@ REPO ?= $(HELPERS_REPO)
 student: $(DEV)
 	$(PY) -m helpers export
 	$(PY) -m helpers student$(if $(REPO), --repo "$(REPO)" --branch "$(or $(BRANCH),main)")
+
+## the course as a website in build/site/ (docs/, Sphinx with myst-nb): each lesson from its stored
+## outputs (no notebook runs) with the student's TODO cells, the guides, the API reference; offline,
+## warnings are errors. REPO=<GitHub URL> (BRANCH=) adds "Open in Colab" to every lesson
+site: $(DEV)
+	$(PY) -m sphinx -W --keep-going -q -j auto -b html -d build/site-doctrees \
+		-D course_repo="$(REPO)" -D course_branch="$(or $(BRANCH),main)" docs build/site
+	@echo "site: build/site/index.html"
 
 export: $(DEV)
 	$(PY) -m helpers export

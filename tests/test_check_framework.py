@@ -53,6 +53,18 @@ def test_not_implemented_reads_not_implemented_yet():
     assert r.status == "missing" and r.messages[0].startswith("not implemented yet")
 
 
+def test_an_op_a_device_lacks_is_not_told_to_fill_in_the_todo():
+    """torch raises NotImplementedError for an operation a backend lacks (the checks' stand-in
+    GPU too): that is shown as raised, never as a TODO left to fill in (attack round 4)."""
+
+    def relu(x):
+        raise NotImplementedError("Could not run 'aten::foo' with arguments from 'fakegpu'")
+
+    r = check("00.relu", relu, quiet=True)
+    assert r.status == "error" and not r.passed
+    assert "aten::foo" in r.messages[0] and "fill in the TODO" not in r.messages[0]
+
+
 @pytest.mark.parametrize(
     "candidate, words",
     [

@@ -1,4 +1,4 @@
-"""The install keeps a torch that satisfies requirements.txt (README: "a torch that already
+"""The install keeps a torch that satisfies requirements.txt (learner's guide: "a torch that already
 satisfies torch>=2.3 is never reinstalled").
 
 A plain ``pip install -r requirements.txt`` broke that promise unseen: hypothesis-torch >= 2.0.3

@@ -33,7 +33,7 @@ from .books.feedback import feedback_path
 from .books.gradebook import Gradebook, in_order, read_rows
 from .judging.judging import settle_draws
 from .judging.sources import changed_sources
-from .kernels import sandbox, scratch
+from .kernels import sandbox, scratch, slot_disk
 from .kernels.kernel_run import CELL_BUDGET, MAX_STARTS, Slot
 from .kernels.pipe import recv_plain, send_plain
 from .kernels.slots import Slots, kill_group
@@ -90,11 +90,13 @@ def _prepare(paths, out: Path, jobs: int, settings: Settings, resume: bool, log,
     elif out.exists():
         log(f"overwriting {out} (use --resume to keep the submissions it already holds)")
     kind, warning = sandbox.resolve(settings.sandbox)
-    if warning:
-        log(warning)
     problem = scratch.check_workdir(settings.workdir) if kind == "bwrap" else ""
     if problem:
         raise UsageError(problem)
+    if subs and not slot_disk.available(settings.workdir):  # what the grader cannot bound here
+        warning = "\n".join(filter(None, [warning, slot_disk.NOT_BOUNDED]))
+    if warning:
+        log(warning)
     return subs, kept, kind, warning
 
 
@@ -176,6 +178,7 @@ class _Batch:
                 kind, payload = "crash", "the worker process ended without a result"
             if kind == "kernel":
                 state["kernels"].append(int(payload))
+                self.slots.watch_kernel(state["slot"], int(payload))
                 continue
             self._end(conn, state)
             if kind == "done":

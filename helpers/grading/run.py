@@ -35,9 +35,10 @@ from .judging.judging import (
 )
 from .judging.judging import problem as problem_verdict
 from .judging.sources import BLOCKS, CHECK_SOURCES, KERNEL_SIDE_SOURCE
-from .kernels import cgroup, kernel_view, scratch
+from .kernels import cgroup, kernel_view, scratch, slot_disk, watchdog
 from .kernels.kernel import CellRun
 from .kernels.kernel_run import KernelRun, Slot
+from .kernels.slots import watch
 from .reading.submissions import (
     check_gradable,
     copy_siblings,
@@ -68,14 +69,16 @@ def grade_submission(
     if sub.problem:
         return Graded(problem_rows(sub, "error", sub.problem), notes=list(sub.notes))
     own = slot is None
+    dog = None
     if own:
         slot = standalone_slot(settings)
+        dog, on_kernel = watched(slot, settings, on_kernel)
     try:
         if slot.view is not None:
             kernel_view.fill(slot.view, sub.notebook)
         work = scratch.new_work_folder(slot.folder)
         copy_siblings(sub.path, work, settings.student_pattern)
-        (work / sub.path.name).write_bytes(sub.path.read_bytes())
+        (work / sub.path.name).write_text(json.dumps(nb), encoding="utf-8")  # its code only
         private = Path(tempfile.mkdtemp(prefix=".grader-", dir=work))
         run = KernelRun(nb, work, private, settings, slot, on_kernel)
         run.private_fd = os.open(private, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
@@ -84,10 +87,14 @@ def grade_submission(
         finally:
             run.close()
             os.close(run.private_fd)
+        full = slot_disk.full_message(str(slot.folder)) if slot.disk else ""
+        memory = run.memory_verdict()  # a process the watchdog ended, the kernel or its child
+        for said in filter(None, (full, memory)):
+            if not any(said in note for note in graded.notes):
+                graded.notes.append(said + ".")
     finally:
         if own:
-            scratch.remove(slot.folder.parent)
-            cgroup.release(str(slot.folder))
+            close_standalone(slot, dog)
     graded.notebook_seconds = run.notebook_seconds
     if run.replayed:
         graded.notes.append(
@@ -117,6 +124,7 @@ def standalone_slot(settings: Settings) -> Slot:
     root = Path(tempfile.mkdtemp(prefix="grade-", dir=settings.workdir)).resolve()
     folder, view = root / "slot", root / "view"
     folder.mkdir()
+    disk = slot_disk.available(settings.workdir) and not slot_disk.mount(str(folder))
     prefix = (
         sandbox.bwrap_command(
             str(folder),
@@ -127,7 +135,38 @@ def standalone_slot(settings: Settings) -> Slot:
         if kind == "bwrap"
         else None
     )
-    return Slot(folder, sandbox=cgroup.limit(prefix, str(folder), settings.memory_bytes), view=view)
+    return Slot(
+        folder,
+        sandbox=cgroup.limit(prefix, str(folder), settings.memory_bytes),
+        view=view,
+        view_bound=kind == "bwrap",
+        disk=disk,
+        memory_report=root / "memory",
+    )
+
+
+def watched(slot: Slot, settings: Settings, on_kernel: Callable[[int], None]):
+    """A memory watchdog for a slot of one submission, and ``on_kernel`` that also hands it
+    each kernel started (a process of its own: nothing spared)."""
+    if settings.memory_bytes <= 0:
+        return None, on_kernel
+    dog = watchdog.Watchdog()
+
+    def seen(pid: int) -> None:
+        on_kernel(pid)
+        watch(dog, slot, str(pid), settings.memory_bytes, root=pid, spare=0)
+
+    return dog, seen
+
+
+def close_standalone(slot: Slot, dog) -> None:
+    if dog is not None:
+        dog.close()
+    cgroup.release(str(slot.folder))
+    if slot.disk:
+        scratch.empty(slot.folder)
+        slot_disk.unmount(str(slot.folder))
+    scratch.remove(slot.folder.parent)
 
 
 def grade_in_kernel(sub: Submission, run: KernelRun, settings: Settings) -> Graded:
@@ -204,13 +243,21 @@ def call_in_kernel(ex, i: int, run: KernelRun, settings: Settings, token: str) -
     probes_path, out_path = run.private / probes_name, run.private / out_name
     # through the folder's descriptor: a rename of the folder or a link planted in its place
     # is not followed (the kernel can write here)
-    with new_private_file(run.private_fd, probes_name) as f:
-        torch.save([probe_fields(p) for p in probes], f)
+    try:
+        with new_private_file(run.private_fd, probes_name) as f:
+            torch.save([probe_fields(p) for p in probes], f)
+    except OSError as exc:
+        if not slot_disk.no_room(exc):
+            raise
+        full = slot_disk.full_message(str(run.slot.folder)) or "its folder is full"
+        return problem_verdict("not_graded", error=f"{full}, so the grader could not write its inputs")
     call = (
         f"_course_grader_{token}['grade']({kernel_task(ex)!r}, {name!r}, {str(probes_path)!r}, "
         f"{str(out_path)!r}, {settings.device!r}, (lambda: None).__globals__)"
     )
     result = run.run_code(f"probe:{ex.id}", call, settings.cell_timeout)
+    if result.status == "died" and (memory := run.memory_verdict()):
+        return problem_verdict("died_memory", name=name, memory=memory)
     if result.status in ("died", "timeout"):
         return problem_verdict(result.status, name=name, seconds=settings.cell_timeout)
     run.faults.written(f"results:{ex.id}", out_path)

@@ -197,16 +197,25 @@ def pip_source(repo: str, branch: str) -> str:
     return repo
 
 
+def colab_url(repo: str, branch: str, name: str) -> str | None:
+    """Where Colab opens student notebook ``name`` of the course published at ``repo``; None
+    when ``repo`` is not on GitHub (Colab opens notebooks from GitHub only)."""
+    github = GITHUB.match(repo)
+    if not github:
+        return None
+    owner, project = github.groups()
+    colab = "https://colab.research.google.com/github"
+    return f"{colab}/{owner}/{project}/blob/{branch}/notebooks/{name}"
+
+
 def colab_cells(repo: str, branch: str, name: str) -> list[nbformat.NotebookNode]:
     """The cells that open student notebook ``name`` when the course is published at ``repo``:
     the Colab badge (GitHub only: Colab opens notebooks from GitHub, not from other hosts),
     then the install cell."""
     source = INSTALL_CELL.format(source=json.dumps(pip_source(repo, branch)))
     cells = [nbformat.v4.new_code_cell(source, id="setup-install")]
-    github = GITHUB.match(repo)
-    if github:
-        owner, project = github.groups()
-        url = f"https://colab.research.google.com/github/{owner}/{project}/blob/{branch}/notebooks/{name}"
+    url = colab_url(repo, branch, name)
+    if url:
         badge = f"[![Open In Colab]({COLAB_BADGE})]({url})"
         cells.insert(0, nbformat.v4.new_markdown_cell(badge, id="setup-colab"))
     for cell in cells:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import re
 from pathlib import Path
 
 import pytest
@@ -155,3 +156,41 @@ def test_grade_resume_with_another_seed_exits_2(tmp_path, capsys):
     part(tmp_path, "g.csv", None, 1, seed=1234)
     code = main(["grade", str(subs), "--out", str(tmp_path / "g.csv"), "--resume", "--seed", "3"])
     assert code == 2 and "--new-seed" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "edit, said",
+    [
+        (
+            {"points": "40"},
+            r"row 2: 's\d+/00_welcome.ipynb', 00.relu: 40 points of 1",
+        ),  # 40 x the maximum
+        ({"points": "-1"}, "row 2: .*-1 points of 1"),
+        ({"points": "nan"}, "row 2: .*nan points of 1"),
+        ({"points": "40", "max_points": "40"}, "row 2: .*40 points possible, not 1"),
+        ({"submission": "mallory.ipynb"}, r"row 8: its record \(.*p1.csv.json\) does not list"),
+        ({"exercise": "00.nope"}, "row 2: .*no exercise '00.nope' in notebook '00'"),
+        ({"notebook": "02"}, "row 2: .*no exercise '00.relu' in notebook '02'"),
+        ({"status": "passed!"}, "row 2: .*no status 'passed!'"),
+    ],
+)
+def test_merge_refuses_a_row_its_part_does_not_vouch_for(tmp_path, capsys, edit, said):
+    """Issue 42: 40 times the maximum points and a submission no part's record lists were merged
+    without a word. A part with such a row is refused (exit 2), naming the part and the row;
+    nothing is written."""
+    p1, p2, p3 = (part(tmp_path, f"p{k}.csv", k, 3) for k in (1, 2, 3))
+    with open(p1, newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    if "submission" in edit:  # a row added
+        rows.append({**rows[1], **edit})
+    else:
+        rows[1].update(edit)
+    with open(p1, "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, COLUMNS)
+        w.writeheader()
+        w.writerows(rows)
+    out = tmp_path / "m.csv"
+    assert main(["grade", "merge", str(out), p1, p2, p3, "--totals", str(tmp_path / "t.csv")]) == 2
+    err = capsys.readouterr().err
+    assert re.search(f"p1.csv, {said}", err), err
+    assert not out.exists() and not (tmp_path / "t.csv").exists()

@@ -28,7 +28,7 @@ from helpers.__main__ import main
 from helpers.checks import REGISTRY
 from helpers.grading.kernels import separate_user
 
-from .builders import insert, load, plain_notebook, write
+from .builders import NOTEBOOKS, insert, load, plain_notebook, write
 from .test_instructor_workflow import _run_autograder, _validate_results, exercises_only, points
 
 pytestmark = [
@@ -189,3 +189,47 @@ def test_a_kernel_without_an_account_still_has_a_user_name(tmp_path):
         text=True,
     )
     assert done.returncode == 0 and done.stdout.strip() == "learner", done
+
+
+STEAL = """
+import os
+_source = os.path.join({source!r}, "helpers", "blocks", "attention.py")
+try:
+    exec(compile(open(_source).read(), "stolen", "exec"), globals())
+    print("stolen")
+except OSError as exc:
+    print("could not read the reference:", exc)
+"""
+
+
+def test_gradescope_without_bwrap_keeps_the_reference_out_of_reach(tmp_path, autograder_root):
+    """Attack round 4: the bundle's source is world-readable, as Gradescope extracts it; a
+    notebook running as the unprivileged user that copies the course's reference block (the
+    student notebook's stubs, plus one cell) gets nothing for it."""
+    bundle = tmp_path / "autograder_02.zip"
+    assert main(["gradescope", "02", "--out", str(bundle)]) == 0
+    root = autograder_root
+    with zipfile.ZipFile(bundle) as z:
+        z.extractall(root / "source")
+    for top, dirs, files in os.walk(root / "source"):  # world-readable, as unzipped there
+        for name in dirs:
+            os.chmod(os.path.join(top, name), 0o755)
+        for name in files:
+            os.chmod(os.path.join(top, name), 0o644)
+    shutil.copyfile(root / "source" / "run_autograder", root / "run_autograder")
+    env = dict(
+        os.environ,
+        PATH=path_without_bwrap(tmp_path),
+        AUTOGRADER_ROOT=str(root),
+        AUTOGRADER_PYTHON=sys.executable,
+        AUTOGRADER_USER=str(unused_uid()),
+    )
+    nb = load("02", folder=NOTEBOOKS)  # the stubs, as a student gets them
+    insert(nb, len(nb.cells), STEAL.format(source=str(root / "source")))
+    hostile = write(nb, tmp_path / "up" / "02_scaled_dot_product_attention.ipynb")
+    results = run_autograder(root, hostile, env, tmp_path)
+    outputs = [t.get("output") for t in results["tests"]]
+    assert results["score"] == 0, outputs
+    assert "ran as the unprivileged user" in results["output"]
+    mode = os.stat(root / "source" / "helpers").st_mode & 0o777
+    assert mode == 0o755  # given back once graded

@@ -11,7 +11,8 @@ One batch with the default options (sandbox, ``--jobs 2``), honest notebooks amo
 - a file name that is not UTF-8, a link to a solved notebook, an output message of a forged shape;
 - keys added to the user, session and persistent keyrings, a POSIX message queue, and the zygote's
   limits and priority changed (a kernel's parent is its zygote), looked for by a
-  later submission in the same slot (and, as a control, by the same kernel, which finds them).
+  later submission in the same slot, and by the same kernel (none can be made at all: a seccomp
+  filter and RLIMIT_MSGQUEUE 0, attack round 4).
 
 The batch ends with exit 0, every honest classmate gets full marks, every hostile file costs
 its own rows only, nothing is written in the host folder, and the batch's processes stay under
@@ -126,7 +127,9 @@ for name in ("planted", "own"):  # what aa_keys, ab_keys and keys_same left
             LEAK.append(desc)
     if libc.mq_open(f"/{name}_$mark".encode(), os.O_RDONLY) >= 0:
         LEAK.append(name + " mqueue")""",
-    # the control: the same kernel finds what it planted (the collector works)
+    # the same kernel cannot even find what it tried to plant: a kernel makes no key
+    # (seccomp) and no POSIX message queue (RLIMIT_MSGQUEUE 0), which count against the
+    # grader's user in every sandbox (attack round 4)
     "keys_same": KEYS
     + r"""
 add_key(b"own_$mark", -4)
@@ -136,8 +139,7 @@ libc.mq_open(b"/own_$mark", os.O_CREAT | os.O_RDWR, 0o600, None)
 found = (search(b"own_$mark", -4), search(b"own_s_$mark", -3), search(b"own_p_$mark", persistent()))
 LEAK = [r for r in found if r > 0]
 if libc.mq_open(b"/own_$mark", os.O_RDONLY) >= 0:
-    LEAK.append("mqueue")
-assert len(LEAK) == 4, LEAK""",
+    LEAK.append("mqueue")""",
 }
 # an output message whose text is a number (the kernel signs what it sends)
 FORGED_STREAM = r"""
@@ -300,10 +302,9 @@ def test_a_batch_of_hostile_inputs_grades_every_classmate(tmp_path):
         assert all(status == "passed" for _, status, _ in got), (label, got)
     for label in ("aa_keys/00_aa_keys.ipynb", "ab_keys/00_ab_keys.ipynb"):
         assert said(label, "status") == every_00("passed"), said(label, "status", "message")
-    # the control found its own key and queue (its relu then answers |x|)
+    # the kernel that made them found no key and no queue of its own (its relu answers right)
     label = "keys_same/00_keys_same.ipynb"
-    expected = every_00("passed", but={"00.relu": ("failed",)})
-    assert said(label, "status") == expected, said(label, "status", "message")
+    assert said(label, "status") == every_00("passed"), said(label, "status", "message")
     # a forged results file costs the exercise whose results it is: here every one is forged
     for label, why in (("bomb/00_bomb.ipynb", "memory"), ("shared/00_shared.ipynb", "values")):
         assert said(label, "status", "points") == every_00("error", "0"), by_label[label]

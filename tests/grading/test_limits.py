@@ -1,5 +1,5 @@
 """Each limit declared once (helpers/grading/limits.py): the command line, Settings and the
-README's options table say what limits.OPTIONS says."""
+options table of the instructor's guide (docs/instructors.md) say what limits.OPTIONS says."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import re
 from helpers.grading import cli, limits
 from helpers.grading.records import Settings
 
-from .builders import ROOT
+from ..docs import docs_text
 
 
 def _parser():
@@ -35,9 +35,9 @@ def test_a_flag_in_its_unit_becomes_the_field_in_its_own():
     assert settings.memory_bytes == 2**29 and settings.cell_timeout == 7.0
 
 
-def test_the_readme_table_says_the_declared_defaults():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_the_guides_table_says_the_declared_defaults():
+    docs = docs_text()
     for flag, (_, value, unit, _, _) in limits.OPTIONS.items():
-        row = re.search(rf"^\| `{re.escape(flag)} {unit}` \| ([^|]+) \|", readme, re.M)
-        assert row, f"no row for {flag} {unit} in the README's options table"
+        row = re.search(rf"^\| `{re.escape(flag)} {unit}` \| ([^|]+) \|", docs, re.M)
+        assert row, f"no row for {flag} {unit} in the instructor's guide's options table"
         assert float(row.group(1)) == value, (flag, row.group(0))

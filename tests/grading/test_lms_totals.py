@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from helpers.__main__ import main
-from helpers.grading.books.gradebook import read_rows
+from helpers.grading.books.gradebook import read_rows, read_table, write_table
 from helpers.grading.books.lms import compute_totals
 from helpers.grading.books.lms_export import moodle_path, parse_assignments, recognize, write_for
 
@@ -213,7 +213,17 @@ def test_ontime_policy_prefers_an_on_time_submission(tmp_path):
 
 
 def test_grade_merge_writes_canvas_totals(tmp_path, capsys):
-    book = gradebook(tmp_path, CANVAS_FILES)
+    from helpers.checks import REGISTRY
+
+    # merge takes the course's exercises only, each with its points possible (issue 42)
+    real = dict(zip(EXERCISES["02"], ["02.causal_mask", "02.padding_mask", "02.q_saturation"]))
+    rows = [
+        [sub, nb, real.get(ex, ex), str(float(p) * REGISTRY[real.get(ex, ex)].points),
+         str(REGISTRY[real.get(ex, ex)].points), *rest]
+        for sub, nb, ex, p, _, *rest in read_table(gradebook(tmp_path, CANVAS_FILES))[1]
+    ]  # fmt: skip
+    book = tmp_path / "real.csv"
+    write_table(book, COLUMNS, rows)
     out = tmp_path / "t.csv"
     args = ["grade", "merge", str(tmp_path / "m.csv"), str(book), "--totals", str(out)]
     assert main([*args, "--canvas-assignment", "02=555", "--canvas-assignment", "0=554"]) == 0

@@ -78,13 +78,12 @@ def test_count_axes_are_whole_numbers(tmp_path):
         assert ticks and all(float(t).is_integer() for t in ticks)
 
 
-def test_feedback_path_is_the_one_readme_gives(tmp_path):
+def test_feedback_path_is_the_one_the_guide_gives(tmp_path):
     from helpers.grading.books.feedback import feedback_path
 
-    from .builders import ROOT
+    from ..docs import docs_text
 
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert "`DIR/alice__02_scaled_dot_product_attention.md`" in readme
+    assert "`DIR/alice__02_scaled_dot_product_attention.md`" in docs_text()
     got = feedback_path(Path("DIR"), "alice/02_scaled_dot_product_attention.ipynb")
     assert got == Path("DIR/alice__02_scaled_dot_product_attention.md")
 

@@ -78,7 +78,7 @@ def test_the_report_reads_a_hostile_notebook_as_grading_does(tmp_path):
     (tmp_path / "c_02.ipynb").write_text('{"cells": [], "x": "' + "y" * 57_000_000 + '"}')
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     assert S.exercise_cells(tmp_path / "b_02.ipynb") == {}  # refused, not raised
-    assert S.exercise_cells(tmp_path / "c_02.ipynb") == {}  # over MAX_NOTEBOOK_BYTES: unread
+    assert S.exercise_cells(tmp_path / "c_02.ipynb") == {}  # over MAX_CODE_BYTES: unread
     assert S.exercise_cells(tmp_path / "a_02.ipynb")  # the honest one is read
     grown = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
     assert grown < 100, f"the report's process grew by {grown:.0f} MiB"
@@ -234,3 +234,38 @@ def test_the_solved_notebooks_every_exercise_scored_list_nothing():
     }
     assert len(scored) == len(EXERCISES)
     assert not [f for f in S.similar_in(subs, scored) if f.exercise == S.OPAQUE]
+
+
+HOSTILE_CODE = {  # what the parser or a walk of its tree cannot take
+    "deep": "_deep = " + "-" * 100_000 + "1",  # MemoryError in ast.parse
+    "sum": "x = " + "1 + " * 600 + "1",  # parses; RecursionError in a visitor
+    "null": "x = 1\x00",  # SyntaxError (ValueError before Python 3.12)
+    "parens": "x = " + "(" * 300 + "1" + ")" * 300,
+}
+
+
+def test_the_report_survives_any_code_a_cell_holds(tmp_path, capsys):
+    """Issue 42: ``--report`` ended on a 100,000-character line (``ast.parse`` raised
+    MemoryError): exit 1, no report.html, no totals.csv. Each such exercise cell is now left out
+    of the comparison, and the report and the totals are written."""
+    from helpers.checks import EXERCISES
+    from helpers.grading.books.gradebook import Gradebook
+    from helpers.grading.records import Row
+
+    ex = "02.scaled_dot_product_attention"
+    most = EXERCISES[ex].points
+    for code in HOSTILE_CODE.values():
+        assert S.normalize(code) is None
+    subs, rows = tmp_path / "subs", []
+    for name, code in [("honest", None), *HOSTILE_CODE.items()]:
+        nb = load("02")
+        if code is not None:
+            set_exercise(nb, ex, code)
+        write(nb, subs / f"{name}/02.ipynb")
+        rows.append(Row(f"{name}/02.ipynb", "02", ex, 0.0, most, "error", "it raised"))
+    Gradebook(tmp_path / "g.csv", rows).close()
+    report, totals = tmp_path / "r.html", tmp_path / "totals.csv"
+    args = ["grade", "merge", str(tmp_path / "m.csv"), str(tmp_path / "g.csv")]
+    args += ["--report", str(report), "--totals", str(totals), "--similarity-from", str(subs)]
+    assert main(args) == 0
+    assert "Similar code" in report.read_text(encoding="utf-8") and totals.exists()

@@ -1,7 +1,7 @@
 """The cap on a sandbox's tasks (helpers/grading/kernels/cgroup.py): a fork loop stops at it.
 
-Skipped, with the reason, where the host gives the grader no cgroup for it (the README says
-where); in CI's container the cgroup v1 pids hierarchy is writable.
+Skipped, with the reason, where the host gives the grader no cgroup for it (the instructor's
+guide says where); in CI's container the cgroup v1 pids hierarchy is writable.
 """
 
 from __future__ import annotations

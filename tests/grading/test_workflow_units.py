@@ -20,7 +20,7 @@ from helpers.grading.books.report import summarize, write_report
 from helpers.grading.books.shard import merge, parse_shard, shard_of
 from helpers.grading.reading.archives import ArchiveError, expanded
 from helpers.grading.reading.students import Student, compile_pattern, student_of
-from helpers.grading.reading.submissions import copy_siblings
+from helpers.grading.reading.submissions import copy_siblings, find_submissions
 
 from . import classbook
 from .builders import SOLUTIONS, exercise_index
@@ -250,9 +250,19 @@ def test_zip_expands_and_refuses_unsafe_members(tmp_path):
     bad = tmp_path / "evil.zip"
     with zipfile.ZipFile(bad, "w") as z:
         z.writestr("../escape.ipynb", "{}")
-    with pytest.raises(ArchiveError, match="unsafe"), expanded([str(bad)]):
-        pass
+        z.writestr("/abs.ipynb", "{}")
+        z.writestr("ok.ipynb", "{}")
+    with expanded([str(bad)]) as paths:  # refused, each as its own row (issue 42): not the batch
+        subs = find_submissions(paths)
+        assert [(s.label, s.problem) for s in subs] == [
+            ("../escape.ipynb", "its path leaves its folder, or a link."),
+            ("/abs.ipynb", "its path leaves its folder, or a link."),
+            ("ok.ipynb", None),
+        ]
     assert not (tmp_path / "escape.ipynb").exists()
+    (tmp_path / "not.zip").write_text("no")
+    with pytest.raises(ArchiveError, match="not a zip"), expanded([str(tmp_path / "not.zip")]):
+        pass
 
 
 # --------------------------------------------------------------------------- report

@@ -1,4 +1,4 @@
-"""The README's promise, held: inside the sandbox a kernel can write only its slot's
+"""The instructor's guide's promise, held: inside the sandbox a kernel can write only its slot's
 folder, its own /dev/shm and its own POSIX message queues (/dev/mqueue).
 
 Not a list of places tried: the submission walks every folder the sandbox shows (but /proc and

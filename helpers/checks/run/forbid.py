@@ -83,13 +83,19 @@ def _blocked(dotted: str, original):
 @contextlib.contextmanager
 def builtins_off(names: tuple[str, ...]):
     """Replace each named built-in by a function that raises ForbiddenBuiltin (``aten.NAME``
-    entries are dispatcher ops, switched off by ``ops_off``)."""
+    entries are dispatcher ops, switched off by ``ops_off``; a name this torch lacks, such as
+    ``F.rms_norm`` before 2.4, has nothing to switch off)."""
     saved = []
     try:
         for dotted in names:
             if dotted.startswith("aten."):  # a dispatcher op: ops_off below
                 continue
-            owner, attr = resolve(dotted)
+            try:
+                owner, attr = resolve(dotted)
+            except (AttributeError, ValueError):
+                continue
+            if not hasattr(owner, attr):
+                continue
             own = attr in vars(owner)
             original = vars(owner)[attr] if own else None
             setattr(owner, attr, _blocked(dotted, getattr(owner, attr)))

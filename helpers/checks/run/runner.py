@@ -84,6 +84,13 @@ NOT_IMPLEMENTED = (
 )
 
 
+def is_stub(exc: NotImplementedError) -> bool:
+    """Whether the exercise's TODO stub raised it (``raise NotImplementedError`` bare, or with
+    the notebook's "fill in this TODO"), not torch for an operation a device lacks."""
+    text = str(exc)
+    return not text or "TODO" in text
+
+
 @dataclass
 class Outcome:
     """What one probe gave: the output as plain data, or the error, and what the runner saw."""
@@ -161,8 +168,10 @@ def _run_on(ex, probe: Probe, candidate: Any, device: torch.device) -> Outcome:
     try:
         with builtins_off(ex.forbid), ops_off(ex.forbid):
             out = call(ex, probe, candidate, device)
-    except NotImplementedError:
-        return Outcome(missing=True, error=NOT_IMPLEMENTED)
+    except NotImplementedError as exc:
+        if is_stub(exc):
+            return Outcome(missing=True, error=NOT_IMPLEMENTED)
+        return Outcome(error=describe_exception(exc))  # torch's: an op it lacks somewhere
     except Seen as seen:
         return Outcome(**{seen.field: True})
     except (ForbiddenBuiltin, StateMismatch) as exc:

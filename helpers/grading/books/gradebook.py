@@ -2,11 +2,13 @@
 
 Columns ``submission, notebook, exercise, points, max_points, status, mistake, message``; the
 ``mistake`` column (a code such as ``02.scaled_dot_product_attention/no_scale``) is absent in
-older gradebooks and read as "". Text a spreadsheet would take for a formula is written with a
-leading quote and read back without it (:func:`guard`, :func:`unguard`: every CSV the grader
-writes goes through them). Every file is written whole beside its place, flushed to disk and
-renamed over it (:func:`write_atomically`): a crash never leaves half a gradebook. Beside each
-gradebook, its record (``grades.csv.json``): seed, shard, the submissions it is to hold.
+older gradebooks and read as "". Every CSV the grader writes (the gradebook, a merge, the
+totals, the LMS files) is written by :class:`CsvWriter` alone, which puts every cell through
+:func:`guard`: no control character reaches a cell, and text a spreadsheet would take for a
+formula gets a leading quote; :func:`read_table` reads every cell back without it. Every file
+is written whole beside its place, flushed to disk and renamed over it
+(:func:`write_atomically`): a crash never leaves half a gradebook. Beside each gradebook, its
+record (``grades.csv.json``): seed, shard, the submissions it is to hold.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ COLUMNS = [
 OLD_COLUMNS = [c for c in COLUMNS if c != "mistake"]  # gradebooks written before `mistake`
 STATUSES = ("passed", "failed", "error", "timeout", "missing")
 FORMULA_START = ("=", "+", "-", "@")
+QUOTED_START = (*FORMULA_START, "'")  # after the quote guard() adds: what unguard() takes off
 
 
 class GradebookError(UsageError):
@@ -50,29 +53,54 @@ def plain(text: str) -> str:
     return UNPRINTABLE.sub("\ufffd", text)
 
 
+# in a CSV cell, also what breaks a line or a field (a tab then "=" starts a formula in a
+# spreadsheet that splits on tabs)
+UNPRINTABLE_IN_CELL = re.compile(f"{UNPRINTABLE.pattern}|[\t\n\r\u2028\u2029]")
+NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?(e[-+][0-9]+)?")  # as f"{x:g}" writes one
+
+
 def guard(text: str) -> str:
-    """Text a spreadsheet would read as a formula gets a leading quote (CSV injection); control
-    characters are replaced (:func:`plain`)."""
-    text = plain(text)
-    return "'" + text if text[:1] in FORMULA_START else text
+    """``text`` as a CSV cell: every control character replaced (U+FFFD), and text a spreadsheet
+    would read as a formula (CSV injection), or that starts with the quote this adds, gets a
+    leading quote; a number stays as it is. :func:`unguard` takes the quote off."""
+    text = UNPRINTABLE_IN_CELL.sub("\ufffd", str(text))
+    if NUMBER.fullmatch(text):
+        return text
+    quoted = text[:1] == "'" and text[1:2] in QUOTED_START
+    return "'" + text if text[:1] in FORMULA_START or quoted else text
 
 
 def unguard(text: str) -> str:
     """Undo :func:`guard`."""
-    return text[1:] if text[:1] == "'" and text[1:2] in FORMULA_START else text
+    return text[1:] if text[:1] == "'" and text[1:2] in QUOTED_START else text
+
+
+class CsvWriter:
+    """``csv.writer(f)`` whose every cell goes through :func:`guard`: the one way the grader
+    writes a CSV."""
+
+    def __init__(self, f: IO[str]):
+        self._writer = csv.writer(f)
+
+    def writerow(self, row: Iterable) -> None:
+        self._writer.writerow([guard(cell) for cell in row])
+
+    def writerows(self, rows: Iterable[Iterable]) -> None:
+        for row in rows:
+            self.writerow(row)
 
 
 def fields(row: Row) -> list[str]:
     """A row as the gradebook writes it (``COLUMNS``)."""
     return [
-        guard(row.submission),
+        row.submission,
         row.notebook,
         row.exercise,
         f"{row.points:g}",
         f"{row.max_points:g}",
         row.status,
-        guard(row.mistake),
-        guard(" | ".join(row.message.splitlines())),
+        row.mistake,
+        " | ".join(row.message.splitlines()),
     ]
 
 
@@ -102,15 +130,15 @@ def per_submission(rows: Iterable[Row]) -> dict[str, tuple[str, float, float]]:
 
 
 def read_table(path: str | Path, partial: bool = False) -> tuple[list[str], list[list[str]]]:
-    """The header and the raw rows (strings as written), for merging without reformatting.
-    ``partial``: a row cut short (the grader stopped while writing it) is left out, not an
-    error."""
+    """The header and the rows, each cell's text as it was before :func:`guard` (merging writes
+    them again as they are). ``partial``: a row cut short (the grader stopped while writing it)
+    is left out, not an error."""
     path = Path(path)
     try:
         with open(path, newline="", encoding="utf-8") as f:
             reader = csv.reader(f)
             header = next(reader, None)
-            rows = [r for r in reader if r]
+            rows = [[unguard(cell) for cell in r] for r in reader if r]
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         raise GradebookError(f"{path}: cannot read ({type(exc).__name__}: {exc})") from None
     if header is None or not set(OLD_COLUMNS) <= set(header):
@@ -138,14 +166,14 @@ def read_rows(path: str | Path, partial: bool = False) -> list[Row]:
             raise GradebookError(f"{path}: points that are not numbers in {f}") from None
         rows.append(
             Row(
-                submission=unguard(f[col["submission"]]),
+                submission=f[col["submission"]],
                 notebook=f[col["notebook"]],
                 exercise=f[col["exercise"]],
                 points=points,
                 max_points=max_points,
                 status=f[col["status"]],
-                message=unguard(f[col["message"]]),
-                mistake=unguard(f[col["mistake"]]) if "mistake" in col else "",
+                message=f[col["message"]],
+                mistake=f[col["mistake"]] if "mistake" in col else "",
             )
         )
     return rows
@@ -172,7 +200,7 @@ def write_table(path: str | Path, header: list[str], rows: Iterable[list[str]]) 
     """A CSV (a gradebook, the totals, a worksheet), written atomically."""
 
     def write(f: IO[str]) -> None:
-        w = csv.writer(f)
+        w = CsvWriter(f)
         w.writerow(header)
         w.writerows(rows)
 
@@ -187,7 +215,7 @@ class Gradebook:
         self.path = path
         write_table(path, COLUMNS, map(fields, kept))
         self.file = open(path, "a", newline="", encoding="utf-8")
-        self.writer = csv.writer(self.file)
+        self.writer = CsvWriter(self.file)
 
     def add(self, rows: list[Row]) -> None:
         self.writer.writerows(map(fields, rows))

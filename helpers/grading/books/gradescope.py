@@ -219,8 +219,9 @@ def confinement(user: str | None) -> tuple[str, tuple[int, int] | None, str]:
 
 def _grade_file(picked: Path, number: str, seed: int | None, user: str | None):
     """Run and judge ``picked`` as notebook ``number``: (graded, the confinement note)."""
-    from ..kernels import scratch, separate_user
+    from ..kernels import scratch, separate_user, watchdog
     from ..kernels.kernel_run import Slot
+    from ..kernels.slots import watch
     from ..records import Settings, Submission
     from ..run import grade_submission
 
@@ -237,11 +238,21 @@ def _grade_file(picked: Path, number: str, seed: int | None, user: str | None):
         if kind != "user":
             return grade_submission(sub, settings), note
         folder = Path(tempfile.mkdtemp(prefix="gradescope-slot-"))  # the user enters it
+        (folder / "view").mkdir(mode=0o755)  # the package as a kernel sees it (no reference)
+        slot = Slot(
+            folder,
+            sandbox=separate_user.prefix(*ids),
+            view=folder / "view",
+            memory_report=folder / "memory",
+        )
+        dog = watchdog.Watchdog()  # all of the user's processes, under the slot's memory
+        watch(dog, slot, "user", settings.memory_bytes, uid=ids[0])
         try:
-            slot = Slot(folder, sandbox=separate_user.prefix(*ids))
-            graded = grade_submission(sub, settings, slot=slot)
+            with separate_user.package_hidden():  # the real package: root's alone meanwhile
+                graded = grade_submission(sub, settings, slot=slot)
         finally:
             left = separate_user.end_all(ids[0])  # every process of the user, detached too
+            dog.close()
             scratch.remove(folder)
         if left:
             graded.notes.append(f"(grader) {left} processes the notebook left running were ended.")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ..reading.students import Student, student_of
 from ..records import Row
-from .gradebook import guard, per_submission, write_table
+from .gradebook import per_submission, write_table
 
 POLICIES = ("latest", "best", "ontime")
 CANVAS_ATTACHMENT = re.compile(r"_(\d+)_(\d+)_[^/]+$")  # user id, then Canvas's file id
@@ -117,7 +117,7 @@ def write_totals(path: str | Path, totals: Totals) -> None:
         scores = totals.students[student]
         cols = [f"{scores[nb].points:g}" if nb in scores else "0" for nb in totals.notebooks]
         late = " ".join(totals.late(student))
-        rows.append([guard(student.name), student.id, *cols, f"{totals.total(student):g}", late])
+        rows.append([student.name, student.id, *cols, f"{totals.total(student):g}", late])
     write_table(path, head, rows)
 
 

@@ -27,7 +27,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ..reading.students import CANVAS, MOODLE
-from .gradebook import guard, write_table
+from .gradebook import write_table
 from .lms import Totals
 
 LMS_CHOICES = ("auto", "canvas", "moodle", "plain")
@@ -87,7 +87,7 @@ def write_canvas(path: str | Path, totals: Totals, ids: dict[str, str]) -> list[
     for student in sorted(totals.students, key=lambda s: (s.name.lower(), s.id)):
         scores = totals.students[student]
         cells = [_number(scores[nb].points) if nb in scores else "" for nb in totals.notebooks]
-        rows.append([guard(student.name), student.id, "", "", ""] + cells)
+        rows.append([student.name, student.id, "", "", ""] + cells)
     write_table(path, CANVAS_STUDENT + titles, rows)
     warnings = []
     no_id = [nb for nb in totals.notebooks if nb not in ids]
@@ -133,7 +133,7 @@ def write_moodle(path: str | Path, totals: Totals, now: datetime | None = None) 
             rows.append(
                 [
                     f"Participant {student.id}",
-                    guard(student.name),
+                    student.name,
                     _number(grade),
                     _number(totals.max_points[nb]),
                     stamp,

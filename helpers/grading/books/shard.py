@@ -7,7 +7,9 @@ layout computes the same one, with no coordination: run shard 1/N ... N/N anywhe
 ``--shard auto`` reads K/N from a Slurm job array, ``--shard auto/N`` from a Kubernetes
 Indexed Job. Each gradebook's record (gradebook.py) says which shard of how many it is, its seed
 and its submissions: merging refuses a part missing, given twice, unfinished, or graded with
-another seed.
+another seed, and a part with a row its record does not vouch for (:func:`check_rows`: a
+submission it does not list, an exercise the course does not have, points outside 0 and the
+exercise's maximum): a part is a file anyone could have edited, and its rows become grades.
 """
 
 from __future__ import annotations
@@ -23,7 +25,6 @@ from .gradebook import (
     read_record,
     read_table,
     record_path,
-    unguard,
     write_record,
     write_table,
 )
@@ -98,11 +99,12 @@ def merge(out: str | Path, parts: Sequence[str | Path]) -> int:
             header = part_header
         elif part_header != header:
             raise GradebookError(f"{part} has the columns {part_header}, {parts[0]} has {header}")
+        check_rows(part, header, part_rows, read_record(part))
         col = header.index("submission")
         for sub in {r[col] for r in part_rows}:
             if sub in owner:
                 raise GradebookError(
-                    f"submission {unguard(sub)!r} is in both {owner[sub]} and "
+                    f"submission {sub!r} is in both {owner[sub]} and "
                     f"{part}: were the shards graded with the same N?"
                 )
             owner[sub] = str(part)
@@ -111,13 +113,49 @@ def merge(out: str | Path, parts: Sequence[str | Path]) -> int:
     order = exercise_order()
     sub_col, ex_col = header.index("submission"), header.index("exercise")
     # the grader's final order: by submission label, then by the exercise's registry position
-    rows.sort(key=lambda r: (unguard(r[sub_col]), order.get(r[ex_col], -1)))
+    rows.sort(key=lambda r: (r[sub_col], order.get(r[ex_col], -1)))
     write_table(out, header, rows)
     if whole is not None:
         write_record(out, whole)
     else:  # no record to write: none of an earlier run may stay beside the new file
         record_path(out).unlink(missing_ok=True)
     return len(rows)
+
+
+def check_rows(part: str | Path, header: list[str], rows: list[list[str]], record) -> None:
+    """GradebookError, naming the part and the row, for a row that names a submission the part's
+    ``record`` does not list (when it has one), an exercise not in the course, points possible
+    other than the exercise's, or points outside 0 and those (a gradebook's problem row, with no
+    exercise, has none)."""
+    from ...checks import EXERCISES
+    from .gradebook import STATUSES
+
+    col = {name: i for i, name in enumerate(header)}
+    listed = set(record["submissions"]) if record is not None else None
+    for n, row in enumerate(rows, start=1):
+        sub, ex, notebook = row[col["submission"]], row[col["exercise"]], row[col["notebook"]]
+        exercise = EXERCISES.get(ex)
+        possible = exercise.points if exercise else 0.0
+        try:
+            points, most = float(row[col["points"]]), float(row[col["max_points"]])
+        except ValueError:
+            points = most = float("nan")
+        if listed is not None and sub not in listed:
+            why = f"its record ({record_path(part)}) does not list the submission {sub!r}"
+        elif ex and (exercise is None or exercise.notebook != notebook):
+            why = f"{sub!r}: the course has no exercise {ex!r} in notebook {notebook!r}"
+        elif most != possible:
+            why = f"{sub!r}, {ex or 'no exercise'}: {row[col['max_points']]} points possible, "
+            why += f"not {possible:g}"
+        elif not 0 <= points <= most:
+            why = f"{sub!r}, {ex}: {row[col['points']]} points of {most:g}"
+        elif row[col["status"]] not in STATUSES:
+            why = f"{sub!r}, {ex}: no status {row[col['status']]!r}"
+        else:
+            continue
+        raise GradebookError(
+            f"{part}, row {n}: {why}: not merged (is it a gradebook of this grader?)"
+        )
 
 
 def check_parts(parts: Sequence[str | Path]) -> dict | None:
@@ -161,7 +199,7 @@ def check_parts(parts: Sequence[str | Path]) -> dict | None:
             )
     for p, r in records.items():
         header, rows = read_table(p)
-        have = {unguard(row[header.index("submission")]) for row in rows}
+        have = {row[header.index("submission")] for row in rows}
         lacking = [s for s in r["submissions"] if s not in have]
         if lacking:
             raise GradebookError(

@@ -18,6 +18,9 @@ RUNS_TEXT = ("exec", "eval", "compile")  # the built-ins that run code given as 
 
 
 def _parse(source: str) -> ast.Module | None:
+    """A cell's code as a tree (IPython's ``%`` and ``!`` lines set aside); None for whatever the
+    parser refuses: a syntax error, a null byte, nesting too deep (RecursionError, or MemoryError
+    for ``-`` written 100,000 times)."""
     lines = [ln for ln in source.splitlines() if not ln.lstrip().startswith(("%", "!"))]
     try:
         return ast.parse("\n".join(lines))

@@ -270,6 +270,8 @@ PROBLEMS = {
     "cut": ("cut", "{error}"),
     "not_graded": ("error", "not graded: {error}."),
     "died": ("died", "the kernel died while running `{name}` on the grader's inputs."),
+    "died_memory": ("died", "the kernel died while running `{name}` on the grader's inputs: "
+                    "{memory}."),
     "timeout": ("timeout", "`{name}` did not finish within {seconds:g} s on the grader's inputs "
                 "(an endless loop?)."),
 }  # fmt: skip

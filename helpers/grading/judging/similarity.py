@@ -87,14 +87,11 @@ def _bucket(value) -> str:
 
 def normalize(source: str) -> list[str] | None:
     """The code as a token stream that ignores names, comments, docstrings, type hints and
-    layout."""
-    lines = [ln for ln in source.splitlines() if not ln.lstrip().startswith(("%", "!", "#|"))]
-    try:
-        tree = ast.parse("\n".join(lines))
-    except (SyntaxError, ValueError, RecursionError):
+    layout; None for code that cannot be parsed or is nested too deeply to walk (``-`` 100,000
+    times raises MemoryError in the parser, a sum of 500 terms RecursionError in a visitor)."""
+    tree = _parse(source)
+    if tree is None:
         return None
-    _strip_docstrings(tree)
-    tree = _NoHints().visit(tree)
     names: dict[str, str] = {}
 
     def name(n: str) -> str:
@@ -118,8 +115,9 @@ def normalize(source: str) -> list[str] | None:
             yield from walk(child)
 
     try:
-        return list(walk(tree))
-    except RecursionError:
+        _strip_docstrings(tree)
+        return list(walk(_NoHints().visit(tree)))
+    except (RecursionError, MemoryError):
         return None
 
 
@@ -147,27 +145,28 @@ class Finding:
 
 def exercise_cells(path: Path) -> dict[str, str]:
     """``{exercise id: the code of its cell(s)}`` of a notebook file ({} if unreadable), read as
-    grading reads a submission: no link, no file over MAX_NOTEBOOK_BYTES, and the parse in a
-    child process under READ_MEMORY and READ_SECONDS (a notebook nested 200,000 deep, or of
-    57 MB, once crashed the report or took it to 1.5 GB)."""
-    from ..limits import MAX_NOTEBOOK_BYTES, READ_MEMORY, READ_SECONDS
+    grading reads a submission: no link, the code cells alone (reading/cells.py), and the parse
+    in a child process under READ_MEMORY and READ_SECONDS (a notebook nested 200,000 deep, or
+    of 57 MB, once crashed the report or took it to 1.5 GB)."""
+    from ..limits import READ_MEMORY, READ_SECONDS
     from ..reading.isolate import IsolatedError, call_limited
 
+    if path.is_symlink():
+        return {}
     try:
-        if path.is_symlink() or path.stat().st_size > MAX_NOTEBOOK_BYTES:
-            return {}
         found = call_limited(
             lambda: _exercise_cells(path), memory_bytes=READ_MEMORY, seconds=READ_SECONDS
         )
-    except (OSError, IsolatedError):
+    except IsolatedError:
         return {}
     return found if isinstance(found, dict) else {}
 
 
 def _exercise_cells(path: Path) -> dict[str, str]:
+    from ..reading.cells import read_cells
+
     try:
-        nb = json.loads(path.read_text(encoding="utf-8"))
-        cells = nb["cells"]
+        cells = read_cells(path)["cells"]
     except (OSError, ValueError, KeyError, TypeError, RecursionError):
         return {}
     out: dict[str, str] = {}
@@ -262,7 +261,7 @@ def similar_in(subs, scored: set[tuple[str, str]] = frozenset()) -> list[Finding
     each exercise it scored on (``scored``: (label, exercise id) with points) whose code is not
     in the notebook: the name bound by an import or an assignment, or no code but the stub's
     (the code that ran came from a decoded string, a file, a code object...)."""
-    codes = {s.label: exercise_cells(Path(s.path)) for s in subs}
+    codes = {s.label: exercise_cells(Path(s.path)) for s in subs if not s.problem}
     opaque = [Finding(OPAQUE, lb, c.pop(OPAQUE), 1.0) for lb, c in codes.items() if OPAQUE in c]
     bound = {lb: json.loads(c.pop(BOUND, "{}")) for lb, c in codes.items()}
     from ...checks import EXERCISES

@@ -23,7 +23,7 @@ What the host allows is found once (``method``), in this order:
    user session makes the scope (it applies what the session's controllers allow).
 
 Else (a v2 cgroup that is not delegated, no user session: most unprivileged shells and
-containers) a sandbox has none of these; the README says so, and a submission that timed out
+containers) a sandbox has none of these; the guide says so, and a submission that timed out
 beside busy neighbours is re-graded alone all the same (batch.py). The sandbox is entered by a
 prefix to its command: ``/bin/sh`` writes its own pid to each group's ``cgroup.procs``, then
 ``exec``s bwrap, so everything the sandbox starts is counted. Linux only.
@@ -219,6 +219,20 @@ def _remove(group: str, wait: float) -> None:
             if time.monotonic() > deadline:
                 return
             time.sleep(0.05)
+
+
+def oom_kills(folder: str) -> int:
+    """How many processes the out-of-memory killer has ended in ``folder``'s cgroups so far."""
+    total = 0
+    for group in _groups.get(folder, []):
+        for name in ("memory.events", "memory.oom_control"):  # v2, v1
+            try:
+                with open(os.path.join(group, name)) as f:
+                    lines = f.read().splitlines()
+            except OSError:
+                continue
+            total += sum(int(line.split()[1]) for line in lines if line.startswith("oom_kill "))
+    return total
 
 
 def release(folder: str, wait: float = 10.0) -> None:

@@ -1,42 +1,35 @@
-"""A kernel's environment: its folder as HOME and TMPDIR, a few variables of the grader's
-(no secrets inherited), the thread count, and the ``helpers`` it imports."""
+"""A kernel's environment: its folder as HOME and TMPDIR, the thread count, the ``helpers`` it
+imports, and nothing of the host's but what a GPU needs (``KEEP_ENV``)."""
 
 from __future__ import annotations
 
 import os
+import sys
 
 import helpers
 
-# variables passed on to the kernel; everything else in the grader's environment is dropped
-KEEP_ENV = (
-    "PATH",
-    "LANG",
-    "LANGUAGE",
-    "LC_ALL",
-    "LC_CTYPE",
-    "TZ",
-    "PYTHONPATH",
-    "VIRTUAL_ENV",
-    "CONDA_PREFIX",
-    "CONDA_DEFAULT_ENV",
-    "LD_LIBRARY_PATH",
-    "DYLD_LIBRARY_PATH",
-    "CUDA_VISIBLE_DEVICES",
-    "CUDA_HOME",
-    "SYSTEMROOT",
-    "TERM",
-)
+# the only variables of the grader's passed on: what torch may need to find a GPU's libraries
+# and to pick the GPU (and Windows' own). Nothing else of the host's (its PATH, PYTHONPATH,
+# virtual environment, locale, terminal): the kernel's PATH is the Python's own folder and the
+# system's, its locale C.UTF-8, its clock UTC
+KEEP_ENV = ("LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "CUDA_HOME", "SYSTEMROOT")
+SYSTEM_PATH = ("/usr/local/bin", "/usr/bin", "/bin")
 
 
 def kernel_env(home: str, threads: int, package_root: str | None = None) -> dict[str, str]:
     """The kernel's environment; ``package_root``: the folder whose ``helpers`` it imports
     (default: this grader's own)."""
-    env = {k: v for k, v in os.environ.items() if k in KEEP_ENV or k.startswith("LC_")}
+    env = {k: v for k, v in os.environ.items() if k in KEEP_ENV}
     tmp = os.path.join(home, "tmp")
     os.makedirs(tmp, exist_ok=True)
     mpl = os.path.join(home, ".matplotlib")
     os.makedirs(mpl, exist_ok=True)
+    pythons = [os.path.dirname(sys.executable), os.path.dirname(os.path.realpath(sys.executable))]
     env.update(
+        PATH=os.pathsep.join(dict.fromkeys([*pythons, *SYSTEM_PATH])),
+        LANG="C.UTF-8",
+        LC_ALL="C.UTF-8",
+        TZ="UTC",
         HOME=home,
         USERPROFILE=home,
         TMPDIR=tmp,

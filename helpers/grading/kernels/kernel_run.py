@@ -12,6 +12,7 @@ from pathlib import Path
 from ..limits import CELL_BUDGET, MAX_STARTS
 from ..reading.submissions import code_cells
 from ..records import Settings
+from . import cgroup, sandbox, watchdog
 from .faults import Injector
 from .kernel import CellRun, Kernel
 
@@ -21,12 +22,18 @@ class Slot:
     """Where a submission runs: ``folder`` (the sandbox's only writable folder, emptied between
     submissions), the slot's ``zygote`` (None: each kernel is a new process), ``sandbox``,
     the ``bwrap ... --`` prefix for a kernel started as a new process (None: unconfined), and
-    ``view``, the folder of the package the kernels see (kernel_view.py), outside ``folder``."""
+    ``view``, the folder of the package the kernels see (kernel_view.py), outside ``folder``;
+    ``view_bound``: the sandbox shows ``view`` in the package's place (else the kernel imports
+    it from ``view``); ``disk``: ``folder`` is a tmpfs of its own (slot_disk.py);
+    ``memory_report``: where the memory watchdog says why it ended the slot's processes."""
 
     folder: Path
     zygote: object | None = None
     sandbox: list[str] | None = None
     view: Path | None = None
+    view_bound: bool = False
+    disk: bool = False
+    memory_report: Path | None = None
 
     @property
     def confined(self) -> bool:
@@ -34,8 +41,8 @@ class Slot:
 
     @property
     def package_root(self) -> str | None:
-        """Where an unconfined kernel imports ``helpers`` from (a sandbox binds it in place)."""
-        return str(self.view) if self.view and not self.confined else None
+        """Where the kernel imports ``helpers`` from, unless the sandbox binds it in place."""
+        return str(self.view) if self.view and not self.view_bound else None
 
 
 class KernelRun:
@@ -65,6 +72,7 @@ class KernelRun:
         self.replayed: list[str] = []  # why each fresh kernel was started (notes for the learner)
         self.faults = Injector()  # none, except in the tests (faults.py)
         self.private_fd = -1  # the grader's descriptor of ``private``: every access goes by it
+        self.oom_before = cgroup.oom_kills(str(slot.folder))  # the slot's, before this one
 
     def start(self) -> Kernel:
         self.close()
@@ -87,11 +95,26 @@ class KernelRun:
             except Exception as exc:  # fall back to a kernel of its own (sandboxed alike)
                 self.fallback = f"{type(exc).__name__}: {exc}"
         if self.kernel is None:
-            self.kernel = Kernel(str(self.workdir), sandbox=slot.sandbox, **limits)
-            if self.kernel.pid:  # a process of its own: the grader ends its group at the end
-                self.on_kernel(self.kernel.pid)
+            self.kernel = self._own_kernel(limits)
         self.sound = True
         return self.kernel
+
+    def _own_kernel(self, limits: dict) -> Kernel:
+        """A kernel as a process of its own; a sandbox that cannot start is tried once more
+        (a classmate's kernel may have held what it needs), then its reason is the error."""
+        for attempt in (1, 2):
+            try:
+                kernel = Kernel(
+                    str(self.workdir), sandbox=self.slot.sandbox, on_start=self.on_kernel, **limits
+                )
+                return kernel
+            except RuntimeError:
+                why = sandbox.start_problem(self.slot.sandbox) if self.slot.sandbox else ""
+                if not why:
+                    raise
+                if attempt == 2:
+                    raise RuntimeError(f"the sandbox could not start, twice: {why}") from None
+                time.sleep(2)
 
     def run_code(self, point: str, code: str, timeout: float) -> CellRun:
         """Run ``code`` in the kernel (``point`` names it for faults.py); a time limit or a death
@@ -106,6 +129,18 @@ class KernelRun:
             self.output_capped |= self.kernel.output_capped
             self.kernel.close()
             self.kernel = None
+
+    def memory_verdict(self) -> str:
+        """Why the slot's processes were ended for memory ("" if they were not): by the
+        watchdog (watchdog.py), or by the out-of-memory killer of the slot's cgroup."""
+        said = watchdog.verdict(self.slot.memory_report)
+        if said or cgroup.oom_kills(str(self.slot.folder)) <= self.oom_before:
+            return said
+        limit = cgroup.slot_memory(self.settings.memory_bytes) / 2**30
+        return (
+            "the notebook's processes reached the memory limit of "
+            f"{limit:.2f} GiB for all the processes of one submission (its cgroup ended one)"
+        )
 
     def cell_label(self, pos: int) -> str:
         return f"cell {self.cells[pos][0] + 1}"
@@ -145,6 +180,9 @@ class KernelRun:
         s = self.settings
         if run.status == "died":
             where = self.cell_label(pos)
+            memory = self.memory_verdict()
+            if memory:
+                return f"the kernel died in {where}: {memory}"
             return f"the kernel died in {where} (os._exit, a crash, or out of memory)"
         if limit < s.cell_timeout:
             return f"the notebook ran over its time limit of {s.total_timeout:g} s"

@@ -104,6 +104,7 @@ def fill(view: Path, notebook: str | None) -> Path:
     root = view / "helpers"
     root.mkdir(parents=True, exist_ok=True)
     scratch.empty(root)  # the folder itself stays: a sandbox has it bound
+    root.chmod(0o755)  # emptying made it its owner's alone: a kernel of another user reads it
     for rel, data in _files(notebook):
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)

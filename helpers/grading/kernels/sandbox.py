@@ -9,7 +9,9 @@ What a sandbox made by :func:`bwrap_command` gives the processes in it:
   gradebook, the feedback folder, the grader's inputs or the user's home;
 - a user namespace with every capability dropped (``--cap-drop ALL``): the uid inside is the
   grader's own (0 when the grader runs as root: root without capabilities, which cannot
-  remount, write a read-only path or act on anything outside);
+  remount, write a read-only path or act on anything outside), in which no further user
+  namespace can be made (``--disable-userns``): without capabilities, that was the only way
+  to a namespace of any kind, and each counts against the grader's user in every ancestor;
 - its own network namespace (no network at all, not even 127.0.0.1 of the host), PID, IPC
   and UTS namespaces: the grader's and the other kernels' processes do not exist in it,
   and when the sandbox's first process ends, every process in it ends (``--die-with-parent``
@@ -94,6 +96,39 @@ def bwrap_problem(bwrap: str) -> str:
     return ""
 
 
+@functools.cache
+def disables_userns(bwrap: str = "bwrap") -> bool:
+    """Whether this bubblewrap can forbid new user namespaces inside (``--disable-userns``,
+    bubblewrap 0.8): without it a submission can make namespaces that count against the
+    grader's user in every ancestor (``max_user_namespaces``, ``max_uts_namespaces``...),
+    until no sandbox of this user, in this batch or another, can start."""
+    try:
+        done = subprocess.run([bwrap, "--help"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return "--disable-userns" in done.stdout + done.stderr
+
+
+USERNS_NOTE = (
+    "note: this bubblewrap is older than 0.8 (no --disable-userns): a submission can create "
+    "namespaces that count against your user's limits; install bubblewrap 0.8 or later"
+)
+
+
+def start_problem(prefix: list[str]) -> str:
+    """Why a sandbox made by ``prefix`` (``bwrap ... --``, maybe in a cgroup) cannot start
+    now ("" if it can): the per-user limit on namespaces reached, a cgroup gone..."""
+    try:
+        done = subprocess.run(
+            [*prefix, sys.executable, "-c", "pass"], capture_output=True, text=True, timeout=60
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"{type(exc).__name__}: {exc}"
+    if done.returncode == 0:
+        return ""
+    return (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1][:300]
+
+
 def resolve(mode: str) -> tuple[str, str]:
     """``--sandbox`` to what is used: ("bwrap", "") or ("none", the warning to show)."""
     if mode not in ("auto", "bwrap", "none"):
@@ -112,7 +147,7 @@ def resolve(mode: str) -> tuple[str, str]:
     )
     why = why or bwrap_problem(bwrap)
     if not why:
-        return "bwrap", ""
+        return "bwrap", "" if disables_userns(bwrap) else USERNS_NOTE
     if mode == "bwrap":
         raise UsageError(f"--sandbox bwrap: {why}; {INSTALL}.")
     return "none", UNCONFINED.format(why=why)
@@ -240,6 +275,7 @@ def bwrap_command(
     args = [
         bwrap,
         "--unshare-user",
+        *(["--disable-userns"] if disables_userns(bwrap) else []),
         "--uid",
         str(os.getuid()),
         "--gid",

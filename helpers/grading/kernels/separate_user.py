@@ -9,11 +9,17 @@ world-writable places (``/tmp``), and nothing of root's: not ``results.json``, n
 autograder's files, not the grader's process. :func:`end_all` kills every process of the
 user (a detached one included) before the grader writes its results.
 
+The course's reference code (``helpers.blocks``, the checks' formulas) is in the package the
+grader runs, which the bundle installs world-readable: while the notebook runs, that package
+is root's alone (:func:`package_hidden`), and the kernel imports the package's view, which holds
+no reference (kernel_view.py).
+
 Only for a uid that nothing else on the machine runs as: :func:`end_all` kills them all.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pwd
 import signal
@@ -65,6 +71,20 @@ def prefix(uid: int, gid: int) -> list[str]:
     if uid == 0:
         raise ValueError("the separate user must not be root")
     return [sys.executable, "-c", DROP, str(uid), str(gid), "--"]
+
+
+@contextlib.contextmanager
+def package_hidden():
+    """The ``helpers`` package the grader runs, readable by its owner alone until the end."""
+    from .sandbox import helpers_path
+
+    package = helpers_path()
+    mode = os.stat(package).st_mode & 0o7777
+    os.chmod(package, 0o700)
+    try:
+        yield
+    finally:
+        os.chmod(package, mode)
 
 
 def _uids(pid: str) -> set[int]:

@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 
 from ..records import Settings
-from . import cgroup, kernel_view, sandbox, scratch
+from . import cgroup, kernel_view, sandbox, scratch, slot_disk, watchdog
 from .environment import kernel_env
 from .kernel_run import Slot
 from .zygote import Zygote
@@ -24,6 +24,20 @@ def kill_group(pid: int) -> None:
         pass
 
 
+def watch(dog: watchdog.Watchdog | None, slot: Slot, key: str, memory_bytes: int, **who) -> None:
+    """Hold the slot's processes (``who``: watchdog.Watchdog.watch's ``root`` and ``spare``, or
+    ``uid``) to the slot's memory, its tmpfs and its sandbox's /dev/shm included."""
+    if dog is not None:
+        dog.watch(
+            key,
+            cgroup.slot_memory(memory_bytes),
+            str(slot.memory_report),
+            files=(str(slot.folder),) if slot.disk else (),
+            sandboxed=slot.view_bound,  # a bwrap sandbox: its /dev/shm is the slot's own
+            **who,
+        )
+
+
 class Slots:
     """The job slots: a folder each, and a sandboxed zygote each when kernels are preloaded."""
 
@@ -35,10 +49,14 @@ class Slots:
         self.all: dict[Path, Slot] = {}  # folder -> its slot, free or not
         self.restarts: list[str] = []  # why a slot's sandbox had to be made again
         self.leftovers: list[str] = []  # what a submission left that could not be removed
+        self.disk = slot_disk.available(settings.workdir)  # a tmpfs per slot (else one note)
+        self.watchdog = watchdog.Watchdog() if settings.memory_bytes > 0 else None
         try:
             for i in range(jobs):
                 folder = self.root / f"slot-{i}"
                 folder.mkdir()
+                if self.disk:
+                    slot_disk.mount(str(folder))
                 self._make(folder)
         except BaseException:
             self.close()
@@ -69,9 +87,26 @@ class Slots:
         if self.preload:
             env = dict(kernel_env(str(folder / ".zygote"), 1, unconfined), MPLBACKEND="agg")
             zygote = Zygote(env, sandbox=self._prefix(folder, True), cwd=str(folder))
-        slot = Slot(folder, zygote=zygote, sandbox=self._prefix(folder, False), view=view)
+        slot = Slot(
+            folder,
+            zygote=zygote,
+            sandbox=self._prefix(folder, False),
+            view=view,
+            view_bound=self.kind == "bwrap",
+            disk=self.disk,
+            memory_report=self.root / f"memory-{folder.name}",
+        )
         self.all[folder] = slot
+        if zygote is not None:  # bwrap and the sandbox's PID 1, the zygote, are spared
+            self._watch(slot, folder.name, zygote.pid, spare=2 if zygote.sandboxed else 1)
         (self.starting if zygote else self.free).append(slot)
+
+    def _watch(self, slot: Slot, key: str, root: int, spare: int) -> None:
+        watch(self.watchdog, slot, key, self.settings.memory_bytes, root=root, spare=spare)
+
+    def watch_kernel(self, slot: Slot, pid: int) -> None:
+        """A kernel started as a process of its own in ``slot`` (no zygote, or a fallback)."""
+        self._watch(slot, f"{slot.folder.name}-{pid}", pid, spare=0)
 
     def promote(self) -> None:
         """Free the starting slots whose zygote is ready (this reads its message)."""
@@ -92,6 +127,9 @@ class Slots:
         """End all the last submission left running, empty the folder, free the slot."""
         for pid in kernels:  # kernels started as processes of their own
             kill_group(pid)
+            if self.watchdog is not None:
+                self.watchdog.unwatch(f"{slot.folder.name}-{pid}")
+        watchdog.forget(slot.memory_report)
         if slot.zygote is not None:
             try:
                 slot.zygote.reset()
@@ -111,4 +149,9 @@ class Slots:
             if slot.zygote is not None:
                 slot.zygote.close()
             cgroup.release(str(slot.folder))
+        for folder in self.root.glob("slot-*") if self.disk else ():
+            scratch.empty(folder)
+            slot_disk.unmount(str(folder))
+        if self.watchdog is not None:
+            self.watchdog.close()
         scratch.remove(self.root)

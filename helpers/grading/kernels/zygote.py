@@ -353,7 +353,7 @@ def _become_kernel(connection_file, workdir, env, memory_bytes, file_bytes) -> N
     import ctypes
     import importlib
 
-    from ..limits import fresh_keyring, set_limits
+    from ..limits import forbid_shared_objects, fresh_keyring, set_limits
 
     os.setsid()  # its own session: interrupts and kills reach what it starts
     fresh_keyring()  # and its own keyring session: nothing of the last submission's
@@ -364,6 +364,7 @@ def _become_kernel(connection_file, workdir, env, memory_bytes, file_bytes) -> N
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.default_int_handler)
     set_limits(memory_bytes, file_bytes)
+    forbid_shared_objects()  # after its own keyring: no key, inotify instance... from here on
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(null, fd)

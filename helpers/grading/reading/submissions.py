@@ -13,8 +13,9 @@ from typing import Any
 from ...checks import REGISTRY
 from ...checks.framework import Exercise
 from ...notebook_files import notebook_number
-from ..limits import MAX_NOTEBOOK_BYTES, MAX_SIBLING_BYTES, READ_MEMORY, READ_SECONDS
+from ..limits import MAX_SIBLING_BYTES, READ_MEMORY, READ_SECONDS
 from ..records import Row, Submission, UsageError
+from .cells import TooLarge, read_cells
 from .isolate import IsolatedError, call_limited
 
 
@@ -27,38 +28,40 @@ def target_name(ex: Exercise) -> str:
     return getattr(ex, "grade_target", None) or ex.id.split(".", 1)[1]
 
 
-def printable(name: str) -> str:
-    """A file name as text that every writer accepts: bytes that are not UTF-8 (which the file
-    system allows) written as ``\\xff``."""
-    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-
-
 def find_submissions(paths: list[str | Path]) -> list[Submission]:
-    """Files as given, and the ``*.ipynb`` under each folder (checkpoints skipped)."""
-    found: list[tuple[Path, str]] = []
-    for arg in paths:
+    """Files as given, and the ``*.ipynb`` under each folder (checkpoints skipped), each once,
+    labelled by its path relative to the folder (a file given: its name; labels.py); in a folder
+    extracted from a zip, also each notebook or uploaded zip that could not be extracted, with
+    the reason as its problem (archives.py)."""
+    from .archives import unread_under
+    from .labels import labels
+
+    found: list[tuple[Path, str, int, str | None]] = []  # file, relative path, place, problem
+    seen: set[Path] = set()
+    for place, arg in enumerate(paths):
         p = Path(arg)
         if p.is_dir():
             nbs = sorted(
                 q for q in p.rglob("*.ipynb") if ".ipynb_checkpoints" not in q.parts and q.is_file()
             )
-            if not nbs:
+            unread = unread_under(p)
+            if not nbs and not unread:
                 raise UsageError(f"no .ipynb files under {arg}")
-            found += [(q, printable(q.relative_to(p).as_posix())) for q in nbs]
+            found += [(p, rel, place, why) for rel, why in unread]  # p: no file to read
+            mine = [(q, q.relative_to(p).as_posix()) for q in nbs]
         elif p.is_file():
-            found.append((p, printable(p.as_posix())))
+            mine = [(p, p.name)]
         else:
             raise UsageError(f"no such file or folder: {arg}")
-    labels = [label for _, label in found]
-    subs, seen = [], set()
-    for path, label in found:
-        if labels.count(label) > 1:  # the same relative name under two folders
-            label = printable(path.as_posix())
-        if path.resolve() in seen:
-            continue
-        seen.add(path.resolve())
-        subs.append(Submission(path, label))
-    return subs
+        for path, rel in mine:
+            if path.resolve() not in seen:
+                seen.add(path.resolve())
+                found.append((path, rel, place, None))
+    names = labels([(rel, place) for _, rel, place, _ in found])
+    return [
+        Submission(path, label, notebook_number(rel) if why else None, why)
+        for (path, rel, _, why), label in zip(found, names)
+    ]
 
 
 def read_notebook(sub: Submission):
@@ -70,16 +73,13 @@ def read_notebook(sub: Submission):
         sub.problem = "the file is a link, not a notebook: links are not followed."
         return None
     try:
-        size = sub.path.stat().st_size
-        if size > MAX_NOTEBOOK_BYTES:
-            sub.problem = f"the file is too large to grade ({size / 2**20:.0f} MB)."
-            return None
-        text = sub.path.read_bytes().decode("utf-8")
+        data = read_cells(sub.path)
+    except TooLarge as exc:
+        sub.problem = str(exc)
+        return None
     except (OSError, UnicodeDecodeError) as exc:
         sub.problem = f"cannot read the file: {type(exc).__name__}: {exc}"
         return None
-    try:
-        data = json.loads(text)
     except (ValueError, RecursionError) as exc:
         sub.problem = f"not a notebook: the file is not valid JSON ({exc})."
         return None
@@ -89,7 +89,7 @@ def read_notebook(sub: Submission):
     try:
         with warnings.catch_warnings():  # missing cell ids and the like: not the grader's business
             warnings.simplefilter("ignore")
-            nb = nbformat.reads(text, as_version=4)
+            nb = nbformat.reads(json.dumps(data), as_version=4)
         cells = [c for c in nb.cells if c.get("cell_type") == "code"]
         for c in cells:
             if not isinstance(c.get("source"), str):
@@ -206,6 +206,8 @@ def copy_siblings(
 def read_limited(sub: Submission) -> None:
     """Set ``sub.notebook``, ``problem`` and ``notes`` from its file, read in a child process
     under limits: no file's content can raise, grow or stall in the batch's own process."""
+    if sub.problem:  # known before reading (archives.py): nothing to read
+        return
 
     def read() -> list:
         read_notebook(sub)

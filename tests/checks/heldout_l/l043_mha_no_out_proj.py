@@ -1,0 +1,42 @@
+META = {'exercise': '03.MultiHeadAttention',
+        'cause': 'forward never applies out_proj to the merged heads',
+        'keywords': [r'out_proj', r'output projection', r'W_?O'],
+        'kind': 'math',
+        'single_edit': True}
+
+
+from helpers.blocks.attention import scaled_dot_product_attention
+
+
+class MultiHeadAttention(nn.Module):
+    def __init__(self, d_model: int, num_heads: int, dropout: float = 0.0, bias: bool = True):
+        super().__init__()
+        if d_model % num_heads != 0:
+            raise ValueError(f"d_model={d_model} is not divisible by num_heads={num_heads}")
+        self.d_model, self.num_heads, self.d_head = d_model, num_heads, d_model // num_heads
+        self.q_proj = nn.Linear(d_model, d_model, bias=bias)
+        self.k_proj = nn.Linear(d_model, d_model, bias=bias)
+        self.v_proj = nn.Linear(d_model, d_model, bias=bias)
+        self.out_proj = nn.Linear(d_model, d_model, bias=bias)
+        self.dropout = nn.Dropout(dropout)
+
+    def split_heads(self, x):
+        B, T, _ = x.shape
+        return x.view(B, T, self.num_heads, self.d_head).transpose(1, 2)
+
+    def merge_heads(self, x):
+        B, H, T, d_head = x.shape
+        return x.transpose(1, 2).reshape(B, T, H * d_head)
+
+    def forward(self, query, key=None, value=None, mask=None):
+        if key is None:
+            key = query
+        if value is None:
+            value = key
+        q = self.split_heads(self.q_proj(query))
+        k = self.split_heads(self.k_proj(key))
+        v = self.split_heads(self.v_proj(value))
+        _, weights = scaled_dot_product_attention(q, k, v, mask)
+        weights = self.dropout(weights)
+        out = weights @ v
+        return self.merge_heads(out), weights

@@ -1,0 +1,16 @@
+META = {'exercise': '04.sinusoidal_positional_encoding',
+        'cause': 'integer division 2i // d_model makes every exponent 0: all columns share frequency 1',
+        'keywords': [r'frequenc', r'exponent', r'2i ?/ ?d_model', r'10000', r'wavelength', r'period', r'integer', r'//', r'same frequency'],
+        'kind': 'math',
+        'single_edit': False}
+
+
+def sinusoidal_positional_encoding(max_len: int, d_model: int) -> torch.Tensor:
+    dtype = torch.float32
+    pos = torch.arange(max_len, dtype=dtype)[:, None]
+    two_i = torch.arange(0, d_model, 2)
+    angles = pos / 10000 ** (two_i // d_model)
+    pe = torch.zeros(max_len, d_model, dtype=dtype)
+    pe[:, 0::2] = torch.sin(angles)
+    pe[:, 1::2] = torch.cos(angles)
+    return pe

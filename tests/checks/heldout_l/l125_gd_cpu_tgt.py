@@ -1,0 +1,20 @@
+META = {'exercise': '07.greedy_decode',
+        'cause': "the BOS column is made on the CPU, not on src's device",
+        'keywords': [r'device', r'\bcpu\b', r'fakegpu', r'cuda', r'\bgpu\b'],
+        'kind': 'device',
+        'single_edit': True}
+
+
+@torch.no_grad()
+def greedy_decode(model, src, max_len, bos_id, eos_id):
+    B = src.size(0)
+    tgt = torch.full((B, 1), bos_id, dtype=torch.long)
+    done = torch.zeros(B, dtype=torch.bool, device=src.device)
+    while tgt.size(1) < max_len:
+        next_token = model(src, tgt)[:, -1].argmax(dim=-1)
+        next_token = next_token.masked_fill(done, eos_id)
+        tgt = torch.cat([tgt, next_token[:, None]], dim=1)
+        done |= next_token == eos_id
+        if done.all():
+            break
+    return tgt

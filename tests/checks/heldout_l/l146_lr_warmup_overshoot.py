@@ -1,0 +1,14 @@
+META = {'exercise': '07b.lr_at',
+        'cause': 'warm-up max_lr * (step + 1) / warmup: reaches max_lr one step early',
+        'keywords': [r'warm-?up', r'warmup ?\+ ?1', r'early', r'step ?\+ ?1'],
+        'kind': 'math',
+        'single_edit': True}
+
+
+def lr_at(step: int, warmup: int, total: int, max_lr: float, min_lr: float) -> float:
+    if step < warmup:
+        return max_lr * (step + 1) / warmup
+    if step > total:
+        return min_lr
+    t = (step - warmup) / (total - warmup)
+    return min_lr + (max_lr - min_lr) * 0.5 * (1 + math.cos(math.pi * t))

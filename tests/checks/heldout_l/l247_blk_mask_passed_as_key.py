@@ -1,0 +1,36 @@
+META = {'exercise': '05.TransformerEncoderBlock',
+        'cause': 'calls self.self_attn(h, mask) with the mask as the second positional argument, which is key',
+        'keywords': [r'key', r'positional', r'mask=', r'keyword', r'second argument'],
+        'kind': 'math',
+        'single_edit': False}
+
+
+from helpers.blocks.layers import FeedForward, LayerNorm
+from helpers.blocks.multihead import MultiHeadAttention
+
+
+class TransformerEncoderBlock(nn.Module):
+    def __init__(self, d_model: int, num_heads: int, d_ff: int, dropout: float = 0.0,
+                 norm_first: bool = True, activation: str = "relu"):
+        super().__init__()
+        self.norm_first = norm_first
+        self.self_attn = MultiHeadAttention(d_model, num_heads, dropout)
+        self.ffn = FeedForward(d_model, d_ff, dropout, activation)
+        self.norm1 = LayerNorm(d_model)
+        self.norm2 = LayerNorm(d_model)
+        self.dropout1 = nn.Dropout(dropout)
+        self.dropout2 = nn.Dropout(dropout)
+
+    def forward(self, x, mask=None):
+        if self.norm_first:
+            h = self.norm1(x)
+            x = x + self.dropout1(self.self_attn(h, mask)[0])
+            x = x + self.dropout2(self.ffn(self.norm2(x)))
+        else:
+            x = self.norm1(x + self.dropout1(self.self_attn(x, mask)[0]))
+            x = self.norm2(x + self.dropout2(self.ffn(x)))
+        return x
+
+    def _attn(self, h, mask):
+        out, _ = self.self_attn(h, mask=mask)
+        return self.dropout1(out)
