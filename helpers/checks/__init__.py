@@ -340,7 +340,7 @@ def point_at_line(
         with localise.quiet():  # the learner's prints, once per edit, are not the check's
             lines = localise.executed(own, lambda: passes(candidate))  # and finds the failing case
         left = localise.BUDGET_S - (time.perf_counter() - start)
-        return localise.search(own, passes, left, lines)
+        return localise.search(own, localise.runner(own, passes), left, lines)
     finally:
         torch.set_num_threads(threads)
 

@@ -35,6 +35,7 @@ def measure(path: Path) -> dict:
         "line": result.line,
         "fix": result.fix,
         "seconds": time.perf_counter() - t0,
+        "message": result.messages[0][:200] if result.messages else "",
     }
 
 
@@ -54,7 +55,10 @@ def main(argv=None) -> int:
             rows.append(measure(path))
             r = rows[-1]
             if args.show:
-                print(f"{r['file']:<45} {r['seconds']:6.2f} s  {r['fix'] or r['line'] or '-'}")
+                said = r["fix"] or r["line"] or "-"
+                if r["correct"]:
+                    said = "passed" if r["passed"] else f"REJECTED: {r['message']}"
+                print(f"{r['file']:<45} {r['seconds']:6.2f} s  {said}", flush=True)
     wrong = [r for r in rows if not r["correct"]]
     right = [r for r in rows if r["correct"]]
     rejected = [r for r in wrong if not r["passed"]]

@@ -41,7 +41,7 @@ from typing import Any
 
 import torch
 
-from .operators import SYMBOL, Edit, edits, strip_annotations
+from .operators import SYMBOL, Edit, _replace, edits, strip_annotations
 from .source import build, time_limit
 
 #: the search's budget on top of the check, in seconds: past it, nothing is said
@@ -83,34 +83,47 @@ def own_source(candidate: Any) -> Own | None:
     if inspect.isfunction(obj):
         functions = [obj]
     elif isinstance(obj, type):
-        functions = [inspect.unwrap(v.__func__ if isinstance(v, (staticmethod, classmethod)) else v)
-                     for v in vars(obj).values()
-                     if inspect.isfunction(v) or isinstance(v, (staticmethod, classmethod))]  # fmt: skip
-        functions = [f for f in functions if inspect.isfunction(f)]
+        methods = (staticmethod, classmethod)
+        functions = [v.__func__ if isinstance(v, methods) else v for v in vars(obj).values()]
+        functions = [inspect.unwrap(f) for f in functions if inspect.isfunction(f)]
     else:
         return None
-    if not functions or obj.__name__ == "<lambda>" or any(
-        set(f.__code__.co_freevars) - {"__class__"} for f in functions  # super() reads __class__
-    ):
+    free = {v for f in functions for v in f.__code__.co_freevars} - {"__class__"}  # super()
+    if not functions or obj.__name__ == "<lambda>" or free:
         return None
     code, ns = functions[0].__code__, functions[0].__globals__
     lines = linecache.getlines(code.co_filename, ns)
-    if not lines:
-        return None
+    kind = "class" if isinstance(obj, type) else "def"
+    return own_in_text(lines, obj.__name__, kind, code.co_firstlineno, ns, code.co_filename)
+
+
+def own_in_text(
+    lines: list[str],
+    name: str,
+    kind: str = "",
+    line: int = 0,
+    ns: dict | None = None,
+    filename: str = "",
+) -> Own | None:
+    """The definition of ``name`` (``kind``: "def" or "class", "" either) in a cell's or file's
+    ``lines``, parsed and never run: the one around ``line``, else the last at the top level."""
     try:
         cell = ast.parse("".join(lines))
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    kind = ast.ClassDef if isinstance(obj, type) else (ast.FunctionDef, ast.AsyncFunctionDef)
-    line = code.co_firstlineno
-    found = [n for n in ast.walk(cell)
-             if isinstance(n, kind) and n.name == obj.__name__
-             and min([n.lineno] + [d.lineno for d in n.decorator_list]) <= line <= n.end_lineno]  # fmt: skip
+    kinds = {"def": (ast.FunctionDef, ast.AsyncFunctionDef), "class": (ast.ClassDef,)}
+    wanted = kinds.get(kind, kinds["def"] + kinds["class"])
+    if line:
+        found = [n for n in ast.walk(cell) if isinstance(n, wanted) and n.name == name
+                 and min([n.lineno] + [d.lineno for d in n.decorator_list]) <= line
+                 <= n.end_lineno]  # fmt: skip
+    else:
+        found = [n for n in cell.body if isinstance(n, wanted) and n.name == name][-1:]
     if not found:
         return None
     node = min(found, key=lambda n: n.end_lineno - n.lineno)  # the innermost
     tree = strip_annotations(ast.Module(body=[copy.deepcopy(node)], type_ignores=[]))
-    return Own(obj.__name__, tree, lines, ns, code.co_filename)
+    return Own(name, tree, list(lines), {} if ns is None else ns, filename)
 
 
 # --------------------------------------------------------------------------- the edits
@@ -129,13 +142,107 @@ RENAMES = {
 
 
 def candidate_edits(tree: ast.Module) -> Iterator[Edit]:
-    """The edits tried on the learner's definition: the reference's operators (but for a swap of
-    two layers, which is no one line), then names read in another's place, then the renames."""
+    """The edits tried on the learner's definition: what is built or given and never used, put
+    to use; the reference's operators (but for a swap of two layers, no one line); a side of an
+    operator left out; names read in another's place; the renames."""
+    yield from _unused_edits(tree)
     for edit in edits(tree):
         if "<->" not in edit.tag:
             yield edit
+    yield from _side_edits(tree)
     yield from _name_edits(tree)
     yield from _rename_edits(tree)
+
+
+def _at(i: int, fn: Callable[[ast.AST, ast.AST], None]) -> Callable[[ast.AST], None]:
+    """fn(root, node) on the node that is the i-th of a copy's walk, as it is of the original's."""
+    return lambda t: fn(t, list(ast.walk(t))[i])
+
+
+def _unused_edits(tree: ast.Module) -> Iterator[Edit]:
+    """A layer built in ``__init__`` and never called, called on a value of ``forward`` (the
+    dropout left out); an argument never read, read in a number's place (0 for ``pad_id``) or
+    passed on to one of the learner's calls (the mask not passed to the blocks)."""
+    nodes = list(ast.walk(tree))
+    parent = {id(c): p for p in nodes for c in ast.iter_child_nodes(p)}
+    for cls in (n for n in nodes if isinstance(n, ast.ClassDef)):
+        made, used = set(), set()
+        for f in (n for n in cls.body if isinstance(n, ast.FunctionDef)):
+            for a in ast.walk(f):
+                if isinstance(a, ast.Attribute) and ast.unparse(a.value) == "self":
+                    if f.name == "__init__" and isinstance(a.ctx, ast.Store):
+                        made.add(a.attr)
+                    elif isinstance(a.ctx, ast.Load):
+                        used.add(a.attr)
+        for layer in sorted(made - used):
+            for i, node in enumerate(nodes):
+                if _value(node, parent) and not _in_init(node, parent):
+                    yield Edit(f"L{node.lineno} self.{layer}(...) around", f"`self.{layer}` used",
+                               _at(i, lambda t, n, layer=layer: _wrap(t, n, layer)))  # fmt: skip
+    for f in (n for n in nodes if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))):
+        read = {n.id for n in ast.walk(f) if isinstance(n, ast.Name)}
+        for name in [a.arg for a in f.args.args + f.args.kwonlyargs if a.arg not in read]:
+            for node in ast.walk(f):
+                i = nodes.index(node)
+                if isinstance(node, ast.Constant) and type(node.value) in (int, float, str):
+                    yield Edit(f"L{node.lineno} {node.value!r} -> {name}", f"`{name}` used",
+                               _at(i, lambda t, n, name=name: _read(t, n, name)))  # fmt: skip
+                elif isinstance(node, ast.Call) and _own_call(node):
+                    yield Edit(f"L{node.lineno} {name} passed on", f"`{name}` passed on",
+                               _at(i, lambda _, n, name=name: _pass_on(n, name)))  # fmt: skip
+
+
+def _read(tree: ast.AST, node: ast.AST, name: str) -> None:
+    _replace(tree, node, ast.Name(name))
+
+
+def _pass_on(call: ast.Call, name: str) -> None:
+    call.args.append(ast.Name(name))
+
+
+def _value(node: ast.AST, parent: dict) -> bool:
+    """A value a layer could be called on: a name or a call read in an expression."""
+    if not (isinstance(node, ast.Call) or isinstance(node, ast.Name) and node.id != "self"):
+        return False
+    if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+        return False
+    up = parent.get(id(node))
+    return not (isinstance(up, ast.Attribute) or isinstance(up, ast.Call) and up.func is node)
+
+
+def _in_init(node: ast.AST, parent: dict) -> bool:
+    while id(node) in parent:
+        node = parent[id(node)]
+        if isinstance(node, ast.FunctionDef):
+            return node.name == "__init__"
+    return True
+
+
+def _own_call(call: ast.Call) -> bool:
+    """A call of the learner's (``self.block(x)``, ``layer(x)``), not of torch's."""
+    root = call.func
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    return isinstance(root, ast.Name) and root.id not in ("torch", "F", "nn", "math")
+
+
+def _wrap(tree: ast.AST, node: ast.AST, layer: str) -> None:
+    call = ast.Call(ast.Attribute(ast.Name("self"), layer), [node], [])
+    _replace(tree, node, call)
+
+
+def _keep(tree: ast.AST, node: ast.BinOp, side: str) -> None:
+    _replace(tree, node, getattr(node, side))
+
+
+def _side_edits(tree: ast.Module) -> Iterator[Edit]:
+    """``a op b`` with one side left out: the scaling, the residual, the extra term."""
+    for i, node in enumerate(ast.walk(tree)):
+        if isinstance(node, ast.BinOp):
+            for side in ("left", "right"):
+                yield Edit(f"L{node.lineno} {type(node.op).__name__} -> {side}",
+                           f"only the {side} side of `{SYMBOL.get(type(node.op), '?')}`",
+                           _at(i, lambda t, n, side=side: _keep(t, n, side)))  # fmt: skip
 
 
 def _name_edits(tree: ast.Module) -> Iterator[Edit]:
@@ -210,13 +317,14 @@ def executed(own: Own, run: Callable[[], Any]) -> set[int]:
 
 def ordered(own: Own, lines: set[int] | None) -> list[Edit]:
     """The edits to try: on the lines the failing case ran (all, where unknown), and the lines
-    that define (a `def`, a class body), latest line first: a slip near the output is found
-    before the many edits of a constructor."""
+    that define (a `def`, a class body); what is never used put to use first, then the latest
+    line first: a slip near the output is found before the many edits of a constructor."""
     defining = {n.lineno for n in ast.walk(own.tree) if isinstance(n, ast.stmt)
                 and not _in_function(n, own.tree)}  # fmt: skip
     kept = [e for e in candidate_edits(own.tree)
             if lines is None or _line(e) in lines or _line(e) in defining]  # fmt: skip
-    return sorted(kept, key=lambda e: -_line(e))
+    unused = {e.tag for e in _unused_edits(own.tree)}  # few, and likely: first
+    return sorted(kept, key=lambda e: (e.tag not in unused, -_line(e)))
 
 
 def _line(edit: Edit) -> int:
@@ -261,53 +369,75 @@ class Found:
             return f"without `{self.before}` there"
         return f"with `{self.after}` for `{self.before}` there"
 
-    def line_message(self, fix_shown: bool) -> str:
-        """The hint: the line (rung 2), or the line and the edit (rung 3)."""
+    def line_message(self, fix_shown: bool, ask: str = " (check(..., fix=True) shows it)") -> str:
+        """The hint: the line (rung 2; ``ask``: how to see the edit), or the line and the edit
+        (rung 3)."""
         if fix_shown:
             return f"{self.where}: {self.change}, every case passes."
-        return (f"{self.where}: one change on this line makes every case pass "
-                "(check(..., fix=True) shows it).")  # fmt: skip
+        return f"{self.where}: one change on this line makes every case pass{ask}."
 
 
 def search(
     own: Own,
-    passes: Callable[[Any], bool],
+    passes: Callable[[str], bool],
     budget_s: float = BUDGET_S,
     lines: set[int] | None = None,
 ) -> Found | None:
     """The first edit of ``own`` (:func:`ordered`, ``lines``: those the failing case ran) whose
-    code ``passes`` (every case at two seeds, as the caller's oracle runs them), or None when
-    none does within ``budget_s`` seconds. The learner's code runs with its output hidden and
-    torch's random state kept as it was."""
+    code passes: ``passes(source)``, the edited definition's source, runs every case at two
+    seeds (:func:`runner` builds such a function for the process it is in; the grader runs the
+    source in the learner's kernel). None when no edit passes within ``budget_s`` seconds."""
     if threading.current_thread() is not threading.main_thread():
         return None  # no alarm there to stop an edit that loops forever
     deadline = time.perf_counter() + budget_s
     seen: set[str] = set()
-    with quiet():
-        for edit in ordered(own, lines):
-            left = deadline - time.perf_counter()
-            if left <= 0:
-                return None
-            mutant = copy.deepcopy(own.tree)
-            try:
-                edit.mutate(mutant)
-                source = ast.unparse(ast.fix_missing_locations(mutant))
-            except Exception:
-                continue
-            if source in seen:
-                continue  # two edits that write the same code
-            seen.add(source)
-            try:
-                obj = build(source, own.ns, own.name, f"learner {edit.tag}")
-                with time_limit(left):
-                    ok = passes(obj)
-            except TimeoutError:
-                return None
-            except Exception:
-                continue
-            if ok:
-                return _found(own, edit, mutant)
+    for edit in ordered(own, lines):
+        left = deadline - time.perf_counter()
+        if left <= 0:
+            return None
+        mutant = copy.deepcopy(own.tree)
+        try:
+            edit.mutate(mutant)
+            mutant = _Tidy().visit(mutant)
+            source = ast.unparse(ast.fix_missing_locations(mutant))
+        except Exception:
+            continue
+        if source in seen:
+            continue  # two edits that write the same code
+        seen.add(source)
+        try:
+            with time_limit(left):
+                ok = passes(source)
+        except TimeoutError:
+            return None
+        except Exception:
+            continue
+        if ok:
+            return _found(own, edit, mutant)
     return None
+
+
+def runner(own: Own, passes: Callable[[Any], bool]) -> Callable[[str], bool]:
+    """``passes`` for the objects of this process, as :func:`search` calls it: the edited
+    source built in the learner's namespace, run quietly (:func:`quiet`)."""
+
+    def run(source: str) -> bool:
+        obj = build(source, own.ns, own.name, "learner's edit")
+        with quiet():
+            return passes(obj)
+
+    return run
+
+
+class _Tidy(ast.NodeTransformer):
+    """`-0` (an edit of `-1`) written `0`."""
+
+    def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.AST:
+        self.generic_visit(node)
+        zero = isinstance(node.operand, ast.Constant) and node.operand.value == 0
+        if isinstance(node.op, ast.USub) and zero and type(node.operand.value) is int:
+            return ast.copy_location(ast.Constant(0), node)
+        return node
 
 
 def _found(own: Own, edit: Edit, mutant: ast.Module) -> Found:
@@ -330,16 +460,27 @@ BODIES = ("body", "orelse", "finalbody", "handlers", "decorator_list")
 
 def _difference(old: ast.AST, new: ast.AST) -> tuple[str, str]:
     """The smallest part of a statement that an edit changed, before and after: (">", ">="),
-    ("query", "key"), ("(x - m).detach()", "x - m")."""
-    a, b = _changed(old, new)
+    ("k_proj(query)", "k_proj(key)"), ("(x - m).detach()", "x - m"). A name or a number is
+    shown with what holds it, and an operator that the line has twice too: one `a` of three."""
+    (a, b), (pa, pb) = _changed(old, new)
+    line = ast.unparse(old)
     if isinstance(a, (ast.operator, ast.cmpop, ast.unaryop)) and type(a) in SYMBOL:
-        return SYMBOL[type(a)], SYMBOL.get(type(b), ast.unparse(b))
+        symbols = SYMBOL[type(a)], SYMBOL.get(type(b), ast.unparse(b))
+        if line.count(f" {symbols[0]} ") <= 1 or pa is None:
+            return symbols
+        a, b = pa, pb
+    elif isinstance(a, (ast.Name, ast.Constant, ast.Attribute)) and pa is not None:
+        a, b = pa, pb
     return _text(a), _text(b)
 
 
-def _changed(a: Any, b: Any) -> tuple[Any, Any]:
-    """Down from two nodes that differ, while only one of their children differs."""
+def _changed(a: Any, b: Any) -> tuple[tuple[Any, Any], tuple[Any, Any]]:
+    """Down from two nodes that differ, while only one of their children differs: that pair,
+    and the pair of expressions above it (None where there is none)."""
+    above: tuple[Any, Any] = (None, None)
     while type(a) is type(b) and isinstance(a, ast.AST):
+        if isinstance(a, ast.expr) and (above[0] is None or len(ast.unparse(above[0])) > 40):
+            above = (a, b)  # the widest expression of at most 40 characters above the change
         fields = [f for f in a._fields if not (isinstance(a, ast.stmt) and f in BODIES)]
         differ = [f for f in fields if _dump(getattr(a, f, None)) != _dump(getattr(b, f, None))]
         if len(differ) != 1:
@@ -353,7 +494,7 @@ def _changed(a: Any, b: Any) -> tuple[Any, Any]:
         if not (isinstance(x, ast.AST) and isinstance(y, ast.AST)):
             break  # a name, a number, a list that grew or shrank: this node is the change
         a, b = x, y
-    return a, b
+    return (a, b), above
 
 
 def _dump(x: Any) -> str:
