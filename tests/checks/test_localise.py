@@ -158,3 +158,26 @@ def test_the_graders_feedback_gives_the_line_never_the_edit(unhurried):
         "this line makes every case pass."
     )
     assert lines.point_at_line(ex, run, in_kernel, budget_s=0.0) == ""
+
+
+@pytest.mark.slow
+def test_a_graded_notebook_gets_the_line_in_its_feedback(tmp_path, monkeypatch):
+    """End to end: notebook 05 with LayerNorm's variance unbiased=True; the grader runs each
+    edit in the learner's kernel, and its message gives the line, not the edit."""
+    from helpers.grading import Settings, Submission, grade_submission
+    from helpers.grading.judging import lines
+    from tests.grading.builders import exercise_index, load, write
+
+    monkeypatch.setattr(lines, "BUDGET_S", 300.0)  # kernel calls on a loaded machine
+    nb = load("05")
+    cell = nb.cells[exercise_index(nb, "05.LayerNorm")]
+    cell.source = cell.source.replace("unbiased=False", "unbiased=True")
+    path = write(nb, tmp_path / "05_ln.ipynb")
+    rows = grade_submission(Submission(path, "05_ln.ipynb"), Settings(seed=7)).rows
+    row = next(r for r in rows if r.exercise == "05.LayerNorm")
+    assert row.status == "failed"
+    wrong = "var = x.var(dim=-1, unbiased=True, keepdim=True)"
+    number = 1 + cell.source.splitlines().index(next(s for s in cell.source.splitlines()
+                                                      if wrong in s))  # fmt: skip
+    assert f"in `LayerNorm`, line {number} (`{wrong}`): one change on this line" in row.message
+    assert "for `" not in row.message.split("in `LayerNorm`, line")[1]  # never the edit
