@@ -33,10 +33,12 @@ Two sides, along the line the grader draws between the learner's kernel and its 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
 import itertools
 import sys
+import time
 from collections.abc import Iterable
 from pathlib import Path
 from types import ModuleType
@@ -44,14 +46,14 @@ from typing import Any
 
 import torch
 
-from . import backward, contract, errors, framework, properties, state
-from .edits import search
+from . import backward, contract, edits, errors, framework, properties, state
+from .edits import localise, search
 from .framework import DIAGNOSES, DROPOUT_IN_EVAL, REGISTRY, CheckResult, Exercise, Fail, Probe
 from .mistakes import entries
 from .questions import register_questions
 from .run import fake_gpu
 from .run.calling import STATE_MISMATCH
-from .run.runner import DEVICE_ERRORS, Outcome, run_probe
+from .run.runner import DEVICE_ERRORS, Outcome, _run_on, run_probe
 
 DIAGNOSES[:] = [properties.diagnose]  # what expect_close asks before its generic message
 
@@ -337,6 +339,101 @@ def report(result: CheckResult, title: str = "") -> str:
     return "\n".join(lines)
 
 
+#: one screened case of an edit of the learner's code (localise.py): longer is a loop an edit
+#: made endless
+CASE_S = 0.5
+#: the screen's distance from the reference's output (relative): the judge decides after it
+SCREEN = 1e-3
+
+
+def passes_every_case(ex: Exercise, device: torch.device, seeds: tuple[int, ...]):
+    """The oracle of localise.search: whether an object passes every case of ``ex`` at each of
+    ``seeds``, judged as check() judges (strictly: a fault carried forward is a fault).
+
+    A screen runs first, on the plain CPU: the first seed's cases, those that failed an object
+    before first, each compared with the course's reference where the check accepts that (no
+    judge to run); most edits fail it at once. What passes the screen is judged in full."""
+    cases: dict[int, list[Probe]] = {}
+    killers: list[int] = []
+    references: dict[int, Outcome | None] = {}
+    warm: set[int] = set()
+    cpu = torch.device("cpu")
+
+    def reference_of(i: int) -> Outcome | None:
+        """The course's outcome on case i, where the check accepts it as right."""
+        if i not in references:
+            probe, ref = cases[seeds[0]][i], None
+            with contextlib.suppress(Exception):
+                ref = edits.reference_outcome(ex, probe)
+            ok = ref is not None and ref.error is None and not ref.missing
+            references[i] = ref if ok and judge_failure(ex, probe, ref) is None else None
+        return references[i]
+
+    def screened_out(i: int, obj: Any) -> bool:
+        probe, ref = cases[seeds[0]][i], reference_of(i)
+        outcome = _run_on(ex, probe, obj, cpu)
+        if ref is None or outcome.error is not None or outcome.value is None:
+            return judge_failure(ex, probe, outcome) is not None
+        return edits.distance(outcome.value, ref.value) > SCREEN
+
+    def fails(probe: Probe, obj: Any, screen: int | None = None) -> bool:
+        if screen is None:  # the few that pass the screen: only the search's budget limits them
+            outcome = run_probe(ex, probe, obj, device)  # (a first run on 'meta' imports for 1 s)
+            return outcome.on_cpu is not None or judge_failure(ex, probe, outcome) is not None
+        if screen not in warm:  # a case's first run may import (torch._dynamo for 'meta': 1 s)
+            warm.add(screen)
+            return screened_out(screen, obj)
+        try:
+            with edits.time_limit(CASE_S):
+                return screened_out(screen, obj)
+        except TimeoutError:
+            return True
+
+    def passes(obj: Any) -> bool:
+        for seed in seeds:
+            if seed not in cases:
+                cases[seed] = probes(ex, torch.Generator().manual_seed(seed))
+        first = cases[seeds[0]]
+        for i in killers + [i for i in range(len(first)) if i not in killers]:
+            if fails(first[i], obj, screen=i):
+                killers[:] = [i] + [k for k in killers if k != i]
+                return False
+        return not any(fails(p, obj) for seed in seeds for p in cases[seed])
+
+    return passes
+
+
+def point_at_line(
+    ex: Exercise, candidate: Any, seed: int, device: torch.device
+) -> localise.Found | None:
+    """The edit of the learner's own code that passes every case at ``seed`` and the next one
+    (edits/localise.py), found within localise.BUDGET_S; None otherwise."""
+    if ex.kind in ("trained", "question"):
+        return None
+    start = time.perf_counter()
+    own = localise.own_source(candidate)
+    if own is None:
+        return None
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        passes = passes_every_case(ex, device, (seed, seed + 1))
+        with localise.quiet():  # the learner's prints, once per edit, are not the check's
+            lines = localise.executed(own, lambda: passes(candidate))  # and finds the failing case
+        left = localise.BUDGET_S - (time.perf_counter() - start)
+        return localise.search(own, localise.runner(own, passes), left, lines)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def add_line(result: CheckResult, found: localise.Found, fix: bool) -> None:
+    """The hint ladder on a failed result: the line, and the edit where asked and allowed."""
+    allowed = localise.level() == "fix"
+    result.line = found.line_message(False)
+    result.fix = found.line_message(True) if allowed else ""
+    result.messages.append(result.fix if fix and allowed else result.line)
+
+
 def check(
     exercise_id: str,
     candidate: Any,
@@ -345,13 +442,17 @@ def check(
     quiet: bool = False,
     carry_forward: bool = True,
     device: str | torch.device | None = None,
+    fix: bool = False,
 ) -> CheckResult:
     """Check ``candidate`` against exercise ``exercise_id``; print the verdict and return it.
 
     Never raises for a learner's mistake. ``seed`` picks other random cases;
     ``carry_forward=False`` fails a module whose only fault lies in a part graded on its own;
     ``device`` runs the learner's code there (default ``get_device()``; ``"fakegpu"``: as if on
-    a GPU, on the CPU, see fake_gpu.py).
+    a GPU, on the CPU, see fake_gpu.py). A failure points at the line of the learner's code
+    where one change makes every case pass, where such a change is found (edits/localise.py);
+    ``fix=True`` shows the change too (as does the result's ``fix``), unless the instructor
+    set ``ATTN2VIT_HINTS`` to "line" or "cause".
     """
     from ..device import get_device
 
@@ -369,6 +470,10 @@ def check(
         (p, Later(functools.partial(run_probe, ex, p, candidate, device))) for p in probes(ex, gen)
     )
     result = evaluate(ex, outcomes, carry_forward)
+    if not result.passed and result.status != "missing" and localise.level() != "cause":
+        found = point_at_line(ex, candidate, DEFAULT_SEED if seed is None else seed, device)
+        if found is not None:
+            add_line(result, found, fix)
     if not quiet:
         print(report(result, ex.title))
         if result.figure is not None and "IPython" in sys.modules:  # inline in a notebook only

@@ -58,6 +58,8 @@ class CheckResult:
     mistake: str = ""  # "<exercise id>/<slug>" when the failure names a known mistake
     figure: tuple | None = field(default=None, repr=False)  # (expected, got), inline only
     axes: tuple[str, ...] = field(default=(), repr=False)  # the figure's (x, y) labels
+    line: str = field(default="", repr=False)  # the learner's line where one change passes
+    fix: str = field(default="", repr=False)  # that change (edits/localise.py)
 
     def __repr__(self) -> str:
         mark = "✅" if self.passed else "❌"

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import torch
 
+from .judging import lines
 from .judging.judging import (
     Verdict,
     judge_limited,
@@ -185,6 +186,8 @@ def grade_in_kernel(sub: Submission, run: KernelRun, settings: Settings) -> Grad
     ready = {"kernel": None}
     for i, ex in enumerate(exercises_of(sub.notebook)):
         status, points, message, mistake = grade_exercise(ex, i, run, settings, token, ready)
+        if status in ("failed", "error") and message.startswith("case "):  # a check's failure
+            message += lines.point_at_line(ex, run, trial_in_kernel(ex, i, run, settings, token))
         graded.messages[ex.id] = message
         graded.rows.append(
             Row(sub.label, sub.notebook, ex.id, points, ex.points, status, message, mistake)
@@ -232,14 +235,36 @@ def sound_and_set_up(run: KernelRun, token: str, settings: Settings, ready) -> s
         # a time limit or a death struck the grader's own setup: a fresh kernel, if any is left
 
 
-def call_in_kernel(ex, i: int, run: KernelRun, settings: Settings, token: str) -> Verdict:
+def trial_in_kernel(ex, i: int, run: KernelRun, settings: Settings, token: str):
+    """``passes(source)`` for judging/lines.py: the learner's definition, edited, run in the
+    kernel on the grader's inputs at its seed and the next, and judged here."""
+    count = [0]
+
+    def passes(source: str) -> bool:
+        for seed in (settings.seed, settings.seed + 1):
+            count[0] += 1
+            answer = call_in_kernel(ex, i, run, settings, token, (source, seed, count[0]))
+            if answer.status != "passed" or not run.usable():
+                return False
+        return True
+
+    return passes
+
+
+def call_in_kernel(
+    ex, i: int, run: KernelRun, settings: Settings, token: str, edit: tuple | None = None
+) -> Verdict:
     """Call the learner's object on the probes in the kernel and judge the results; status "cut"
-    when the results file is not whole, "died" when the kernel did not survive the call."""
+    when the results file is not whole, "died" when the kernel did not survive the call.
+    ``edit``: (an edited definition of the object, the seed, a number): the call runs that
+    definition instead, in a copy of the kernel's namespace (judging/lines.py)."""
     name = target_name(ex)
-    probes = make_probes(ex, settings.seed)
+    source, seed, k = edit or (None, settings.seed, 0)
+    probes = make_probes(ex, seed)
     # a fresh kernel re-runs the call under new names: files are never reused
-    probes_name = f"probes-{i}-{run.starts}.pt"
-    out_name = f"results-{i}-{run.starts}.pt"
+    suffix = f"-edit{k}" if edit else ""
+    probes_name = f"probes-{i}-{run.starts}{suffix}.pt"
+    out_name = f"results-{i}-{run.starts}{suffix}.pt"
     probes_path, out_path = run.private / probes_name, run.private / out_name
     # through the folder's descriptor: a rename of the folder or a link planted in its place
     # is not followed (the kernel can write here)
@@ -250,12 +275,18 @@ def call_in_kernel(ex, i: int, run: KernelRun, settings: Settings, token: str) -
         if not slot_disk.no_room(exc):
             raise
         full = slot_disk.full_message(str(run.slot.folder)) or "its folder is full"
-        return "error", 0.0, f"not graded: {full}, so the grader could not write its inputs.", ""
+        return problem_verdict(
+            "not_graded", error=f"{full}, so the grader could not write its inputs"
+        )
+    namespace = "(lambda: None).__globals__"
+    if source is not None:
+        namespace = f"(lambda ns: (exec({source!r}, ns), ns)[1])(dict({namespace}))"
     call = (
         f"_course_grader_{token}['grade']({kernel_task(ex)!r}, {name!r}, {str(probes_path)!r}, "
-        f"{str(out_path)!r}, {settings.device!r}, (lambda: None).__globals__)"
+        f"{str(out_path)!r}, {settings.device!r}, {namespace})"
     )
-    result = run.run_code(f"probe:{ex.id}", call, settings.cell_timeout)
+    limit = settings.cell_timeout if source is None else min(settings.cell_timeout, lines.CALL_S)
+    result = run.run_code(f"probe:{ex.id}", call, limit)
     if result.status == "died" and (memory := run.memory_verdict()):
         return problem_verdict("died_memory", name=name, memory=memory)
     if result.status in ("died", "timeout"):

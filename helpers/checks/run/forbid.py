@@ -98,14 +98,16 @@ def builtins_off(names: tuple[str, ...]):
                 continue
             own = attr in vars(owner)
             original = vars(owner)[attr] if own else None
-            setattr(owner, attr, _blocked(dotted, getattr(owner, attr)))
+            # saved first: a time limit's alarm (edits/localise.py) between the two lines
+            # leaves nothing switched off for good
             saved.append((owner, attr, own, original))
+            setattr(owner, attr, _blocked(dotted, getattr(owner, attr)))
         yield
     finally:
         for owner, attr, own, original in reversed(saved):
             if own:
                 setattr(owner, attr, original)
-            else:  # it was inherited (torch.Tensor methods live on a C base class)
+            elif attr in vars(owner):  # it was inherited (torch.Tensor's live on a C base class)
                 delattr(owner, attr)
 
 
