@@ -46,8 +46,8 @@ from typing import Any
 
 import torch
 
-from . import backward, contract, edits, errors, framework, properties, state
-from .edits import localise, search
+from . import backward, contract, errors, framework, properties, state
+from .edits import localise, search, source
 from .framework import DIAGNOSES, DROPOUT_IN_EVAL, REGISTRY, CheckResult, Exercise, Fail, Probe
 from .mistakes import entries
 from .questions import register_questions
@@ -151,7 +151,15 @@ def off_device_fail(probe: Probe) -> Fail:
 def probes(ex: Exercise, gen: torch.Generator) -> list[Probe]:
     """The exercise's cases, with those of its contract beyond the output (contract.py): the
     modes first, the gradients of its first forward case last."""
-    return contract.all_probes(ex, ex.probes(gen))
+    return all_probes(ex, ex.probes(gen))
+
+
+def all_probes(ex: Exercise, cases: Iterable[Probe]) -> list[Probe]:
+    """The mode probes (contract.py), the exercise's cases, and last the gradients of its first
+    forward case (backward.py): the one list the inline check and the grader draw alike."""
+    cases = list(cases)
+    grad = backward.gradient_probe(ex, cases)
+    return contract.mode_probes(ex, cases) + cases + ([grad] if grad else [])
 
 
 def judge_failure(ex: Exercise, probe: Probe, outcome: Outcome) -> Fail | None:
@@ -364,7 +372,7 @@ def passes_every_case(ex: Exercise, device: torch.device, seeds: tuple[int, ...]
         if i not in references:
             probe, ref = cases[seeds[0]][i], None
             with contextlib.suppress(Exception):
-                ref = edits.reference_outcome(ex, probe)
+                ref = source.reference_outcome(ex, probe)
             ok = ref is not None and ref.error is None and not ref.missing
             references[i] = ref if ok and judge_failure(ex, probe, ref) is None else None
         return references[i]
@@ -374,7 +382,7 @@ def passes_every_case(ex: Exercise, device: torch.device, seeds: tuple[int, ...]
         outcome = _run_on(ex, probe, obj, cpu)
         if ref is None or outcome.error is not None or outcome.value is None:
             return judge_failure(ex, probe, outcome) is not None
-        return edits.distance(outcome.value, ref.value) > SCREEN
+        return search.distance(outcome.value, ref.value) > SCREEN
 
     def fails(probe: Probe, obj: Any, screen: int | None = None) -> bool:
         if screen is None:  # the few that pass the screen: only the search's budget limits them
@@ -384,7 +392,7 @@ def passes_every_case(ex: Exercise, device: torch.device, seeds: tuple[int, ...]
             warm.add(screen)
             return screened_out(screen, obj)
         try:
-            with edits.time_limit(CASE_S):
+            with source.time_limit(CASE_S):
                 return screened_out(screen, obj)
         except TimeoutError:
             return True

@@ -9,7 +9,8 @@
   float is a float, not a 0-d tensor), read before the exercise's judge turns it into a number.
 - the gradients of every input and parameter (backward.py: the last probe).
 
-:func:`all_probes` is the one list of cases the inline check and the grader draw alike.
+checks/__init__.py's ``all_probes`` is the one list of cases the inline check and the grader draw
+alike (the mode probes of :func:`mode_probes` first).
 """
 
 from __future__ import annotations
@@ -20,18 +21,10 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
-from . import backward
 from .framework import Exercise, Fail, Probe
 
 #: the runners that hand the learner's function a model (run/loops.py, run/craft.py)
 MODEL_RUNNERS = ("decode", "training_loop", "checkpoint")
-
-
-def all_probes(ex: Exercise, cases: Sequence[Probe]) -> list[Probe]:
-    """The mode probes, the exercise's cases, and last the gradients of its first forward case."""
-    cases = list(cases)
-    grad = backward.gradient_probe(ex, cases)
-    return mode_probes(ex, cases) + cases + ([grad] if grad else [])
 
 
 def mode_probes(ex: Exercise, cases: Sequence[Probe]) -> list[Probe]:

@@ -16,7 +16,7 @@ from typing import Any, BinaryIO, NamedTuple
 
 import torch
 
-from ...checks import contract, evaluate
+from ...checks import all_probes, evaluate
 from ...checks.framework import Exercise, Probe, Unsupported
 from ...checks.run.runner import Outcome
 from ..limits import DRAWS_MEMORY, DRAWS_SECONDS, JUDGE_MEMORY, MAX_RESULT_BYTES, MAX_TENSOR_BYTES
@@ -103,8 +103,8 @@ def _first_passing_draw(ex: Exercise, seed: int) -> int:
 def _draw(ex: Exercise, seed: int, draw: int) -> list[Probe]:
     gen = torch.Generator().manual_seed(exercise_seed(seed, ex.id, draw))
     grading = getattr(ex, "grading_probes", None)
-    # the modes first, the gradients of the first forward case last (checks/contract.py)
-    return contract.all_probes(ex, grading(gen) if grading else ex.probes(gen))
+    # the modes first, the gradients of the first forward case last (checks/__init__.py)
+    return all_probes(ex, grading(gen) if grading else ex.probes(gen))
 
 
 def make_probes(ex: Exercise, seed: int) -> list[Probe]:
