@@ -80,10 +80,9 @@ def _function_modes(ex, probe, candidate, device, inner: str, start: str, runner
         modules += [(n, a) for n, a in kwargs.items() if isinstance(a, nn.Module)]
         for _, m in modules:
             m.train(start == "train")
-        try:
-            return candidate(*args, **kwargs)
-        finally:
-            found.extend((n, mode_of(m)) for n, m in modules)
+        out = candidate(*args, **kwargs)  # raised: nothing to say of the mode (the cases say it)
+        found.extend((n, mode_of(m)) for n, m in modules)
+        return out
 
     try:
         with torch.random.fork_rng(devices=[]):
