@@ -329,8 +329,9 @@ def expect_close(
     right = close(got, ref.to(got.dtype) if got.is_floating_point() else ref, atol, rtol, rounding)
     observe(
         mistakes,
-        lambda v: close(got, v.to(got.dtype), max(atol, 1e-4), max(rtol, 1e-3))
-        or nearer(got, v, ref),
+        lambda v: (
+            close(got, v.to(got.dtype), max(atol, 1e-4), max(rtol, 1e-3)) or nearer(got, v, ref)
+        ),
         lambda v: close(v.to(got.dtype), ref.to(got.dtype), atol, rtol, rounding),
         right,
     )
