@@ -190,7 +190,10 @@ class SoftmaxCheck(Exercise):
                     e / e.sum(),
                     lambda: (x64 - x64.amax()).exp() / (x64 - x64.amax()).exp().sum(),
                 ],
-                log_softmax=lambda: ref.log(),
+                log_softmax=[  # the log of the answer, and its stable form (log(0) is -inf)
+                    lambda: ref.log(),
+                    lambda: x64 - x64.amax(dim=dim, keepdim=True) - e.sum(dim, keepdim=True).log(),
+                ],
                 max_without_keepdim=lambda: (
                     softmax64(x - x64.amax(dim), dim) if x.dim() > 1 else None
                 ),

@@ -247,7 +247,11 @@ class MultiHeadAttentionCheck(Exercise):
             scale_by_d_model=variant(1, scale="d_model"),
             no_scale=variant(1, scale="none"),
             softmax_over_queries=variant(1, dim=-2),
-            always_causal=variant(1, causal=True),
+            # on top of the given mask, or in its place (nanoGPT's mask overwritten)
+            always_causal=[
+                variant(1, causal=True),
+                lambda: mha64(probe.state, H, query, key, value, None, causal=True)[1],
+            ],
             **(masked if mask is not None else {}),
             **({"keys_from_query": variant(1, k_from=query)} if key is not query else {}),
         )

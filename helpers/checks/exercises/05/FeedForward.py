@@ -122,7 +122,10 @@ class FeedForwardCheck(Exercise):
             activation_ignored=lambda: ffn64(st, x, other),
             tanh_gelu=lambda: ffn64(st, x, "gelu_tanh"),
             no_activation=lambda: F.linear(F.linear(x.double(), w1, b1), w2, b2),
-            activation_after_linear2=lambda: ffn64(st, x, act, act_after=True),
+            activation_after_linear2=[  # this activation, or a relu whatever `activation`
+                lambda: ffn64(st, x, act, act_after=True),
+                lambda: ffn64(st, x, act).relu(),
+            ],
             residual_inside=lambda: x.double() + ffn64(st, x, act),
         )
         atol = 1e-4 if x.dtype == torch.float32 else None

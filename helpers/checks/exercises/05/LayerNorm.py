@@ -30,7 +30,7 @@ OFFSET_ATOL = 2e-2
 
 LN_DIMS = {
     (1,): "the time axis (dim 1)",
-    (1, 2): "the last two dims (T and d_model together)",
+    (-2, -1): "the last two dims (T and d_model together)",
     (0,): "the batch (dim 0), like BatchNorm",
 }
 
@@ -140,7 +140,8 @@ class LayerNormCheck(Exercise):
         mistakes += [
             (v(dims=dims), LN_MISTAKES["wrong_dim"].format(dims=words), "wrong_dim")
             for dims, words in LN_DIMS.items()
-            if max(dims) < x.dim() and set(dims) != {x.dim() - 1}
+            if all(-x.dim() <= d < x.dim() for d in dims)
+            and {d % x.dim() for d in dims} != {x.dim() - 1}
         ]
         atol = (
             (OFFSET_ATOL if probe.info.get("offset") else 1e-4)
