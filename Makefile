@@ -30,8 +30,8 @@ export KEPT_TORCH := import re, sys; from importlib.metadata import version; \
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg \
 	--nbval-cell-timeout 300 --nbval-kernel-startup-timeout 180
 
-.PHONY: lab lab-mine lint lint-ci test test-fast test-notebooks test-grading test-gpu test-e2e \
-	student export execute grade bench site clean
+.PHONY: lab lab-mine lint lint-ci test test-fast test-seeds test-notebooks test-grading test-gpu \
+	test-e2e student export execute grade bench site clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -97,7 +97,13 @@ test: lint lint-ci
 ## loop of editing a check or a notebook; `make test` before a commit
 FAST_NOTEBOOK ?= solutions/02_scaled_dot_product_attention.ipynb
 test-fast: $(DEV)
-	$(PY) -m pytest -q -n $(JOBS) --dist loadfile tests/checks -m "not slow" $(FAST_NOTEBOOK) $(NBVAL)
+	$(PY) -m pytest -q -n $(JOBS) --dist loadfile tests/checks -m "not slow and not sweep" \
+		$(FAST_NOTEBOOK) $(NBVAL)
+
+## the references at a quarter of every tolerance on seeds 10-39 (tests/checks/test_any_seed.py;
+## `make test` draws seeds 0-9): after a change to a check's cases or tolerances (not in CI: time)
+test-seeds: $(DEV)
+	ANY_SEEDS=10:40 $(PY) -m pytest -q -n $(JOBS) tests/checks/test_any_seed.py
 
 ## nbval over the course's solved notebooks (a per-notebook summary at the end); the worked
 ## solutions of the open exercises (solutions/open/) run in `make test` alone

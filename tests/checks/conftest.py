@@ -26,3 +26,34 @@ def run_check():
 
 def stub(*args, **kwargs):
     raise NotImplementedError("TODO")
+
+
+#: sweeps: check() over hundreds of versions, seeds or edits of the references (most of this
+#: folder's CPU time), and the trained-model tests below. `make test` runs them; `make test-fast`
+#: (the edit-test loop) leaves them out
+SWEEPS = {
+    "test_any_seed.py",
+    "test_devices.py",
+    "test_edits.py",
+    "test_heldout.py",
+    "test_no_wrong_causes.py",
+}
+
+
+#: tests that train a model (its fixture) or check trained models many times (a third of the
+#: rest's CPU time), by a word of their names
+TRAINED_FIXTURES = {"trained_model", "trained_vit"}
+TRAINED = {
+    "test_nb06.py": ("fingerprint", "hand_set_weights", "under_trained"),
+    "test_nb09.py": ("fingerprint",),
+}
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if item.path.parent.name != "checks":
+            continue
+        words = TRAINED.get(item.path.name, ())
+        trains = TRAINED_FIXTURES & set(getattr(item, "fixturenames", ()))
+        if item.path.name in SWEEPS or trains or any(w in item.name for w in words):
+            item.add_marker(pytest.mark.sweep)

@@ -86,7 +86,12 @@ class Slots:
         unconfined = str(view) if self.kind != "bwrap" else None
         if self.preload:
             env = dict(kernel_env(str(folder / ".zygote"), 1, unconfined), MPLBACKEND="agg")
-            zygote = Zygote(env, sandbox=self._prefix(folder, True), cwd=str(folder))
+            zygote = Zygote(
+                env,
+                sandbox=self._prefix(folder, True),
+                cwd=str(folder),
+                python=sandbox.executable(),
+            )
         slot = Slot(
             folder,
             zygote=zygote,

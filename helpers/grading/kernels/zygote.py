@@ -35,7 +35,6 @@ import time
 
 from ..limits import PRELOAD_SECONDS
 from .pipe import recv_plain, send_plain
-from .sandbox import executable
 
 PRELOAD = (
     "torch",
@@ -61,7 +60,11 @@ class Zygote:
     """The grader's handle on one zygote (see the module docstring)."""
 
     def __init__(
-        self, env: dict[str, str], sandbox: list[str] | None = None, cwd: str | None = None
+        self,
+        env: dict[str, str],
+        sandbox: list[str] | None = None,
+        cwd: str | None = None,
+        python: str = sys.executable,  # as the sandbox shows it: sandbox.executable()
     ):
         from multiprocessing.connection import Connection
 
@@ -73,7 +76,7 @@ class Zygote:
             "zygote_main(Connection(int(sys.argv[1]), writable=False), "
             "Connection(int(sys.argv[2]), readable=False), sys.argv[3] == '1')"
         )
-        cmd = [executable(), "-c", code, str(req_r), str(rep_w), "1" if sandbox else "0"]
+        cmd = [python, "-c", code, str(req_r), str(rep_w), "1" if sandbox else "0"]
         self.proc = subprocess.Popen(
             [*(sandbox or []), *cmd],
             pass_fds=(req_r, rep_w),
