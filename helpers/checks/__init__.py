@@ -69,6 +69,18 @@ for _path in sorted(EXERCISES_DIR.glob("*/*.py")):
 for _id, _table in _CATALOGUE.items():
     REGISTRY[_id].mistakes = entries(_table)
 
+
+def _course_order(item: tuple[str, Exercise]) -> tuple[str, int]:
+    """A notebook's exercises in the order its cells check them (exercises/NN/__init__.py)."""
+    notebook, name = item[0].split(".", 1)
+    order = importlib.import_module(f"{__name__}.exercises.{notebook}").ORDER
+    return notebook, order.index(name) if name in order else len(order)
+
+
+_ordered = sorted(REGISTRY.items(), key=_course_order)  # the grader's rows follow REGISTRY
+REGISTRY.clear()
+REGISTRY.update(_ordered)
+
 #: every exercise id -> its :class:`Exercise` (``.notebook``, ``.title``, ``.points``)
 EXERCISES: dict[str, Exercise] = dict(sorted(REGISTRY.items()))
 

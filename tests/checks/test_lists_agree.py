@@ -80,3 +80,18 @@ def test_every_exercise_is_tested_in_its_notebooks_test_file():
         mine = {i for i, ex in EXERCISES.items() if ex.notebook == notebook}
         assert mine <= named, f"test_nb{notebook}.py never names {sorted(mine - named)}"
         assert named <= set(EXERCISES), f"test_nb{notebook}.py names {sorted(named - mine)}"
+
+
+def test_each_notebook_orders_its_exercises_as_its_cells_check_them():
+    """exercises/NN/__init__.py's ORDER (the grader's rows) is the solved notebook's order."""
+    import importlib
+
+    for path in sorted((ROOT / "solutions").glob("[0-9][0-9]*_*.ipynb")):
+        number = notebook_number(path)
+        if number is None:
+            continue
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        code = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+        called = list(dict.fromkeys(e.split(".", 1)[1] for e in CHECK_CALL.findall(code)))
+        order = importlib.import_module(f"helpers.checks.exercises.{number}").ORDER
+        assert list(order) == called, f"{path.name}: ORDER is not the order of its check() cells"

@@ -181,9 +181,12 @@ def test_a_wrong_answer_is_judged_fast(run_check):
     import time
 
     run_check(ID, beam_with("probs"))  # warm
-    start = time.process_time()  # this process's CPU time: other programs' load does not count
-    run_check(ID, beam_with("probs"))
-    assert time.process_time() - start < 1.0
+    spent = []  # this process's CPU time: other programs' load does not count; the least of
+    for _ in range(3):  # three, as timeit does (a garbage collection of a long-lived worker's heap
+        start = time.process_time()  # can land in any one of them)
+        run_check(ID, beam_with("probs"))
+        spent.append(time.process_time() - start)
+    assert min(spent) < 1.0, spent
 
 
 def test_the_references_beam_of_one_is_greedy_decoding():

@@ -101,4 +101,4 @@ def test_graded_as_the_same_notebook_saved_without_outputs(tmp_path):
         for who in ("with_outputs", "without")
     }  # fmt: skip
     assert mine["with_outputs"] == mine["without"]
-    assert ("00.relu", "1", "passed") == mine["without"][0][:3]
+    assert ("00.relu", "1", "passed") in [r[:3] for r in mine["without"]]
