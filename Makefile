@@ -88,10 +88,18 @@ lint-ci: $(DEV)
 	$(VENV)/bin/zizmor --offline --no-progress --color never .github/workflows
 	$(VENV)/bin/actionlint -no-color
 
-## the whole suite: lint, unit tests, checks, generated notebooks in sync, nbval over solutions/
-## (the solved notebooks and the worked solutions of their open exercises, solutions/open/)
+## before a commit: lint, unit tests, the checks' tests, generated notebooks in sync, the grader's
+## core, nbval over solutions/ (the solved notebooks and the worked solutions of their open
+## exercises, solutions/open/). The system tier is left out (conftest.py: SYSTEM)
 test: lint lint-ci
-	$(PY) -m pytest -n $(JOBS) --dist loadfile tests solutions $(NBVAL)
+	$(PY) -m pytest -n $(JOBS) --dist loadfile -m "not system" tests solutions $(NBVAL)
+
+## the system tier (CI runs it after `make test`): the wheel in a bare environment, the student
+## notebooks and the learner's own blocks in kernels, JupyterLab and the site in a browser, the
+## grader end to end (faults, attacks, a class's folder, Gradescope, nbgrader), the sweeps over
+## seeds and held-out sets
+test-system: $(DEV)
+	$(PY) -m pytest -n $(JOBS) --dist loadfile -m system tests
 
 ## the checks' tests and one solved notebook under nbval (under 2 minutes on 2 idle cores): for the
 ## loop of editing a check or a notebook; `make test` before a commit

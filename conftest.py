@@ -18,6 +18,43 @@ from tests import speed
 os.environ.setdefault("ATTN2VIT_HINTS", "cause")
 from tests.rounding import other_rounding
 
+#: the system tier (`make test-system`; CI runs it after `make test`): the tests that build an
+#: environment or a browser, or run the grader end to end (faults, attacks, a class's folder, the
+#: LMS and nbgrader files), and the sweeps over seeds and held-out sets. `make test` is the rest,
+#: what a change to a lesson, a check or the grader's core meets first (docs/maintainers.md gives
+#: the time of each). A path here is a file or a folder, from the repository root.
+SYSTEM = (
+    "tests/e2e/",
+    "tests/test_wheel.py",
+    "tests/test_my_blocks.py",
+    "tests/test_student_notebooks.py",
+    "tests/checks/test_any_seed.py",
+    "tests/checks/test_heldout.py",
+    "tests/grading/test_attack_round4.py",
+    "tests/grading/test_attack_round5.py",
+    "tests/grading/test_fair_share.py",
+    "tests/grading/test_faults.py",
+    "tests/grading/test_gradescope_safe.py",
+    "tests/grading/test_guide_commands.py",
+    "tests/grading/test_hostile_inputs.py",
+    "tests/grading/test_instructor_workflow.py",
+    "tests/grading/test_large_notebook.py",
+    "tests/grading/test_nbgrader.py",
+    "tests/grading/test_reference_out_of_reach.py",
+    "tests/grading/test_sandbox_attacks.py",
+    "tests/grading/test_solutions_full_marks.py",
+    "tests/grading/test_tasks_cap.py",
+    "tests/grading/test_writable_places.py",
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    root = config.rootpath
+    for item in items:
+        where = item.path.relative_to(root).as_posix()
+        if where.startswith(SYSTEM):
+            item.add_marker("system")
+
 
 def pytest_collectstart(collector):
     if collector.__class__.__name__ == "IPyNbFile":
