@@ -22,7 +22,8 @@ from tests.rounding import other_rounding
 #: environment or a browser, or run the grader end to end (faults, attacks, a class's folder, the
 #: LMS and nbgrader files), and the sweeps over seeds and held-out sets. `make test` is the rest,
 #: what a change to a lesson, a check or the grader's core meets first (docs/maintainers.md gives
-#: the time of each). A path here is a file or a folder, from the repository root.
+#: the time of each). An entry is a file or a folder from the repository root, or the start of a
+#: test's id.
 SYSTEM = (
     "tests/e2e/",
     "tests/test_wheel.py",
@@ -30,6 +31,8 @@ SYSTEM = (
     "tests/test_student_notebooks.py",
     "tests/checks/test_any_seed.py",
     "tests/checks/test_heldout.py",
+    "tests/checks/test_heldout_l.py",
+    "tests/checks/test_localise.py::test_every_fix_shown_passes_every_case_at_two_seeds",
     "tests/grading/test_attack_round4.py",
     "tests/grading/test_attack_round5.py",
     "tests/grading/test_fair_share.py",
@@ -51,7 +54,7 @@ SYSTEM = (
 def pytest_collection_modifyitems(config, items):
     root = config.rootpath
     for item in items:
-        where = item.path.relative_to(root).as_posix()
+        where = f"{item.path.relative_to(root).as_posix()}::{item.name}"
         if where.startswith(SYSTEM):
             item.add_marker("system")
 
