@@ -20,7 +20,8 @@ from tests.rounding import other_rounding
 
 #: the system tier (`make test-system`; CI runs it after `make test`): the tests that build an
 #: environment or a browser, or run the grader end to end (faults, attacks, a class's folder, the
-#: LMS and nbgrader files), and the sweeps over seeds and held-out sets. `make test` is the rest,
+#: LMS and nbgrader files), the sweeps over seeds and held-out sets, and the tests that
+#: train a model (tests/checks/conftest.py: TRAINED). `make test` is the rest,
 #: what a change to a lesson, a check or the grader's core meets first (docs/maintainers.md gives
 #: the time of each). An entry is a file or a folder from the repository root, or the start of a
 #: test's id.

@@ -55,5 +55,8 @@ def pytest_collection_modifyitems(items):
             continue
         words = TRAINED.get(item.path.name, ())
         trains = TRAINED_FIXTURES & set(getattr(item, "fixturenames", ()))
-        if item.path.name in SWEEPS or trains or any(w in item.name for w in words):
+        trained = trains or any(w in item.name for w in words)
+        if item.path.name in SWEEPS or trained:
             item.add_marker(pytest.mark.sweep)
+        if trained:  # a model trained for a test: the system tier (conftest.py: SYSTEM)
+            item.add_marker(pytest.mark.system)
