@@ -105,7 +105,7 @@ test-system: $(DEV)
 ## loop of editing a check or a notebook; `make test` before a commit
 FAST_NOTEBOOK ?= solutions/02_scaled_dot_product_attention.ipynb
 test-fast: $(DEV)
-	$(PY) -m pytest -q -n $(JOBS) --dist loadfile tests/checks -m "not slow and not sweep" \
+	$(PY) -m pytest -q -n $(JOBS) --dist loadfile tests/checks -m "not slow and not sweep and not system" \
 		$(FAST_NOTEBOOK) $(NBVAL)
 
 ## the references at a quarter of every tolerance on seeds 10-39 (tests/checks/test_any_seed.py;
