@@ -92,14 +92,14 @@ lint-ci: $(DEV)
 ## core, nbval over solutions/ (the solved notebooks and the worked solutions of their open
 ## exercises, solutions/open/). The system tier is left out (conftest.py: SYSTEM)
 test: lint lint-ci
-	$(PY) -m pytest -n $(JOBS) --dist loadfile -m "not system" tests solutions $(NBVAL)
+	$(PY) -m pytest -n $(JOBS) --dist loadfile --durations=20 -m "not system" tests solutions $(NBVAL)
 
 ## the system tier (CI runs it after `make test`): the wheel in a bare environment, the student
 ## notebooks and the learner's own blocks in kernels, JupyterLab and the site in a browser, the
 ## grader end to end (faults, attacks, a class's folder, Gradescope, nbgrader), the sweeps over
 ## seeds and held-out sets
 test-system: $(DEV)
-	$(PY) -m pytest -n $(JOBS) --dist loadfile -m system tests
+	$(PY) -m pytest -n $(JOBS) --dist loadfile --durations=30 -m system tests
 
 ## the checks' tests and one solved notebook under nbval (under 2 minutes on 2 idle cores): for the
 ## loop of editing a check or a notebook; `make test` before a commit
