@@ -374,7 +374,8 @@ def passes_every_case(ex: Exercise, device: torch.device, seeds: tuple[int, ...]
     before first, each compared with the course's reference where the check accepts that (no
     judge to run); most edits fail it at once. What passes the screen is judged in full."""
     cases: dict[int, list[Probe]] = {}
-    killers: list[int] = []
+    killers: list[int] = []  # the screen's cases that failed an object, the latest first
+    judged: list[tuple[int, int]] = []  # (seed, case) that failed one in full, the latest first
     references: dict[int, Outcome | None] = {}
     warm: set[int] = set()
     cpu = torch.device("cpu")
@@ -418,7 +419,12 @@ def passes_every_case(ex: Exercise, device: torch.device, seeds: tuple[int, ...]
             if fails(first[i], obj, screen=i):
                 killers[:] = [i] + [k for k in killers if k != i]
                 return False
-        return not any(fails(p, obj) for seed in seeds for p in cases[seed])
+        every = [(seed, i) for seed in seeds for i in range(len(cases[seed]))]
+        for case in judged + [c for c in every if c not in judged]:  # what failed last, first
+            if fails(cases[case[0]][case[1]], obj):
+                judged[:] = [case] + [c for c in judged if c != case]
+                return False
+        return True
 
     return passes
 

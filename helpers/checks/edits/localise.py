@@ -3,9 +3,9 @@
 The edit engine runs the other way round: search.py edits the course's reference until it does
 what the learner's code does; here the learner's own definition (the function or class the check
 was given, read from its cell or file) is edited, one edit at a time, with the same operators
-(operators.py) and a few of a learner's own slips (:data:`RENAMES`, a name read in another's
-place), and an edit is kept only if the edited code passes every case of the check at two seeds.
-Its line is then the one to point at:
+(operators.py) and a learner's own slips (repairs.py: a name read in another's place, a device
+not given, an in-place step...), and an edit is kept only if the edited code passes every case
+of the check at two seeds. Its line is then the one to point at:
 
     own_source(candidate)          -> Own | None: the definition, its cell or file, its namespace
     search(own, passes, budget_s)  -> Found | None: the first edit whose code ``passes`` (the
@@ -35,13 +35,14 @@ import sys
 import threading
 import time
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import torch
 
-from .operators import SYMBOL, Edit, _replace, edits, strip_annotations
+from .operators import SYMBOL, Edit, strip_annotations
+from .repairs import candidate_edits, likely
 from .source import build, time_limit
 
 #: the search's budget on top of the check, in seconds: past it, nothing is said
@@ -126,160 +127,6 @@ def own_in_text(
     return Own(name, tree, list(lines), {} if ns is None else ns, filename)
 
 
-# --------------------------------------------------------------------------- the edits
-
-
-#: a learner's slip the reference's operators do not undo: a method or function of torch used in
-#: its sibling's place (the learner-side direction of operators.SIBLING, and more)
-RENAMES = {
-    "view": ("reshape",), "repeat": ("repeat_interleave",), "repeat_interleave": ("repeat",),
-    "max": ("amax",), "min": ("amin",), "amax": ("max",), "T": ("mT",), "mT": ("T",),
-    "softmax": ("log_softmax",), "log_softmax": ("softmax",), "var": ("std",), "std": ("var",),
-    "tril": ("triu",), "triu": ("tril",), "all": ("any",), "any": ("all",),
-    "argmax": ("argmin",), "argmin": ("argmax",), "float": ("double",),
-    "train": ("eval",), "eval": ("train",), "sqrt": ("rsqrt",), "rsqrt": ("sqrt",),
-}  # fmt: skip
-
-
-def candidate_edits(tree: ast.Module) -> Iterator[Edit]:
-    """The edits tried on the learner's definition: what is built or given and never used, put
-    to use; the reference's operators (but for a swap of two layers, no one line); a side of an
-    operator left out; names read in another's place; the renames."""
-    yield from _unused_edits(tree)
-    for edit in edits(tree):
-        if "<->" not in edit.tag:
-            yield edit
-    yield from _side_edits(tree)
-    yield from _name_edits(tree)
-    yield from _rename_edits(tree)
-
-
-def _at(i: int, fn: Callable[[ast.AST, ast.AST], None]) -> Callable[[ast.AST], None]:
-    """fn(root, node) on the node that is the i-th of a copy's walk, as it is of the original's."""
-    return lambda t: fn(t, list(ast.walk(t))[i])
-
-
-def _unused_edits(tree: ast.Module) -> Iterator[Edit]:
-    """A layer built in ``__init__`` and never called, called on a value of ``forward`` (the
-    dropout left out); an argument never read, read in a number's place (0 for ``pad_id``) or
-    passed on to one of the learner's calls (the mask not passed to the blocks)."""
-    nodes = list(ast.walk(tree))
-    parent = {id(c): p for p in nodes for c in ast.iter_child_nodes(p)}
-    for cls in (n for n in nodes if isinstance(n, ast.ClassDef)):
-        made, used = set(), set()
-        for f in (n for n in cls.body if isinstance(n, ast.FunctionDef)):
-            for a in ast.walk(f):
-                if isinstance(a, ast.Attribute) and ast.unparse(a.value) == "self":
-                    if f.name == "__init__" and isinstance(a.ctx, ast.Store):
-                        made.add(a.attr)
-                    elif isinstance(a.ctx, ast.Load):
-                        used.add(a.attr)
-        for layer in sorted(made - used):
-            for i, node in enumerate(nodes):
-                if _value(node, parent) and not _in_init(node, parent):
-                    yield Edit(f"L{node.lineno} self.{layer}(...) around", f"`self.{layer}` used",
-                               _at(i, lambda t, n, layer=layer: _wrap(t, n, layer)))  # fmt: skip
-    for f in (n for n in nodes if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))):
-        read = {n.id for n in ast.walk(f) if isinstance(n, ast.Name)}
-        for name in [a.arg for a in f.args.args + f.args.kwonlyargs if a.arg not in read]:
-            for node in ast.walk(f):
-                i = nodes.index(node)
-                if isinstance(node, ast.Constant) and type(node.value) in (int, float, str):
-                    yield Edit(f"L{node.lineno} {node.value!r} -> {name}", f"`{name}` used",
-                               _at(i, lambda t, n, name=name: _read(t, n, name)))  # fmt: skip
-                elif isinstance(node, ast.Call) and _own_call(node):
-                    yield Edit(f"L{node.lineno} {name} passed on", f"`{name}` passed on",
-                               _at(i, lambda _, n, name=name: _pass_on(n, name)))  # fmt: skip
-
-
-def _read(tree: ast.AST, node: ast.AST, name: str) -> None:
-    _replace(tree, node, ast.Name(name))
-
-
-def _pass_on(call: ast.Call, name: str) -> None:
-    call.args.append(ast.Name(name))
-
-
-def _value(node: ast.AST, parent: dict) -> bool:
-    """A value a layer could be called on: a name or a call read in an expression."""
-    if not (isinstance(node, ast.Call) or isinstance(node, ast.Name) and node.id != "self"):
-        return False
-    if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-        return False
-    up = parent.get(id(node))
-    return not (isinstance(up, ast.Attribute) or isinstance(up, ast.Call) and up.func is node)
-
-
-def _in_init(node: ast.AST, parent: dict) -> bool:
-    while id(node) in parent:
-        node = parent[id(node)]
-        if isinstance(node, ast.FunctionDef):
-            return node.name == "__init__"
-    return True
-
-
-def _own_call(call: ast.Call) -> bool:
-    """A call of the learner's (``self.block(x)``, ``layer(x)``), not of torch's."""
-    root = call.func
-    while isinstance(root, ast.Attribute):
-        root = root.value
-    return isinstance(root, ast.Name) and root.id not in ("torch", "F", "nn", "math")
-
-
-def _wrap(tree: ast.AST, node: ast.AST, layer: str) -> None:
-    call = ast.Call(ast.Attribute(ast.Name("self"), layer), [node], [])
-    _replace(tree, node, call)
-
-
-def _keep(tree: ast.AST, node: ast.BinOp, side: str) -> None:
-    _replace(tree, node, getattr(node, side))
-
-
-def _side_edits(tree: ast.Module) -> Iterator[Edit]:
-    """``a op b`` with one side left out: the scaling, the residual, the extra term."""
-    for i, node in enumerate(ast.walk(tree)):
-        if isinstance(node, ast.BinOp):
-            for side in ("left", "right"):
-                yield Edit(f"L{node.lineno} {type(node.op).__name__} -> {side}",
-                           f"only the {side} side of `{SYMBOL.get(type(node.op), '?')}`",
-                           _at(i, lambda t, n, side=side: _keep(t, n, side)))  # fmt: skip
-
-
-def _name_edits(tree: ast.Module) -> Iterator[Edit]:
-    """A name the code reads (a parameter or a local) replaced by another of the same function:
-    ``k_proj(query)`` for ``k_proj(key)``."""
-    nodes = list(ast.walk(tree))
-    for function in (n for n in nodes if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))):
-        args = function.args
-        known = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs if a.arg != "self"]
-        known += [t.id for n in ast.walk(function) if isinstance(n, (ast.Assign, ast.For))
-                  for t in ast.walk(n.targets[0] if isinstance(n, ast.Assign) else n.target)
-                  if isinstance(t, ast.Name)]  # fmt: skip
-        known = list(dict.fromkeys(known))
-        for node in ast.walk(function):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in known:
-                i = nodes.index(node)
-                for other in known:
-                    if other != node.id:
-                        yield Edit(f"L{node.lineno} name {node.id} -> {other}",
-                                   f"`{other}` instead of `{node.id}`",
-                                   lambda t, i=i, other=other: _set(t, i, "id", other))  # fmt: skip
-
-
-def _rename_edits(tree: ast.Module) -> Iterator[Edit]:
-    nodes = list(ast.walk(tree))
-    for i, node in enumerate(nodes):
-        if isinstance(node, ast.Attribute) and node.attr in RENAMES:
-            for new in RENAMES[node.attr]:
-                yield Edit(f"L{node.lineno} .{node.attr} -> .{new}",
-                           f"`.{new}` instead of `.{node.attr}`",
-                           lambda t, i=i, new=new: _set(t, i, "attr", new))  # fmt: skip
-
-
-def _set(tree: ast.AST, i: int, field: str, value: Any) -> None:
-    setattr(list(ast.walk(tree))[i], field, value)
-
-
 @contextlib.contextmanager
 def quiet():
     """The learner's code run many times over: its prints and warnings hidden, torch's random
@@ -317,14 +164,15 @@ def executed(own: Own, run: Callable[[], Any]) -> set[int]:
 
 def ordered(own: Own, lines: set[int] | None) -> list[Edit]:
     """The edits to try: on the lines the failing case ran (all, where unknown), and the lines
-    that define (a `def`, a class body); what is never used put to use first, then the latest
-    line first: a slip near the output is found before the many edits of a constructor."""
+    that define (a `def`, a class body); the likely ones first (repairs.likely: what is never
+    used put to use, a device given, a state call left out...), then the latest line first: a
+    slip near the output is found before the many edits of a constructor."""
     defining = {n.lineno for n in ast.walk(own.tree) if isinstance(n, ast.stmt)
                 and not _in_function(n, own.tree)}  # fmt: skip
     kept = [e for e in candidate_edits(own.tree)
             if lines is None or _line(e) in lines or _line(e) in defining]  # fmt: skip
-    unused = {e.tag for e in _unused_edits(own.tree)}  # few, and likely: first
-    return sorted(kept, key=lambda e: (e.tag not in unused, -_line(e)))
+    first = likely(own.tree)  # few, and often the fix
+    return sorted(kept, key=lambda e: (e.tag not in first, -_line(e)))
 
 
 def _line(edit: Edit) -> int:
