@@ -215,6 +215,9 @@ class Found:
             return f"with `{self.after}` added there"
         if not self.after:
             return f"without `{self.before}` there"
+        for kept in (self.after, f"({self.after})"):  # a call left out: x.detach() -> x
+            if self.before.startswith(kept + ".") and self.before.endswith(")"):
+                return f"without `{self.before[len(kept) :]}` there"
         return f"with `{self.after}` for `{self.before}` there"
 
     def line_message(self, fix_shown: bool, ask: str = " (check(..., fix=True) shows it)") -> str:

@@ -27,6 +27,7 @@ RENAMES = {
     "tril": ("triu",), "triu": ("tril",), "all": ("any",), "any": ("all",),
     "argmax": ("argmin",), "argmin": ("argmax",), "float": ("double",),
     "train": ("eval",), "eval": ("train",), "sqrt": ("rsqrt",), "rsqrt": ("sqrt",),
+    "zeros": ("ones",), "ones": ("zeros",), "gather": ("scatter",), "scatter": ("gather",),
 }  # fmt: skip
 
 
@@ -46,6 +47,7 @@ def candidate_edits(tree: ast.Module) -> Iterator[Edit]:
     yield from _term_edits(tree)
     yield from _local_edits(tree)
     yield from _dim_edits(tree)
+    yield from _state_edits(tree)
 
 
 def _at(i: int, fn: Callable[[ast.AST, ast.AST], None]) -> Callable[[ast.AST], None]:
@@ -190,7 +192,7 @@ STATE_DROPPED = re.compile(rf"call .*\.({'|'.join(sorted(STATE_CALLS))})\(\.\.\.
 def likely(tree: ast.Module) -> set[str]:
     """The tags of the edits tried first: few, and often the fix (what is never used put to use,
     a device or dtype given, an in-place step made a copy, a term moved, a state call left out)."""
-    kinds = (_unused_edits, _factory_edits, _copy_edits, _term_edits, _dim_edits)
+    kinds = (_unused_edits, _factory_edits, _copy_edits, _term_edits, _dim_edits, _state_edits)
     tags = {e.tag for kind in kinds for e in kind(tree)}
     return tags | {e.tag for e in edits(tree) if STATE_DROPPED.search(e.tag)}
 
@@ -246,10 +248,31 @@ def _copy_edits(tree: ast.Module) -> Iterator[Edit]:
         if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
             yield Edit(f"L{node.lineno} made a copy", "a new tensor, not the old one changed",
                        _at(i, _assign_copy))  # fmt: skip
+            yield Edit(f"L{node.lineno} a number added", "a Python number accumulated",
+                       _at(i, _item))  # fmt: skip
+        if isinstance(node, ast.Assign) and _rebinds(node):
+            yield Edit(f"L{node.lineno} made in place", "the tensor itself changed",
+                       _at(i, _in_place))  # fmt: skip
         attr = getattr(getattr(node, "func", None), "attr", "")
         if attr.endswith("_") and not attr.startswith("_") and isinstance(node, ast.Call):
             yield Edit(f"L{node.lineno} .{attr} out of place", f"`.{attr[:-1]}` for `.{attr}`",
                        lambda t, i=i, new=attr[:-1]: setattr(list(ast.walk(t))[i].func, "attr", new))  # fmt: skip  # noqa: E501
+
+
+def _rebinds(node: ast.Assign) -> bool:
+    """``g = g * factor``: a name bound again to itself combined with a value."""
+    target, value = node.targets[0], node.value
+    return (len(node.targets) == 1 and isinstance(target, ast.Name) and isinstance(value, ast.BinOp)
+            and isinstance(value.left, ast.Name) and value.left.id == target.id)  # fmt: skip
+
+
+def _in_place(tree: ast.AST, node: ast.Assign) -> None:
+    new = ast.AugAssign(node.targets[0], node.value.op, node.value.right, lineno=node.lineno)
+    _replace(tree, node, new)
+
+
+def _call(value: ast.expr, method: str, *args: ast.expr) -> ast.Call:
+    return ast.Call(ast.Attribute(value, method, ast.Load()), list(args), [])
 
 
 def _assign_copy(tree: ast.AST, node: ast.AugAssign) -> None:
@@ -259,7 +282,8 @@ def _assign_copy(tree: ast.AST, node: ast.AugAssign) -> None:
 
 def _term_edits(tree: ast.Module) -> Iterator[Edit]:
     """A term moved into the call beside it (``sqrt(v) + eps`` -> ``sqrt(v + eps)``) or out of
-    it; the two results of a ``return a, b`` swapped back."""
+    it; two items of a pair swapped (``return z, weights``, ``size=(h, w)``); a comparison turned
+    round (``j >= i`` for ``j <= i``)."""
     for i, node in enumerate(ast.walk(tree)):
         if isinstance(node, ast.BinOp) and _one_arg(node.left):
             yield Edit(f"L{node.lineno} into {ast.unparse(node.left.func)[:30]}",
@@ -267,10 +291,19 @@ def _term_edits(tree: ast.Module) -> Iterator[Edit]:
         if _one_arg(node) and isinstance(node.args[0], ast.BinOp):
             yield Edit(f"L{node.lineno} out of {ast.unparse(node.func)[:30]}",
                        "the term outside the call", _at(i, _out_of))  # fmt: skip
-        if isinstance(node, ast.Return) and isinstance(node.value, ast.Tuple):
-            if len(node.value.elts) == 2:
-                yield Edit(f"L{node.lineno} results swapped back", "the results in order",
-                           _at(i, lambda _, n: n.value.elts.reverse()))  # fmt: skip
+        if isinstance(node, (ast.Tuple, ast.List)) and len(node.elts) == 2:
+            yield Edit(f"L{node.lineno} pair swapped back #{i}", "the two in the other order",
+                       _at(i, lambda _, n: n.elts.reverse()))  # fmt: skip
+        if isinstance(node, ast.Compare) and type(node.ops[0]) in TURNED:
+            yield Edit(f"L{node.lineno} comparison turned #{i}", "the comparison turned round",
+                       _at(i, _turn))  # fmt: skip
+
+
+TURNED = {ast.Lt: ast.Gt, ast.Gt: ast.Lt, ast.LtE: ast.GtE, ast.GtE: ast.LtE}
+
+
+def _turn(_, node: ast.Compare) -> None:
+    node.ops[0] = TURNED[type(node.ops[0])]()
 
 
 def _one_arg(node: ast.AST) -> bool:
@@ -345,3 +378,141 @@ def _along(call: ast.Call, dim: str, new: str) -> None:
     call.func.attr = new
     call.keywords = [ast.keyword("dim", ast.Name(dim, ast.Load())),
                      ast.keyword("keepdim", ast.Constant(True))]  # fmt: skip
+
+
+#: torch's functions a Python number would take from math (a float, not a 0-dim tensor)
+MATH = {"cos", "sin", "exp", "log", "sqrt", "tanh", "floor", "ceil"}
+
+
+def _state_edits(tree: ast.Module) -> Iterator[Edit]:
+    """What a tensor is rather than what it holds: every state call of a line left out
+    (``k.detach(), v.detach()``); the result given an argument's dtype and device
+    (``.to(logits)``); a registered buffer, parameter or module list where a plain attribute
+    stands (and the other way round); ``math.cos`` for ``torch.cos``; ``~mask`` for ``mask``."""
+    nodes = list(ast.walk(tree))
+    for i, node in enumerate(nodes):
+        if isinstance(node, ast.stmt) and not isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            yield from _line_edits(i, node)
+        if isinstance(node, ast.Attribute) and node.attr in MATH:
+            if isinstance(node.value, ast.Name) and node.value.id == "torch":
+                yield Edit(f"L{node.lineno} math.{node.attr}", f"`math.{node.attr}`",
+                           _at(i, lambda _, n: setattr(n.value, "id", "math")))  # fmt: skip
+        filling = getattr(getattr(node, "func", None), "attr", "") in ("masked_fill", "where")
+        if filling and node.args and isinstance(node.args[0], ast.Name):
+            yield Edit(f"L{node.lineno} ~{node.args[0].id}", f"`~{node.args[0].id}`",
+                       _at(i, _negate))  # fmt: skip
+    for f in _functions(tree):
+        params = _params(f)[:3]
+        for node in ast.walk(f):
+            if isinstance(node, ast.Return) and node.value is not None:
+                i = nodes.index(node)
+                for p in params:
+                    yield Edit(f"L{node.lineno} .to({p})", f"`.to({p})`",
+                               _at(i, lambda _, n, p=p: _to(n, p)))  # fmt: skip
+    for cls in (n for n in nodes if isinstance(n, ast.ClassDef)):
+        for node in ast.walk(cls):
+            kind = _registered(node)
+            if kind:
+                i = nodes.index(node)
+                for new in ("buffer", "parameter", "modules"):
+                    if new != kind:
+                        yield Edit(f"L{node.lineno} a {new}", f"a registered {new}",
+                                   _at(i, lambda t, n, new=new: _register(t, n, new)))  # fmt: skip
+
+
+def _item(_, node: ast.AugAssign) -> None:
+    node.value = _call(node.value, "item")
+
+
+def _line_edits(i: int, stmt: ast.stmt) -> Iterator[Edit]:
+    """One slip made at every site of a line: ``k.detach(), v.detach()``; ``[k, cache[0]]`` and
+    ``[v, cache[1]]``; ``dim=-1`` twice."""
+    inner = list(ast.walk(stmt))
+    if sum(map(_state_call, inner)) > 1:
+        yield Edit(f"L{stmt.lineno} every state call dropped", "no state call",
+                   _at(i, _drop_states))  # fmt: skip
+    if sum(isinstance(n, ast.List) and len(n.elts) == 2 for n in inner) > 1:
+        yield Edit(f"L{stmt.lineno} every pair swapped", "each pair in the other order",
+                   _at(i, _swap_pairs))  # fmt: skip
+    numbers = [ast.unparse(n) for n in inner if _integer(n)]
+    for number in sorted({n for n in numbers if numbers.count(n) > 1}):
+        for new in (int(number) - 1, int(number) + 1):
+            yield Edit(f"L{stmt.lineno} every {number} -> {new}", f"`{new}` for each `{number}`",
+                       _at(i, lambda _, n, o=number, new=new: _renumber(n, o, new)))  # fmt: skip
+
+
+def _integer(node: ast.AST) -> bool:
+    """An int written in the code: ``2``, ``-1``."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node = node.operand
+    return isinstance(node, ast.Constant) and type(node.value) is int
+
+
+def _swap_pairs(_, stmt: ast.stmt) -> None:
+    for n in ast.walk(stmt):
+        if isinstance(n, ast.List) and len(n.elts) == 2:
+            n.elts.reverse()
+
+
+def _renumber(stmt: ast.stmt, old: str, new: int) -> None:
+    for n in [n for n in ast.walk(stmt) if _integer(n) and ast.unparse(n) == old]:
+        _replace(
+            stmt, n, ast.Constant(new) if new >= 0 else ast.UnaryOp(ast.USub(), ast.Constant(-new))
+        )
+
+
+def _negate(_, call: ast.Call) -> None:
+    call.args[0] = ast.UnaryOp(ast.Invert(), call.args[0])
+
+
+def _to(ret: ast.Return, name: str) -> None:
+    ret.value = _call(ret.value, "to", ast.Name(name, ast.Load()))
+
+
+def _state_call(node: ast.AST) -> bool:
+    func = getattr(node, "func", None)
+    return isinstance(func, ast.Attribute) and func.attr in STATE_CALLS and not node.args
+
+
+def _drop_states(tree: ast.AST, stmt: ast.stmt) -> None:
+    for call in [c for c in ast.walk(stmt) if _state_call(c)]:
+        _replace(stmt, call, call.func.value)
+
+
+def _registered(node: ast.AST) -> str:
+    """How ``self.name = value`` (or ``self.register_buffer("name", value)``) keeps its value:
+    "buffer", "parameter", "modules" (a list) or "attribute"; "" for any other statement."""
+    if isinstance(node, ast.Expr) and getattr(node.value, "func", None) is not None:
+        call = node.value
+        named = len(call.args) == 2 and isinstance(call.args[0], ast.Constant)
+        return "buffer" if getattr(call.func, "attr", "") == "register_buffer" and named else ""
+    if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+        return ""
+    target, value = node.targets[0], node.value
+    if not (isinstance(target, ast.Attribute) and ast.unparse(target.value) == "self"):
+        return ""
+    if isinstance(value, (ast.List, ast.ListComp)):
+        return "modules"
+    name = ast.unparse(getattr(value, "func", value))
+    if name in ("nn.Parameter", "torch.nn.Parameter"):
+        return "parameter"
+    return "" if isinstance(value, ast.Call) and name[:1].isupper() else "attribute"
+
+
+def _register(tree: ast.AST, node: ast.stmt, new: str) -> None:
+    """``node`` rewritten to keep its value as ``new``."""
+    if isinstance(node, ast.Expr):  # register_buffer("name", value)
+        name, value = node.value.args[0].value, node.value.args[1]
+    else:
+        name, value = node.targets[0].attr, node.value
+        if _registered(node) == "parameter" and value.args:
+            value = value.args[0]
+    self = ast.Name("self", ast.Load())
+    if new == "buffer":
+        call = _call(self, "register_buffer", ast.Constant(name), value)
+        stmt = ast.Expr(call, lineno=node.lineno)
+    else:
+        wrap = "Parameter" if new == "parameter" else "ModuleList"
+        made = ast.Call(ast.Attribute(ast.Name("nn", ast.Load()), wrap, ast.Load()), [value], [])
+        stmt = ast.Assign([ast.Attribute(self, name, ast.Store())], made, lineno=node.lineno)
+    _replace(tree, node, stmt)
