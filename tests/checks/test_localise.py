@@ -81,6 +81,85 @@ def test_an_instructor_turns_the_edit_or_the_line_off(unhurried, monkeypatch):
     assert not result.line and not result.fix and "line 6" not in printed
 
 
+#: a learner's slip of each kind repairs.py adds to the reference's operators: the exercise,
+#: the code, the line (of the code) pointed at, words of the fix
+SLIPS = {
+    "device not given": (
+        "01.softmax",
+        """\
+def softmax(x, dim=-1):
+    m = x.amax(dim=dim, keepdim=True)
+    e = torch.exp(x - m)
+    return e / e.sum(dim=dim, keepdim=True) * torch.ones(x.shape)
+""",
+        4,
+        "device=x.device",
+    ),
+    "an in-place step": (
+        "01.softmax",
+        """\
+def softmax(x, dim=-1):
+    x -= x.amax(dim=dim, keepdim=True)
+    e = torch.exp(x)
+    return e / e.sum(dim=dim, keepdim=True)
+""",
+        2,
+        "x = x - x.amax",
+    ),
+    "a fixed axis for dim": (
+        "01.softmax",
+        """\
+def softmax(x, dim=-1):
+    m = x.amax(dim=-1, keepdim=True)
+    e = torch.exp(x - m)
+    return e / e.sum(dim=dim, keepdim=True)
+""",
+        2,
+        "`dim` for `-1`",
+    ),
+    "a local never read": (
+        "01.softmax_backward",
+        """\
+def softmax_backward(y, grad_y, dim=-1):
+    s = (grad_y * y).sum(dim=dim, keepdim=True)
+    return y * grad_y
+""",
+        3,
+        "y * (grad_y - s)",
+    ),
+    "a pair swapped": (
+        "01.dot_product_attention",
+        """\
+def dot_product_attention(x):
+    weights = torch.softmax(x @ x.transpose(-2, -1), dim=-1)
+    return weights, weights @ x
+""",
+        3,
+        "(weights @ x, weights)",
+    ),
+    "a state call": (
+        "01.softmax",
+        """\
+def softmax(x, dim=-1):
+    e = torch.exp(x - x.amax(dim=dim, keepdim=True))
+    return e / e.sum(dim=dim, keepdim=True).detach()
+""",
+        3,
+        "without `.detach()`",
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", SLIPS)
+def test_a_slip_no_edit_of_the_reference_undoes_is_pointed_at(unhurried, kind):
+    exercise, source, line, fix = SLIPS[kind]
+    name = exercise.split(".", 1)[1]
+    candidate = cell("import torch\n\n" + source, name, f"<cell {kind}>")
+    result, _ = quiet_check(exercise, candidate, fix=True)
+    assert not result.passed
+    assert f"line {line + 2} (" in result.fix and fix in result.fix, result.fix
+
+
 def test_a_passing_check_does_not_search(monkeypatch):
     softmax = cell(SOFTMAX_DETACHED.replace(".detach()", ""), "softmax", "<cell softmax ok>")
     monkeypatch.setattr(localise, "own_source", pytest.fail)
