@@ -98,4 +98,75 @@ CATALOGUE = {
             "wrong": "pe, p, training) -> pe, 0.1, training)",
         },
     },
+    "04.apply_rope": {  # edits of apply_rope.rope64
+        "halves_layout": {
+            "message": "you rotate the pairs (i, i + d/2), the layout of GPT-NeoX (and of "
+            "Llama's Hugging Face code, rotate_half): this exercise uses the interleaved pairs "
+            "(2i, 2i+1), x[..., 0::2] with x[..., 1::2], as the notebook's formula and Su et al. "
+            "do.",
+            "wrong": (
+                "a, b = x[..., 0::2], x[..., 1::2] -> a, b = x[..., : d // 2], x[..., d // 2 :]",
+                "torch.stack([ra, rb], dim=-1).flatten(-2) -> torch.cat([ra, rb], dim=-1)",
+            ),
+        },
+        "not_interleaved_back": {
+            "message": "the pairs are rotated right, but written back as [all rotated even "
+            "features, all rotated odd features], as torch.cat([even, odd], dim=-1) gives, and "
+            "torch.stack([even, odd], dim=-2).flatten(-2){also}: put each pair back in place, "
+            "features 2i and 2i+1, e.g. torch.stack([even, odd], dim=-1).flatten(-2).",
+            "wrong": "torch.stack([ra, rb], dim=-1).flatten(-2) -> torch.cat([ra, rb], dim=-1)",
+        },
+        "exponent_without_2": {
+            "message": "the frequencies are wrong: base^(-i/d) misses the factor 2; pair i "
+            "turns by base^(-2i/d) per position (2i = torch.arange(0, d, 2)).",
+            "wrong": "-2 * i / d -> -i / d",
+        },
+        "exponent_sign": {
+            "message": "the exponent has the wrong sign: the angle is pos * base^(-2i/d) (the "
+            "frequencies fall with i), not pos * base^(+2i/d).",
+            "wrong": "-2 * i / d -> 2 * i / d",
+        },
+        "rotation_backwards": {
+            "message": "each pair turns the wrong way (by -angle): the rotation of (a, b) by the "
+            "angle t is (a cos t - b sin t, a sin t + b cos t).",
+            "wrong": "angles.cos(), angles.sin() -> angles.cos(), -angles.sin()",
+        },
+        "sin_cos_swapped": {
+            "message": "sin and cos are swapped: the rotation of (a, b) by the angle t is "
+            "(a cos t - b sin t, a sin t + b cos t); at position 0 (t = 0) x must come back "
+            "unchanged.",
+            "wrong": "angles.cos(), angles.sin() -> angles.sin(), angles.cos()",
+        },
+        "positions_from_1": {
+            "message": "the positions start at 1: the first position along dim -2 is 0 (angle "
+            "0, x unchanged), torch.arange(T) with T = x.size(-2).",
+            "wrong": "torch.arange(T, -> torch.arange(1, T + 1,",
+        },
+        "pairs_written_swapped": {
+            "message": "each rotated pair is written back in the wrong order, the second "
+            "feature first: feature 2i gets a sin t + b cos t and feature 2i+1 gets a cos t - b "
+            "sin t (a = x[..., 0::2], b = x[..., 1::2]). Put a cos t - b sin t back at 2i and a "
+            "sin t + b cos t at 2i+1: torch.stack([a * cos - b * sin, a * sin + b * cos], "
+            "dim=-1).flatten(-2).",
+            "wrong": "torch.stack([ra, rb] -> torch.stack([rb, ra]",
+        },
+        "pairs_read_swapped": {
+            "message": "each pair is read in the wrong order, (a, b) = (x[2i+1], x[2i]) (the "
+            "same output as writing the rotated pair back swapped and turning it the wrong "
+            "way): a is the even feature, x[..., 0::2], and b the odd one, x[..., 1::2].",
+            "wrong": "x[..., 0::2], x[..., 1::2] -> x[..., 1::2], x[..., 0::2]",
+        },
+        "base_ignored": {
+            "message": "the `base` argument is ignored: this case passes base={base:g}, and the "
+            "frequencies are base^(-2i/d).",
+            "wrong": "torch.tensor(base, -> torch.tensor(10000.0,",
+        },
+        "angles_in_float32": {
+            "message": "the angles are computed in float32 although x is float64: make the "
+            "positions and frequencies in x's dtype (torch.arange(..., dtype=x.dtype, "
+            "device=x.device)), so a float64 input gets float64 accuracy.",
+            "wrong": "angles.cos(), angles.sin() -> "
+            "angles.float().double().cos(), angles.float().double().sin()",
+        },
+    },
 }
