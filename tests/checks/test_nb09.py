@@ -63,8 +63,6 @@ class PatchEmbedding(nn.Module):
             return y
         if self.layout == "no_transpose":
             return y.flatten(2)
-        if self.layout == "reshape":
-            return y.reshape(y.shape[0], -1, y.shape[1])
         return y.flatten(2).transpose(1, 2)
 
 
@@ -121,8 +119,7 @@ class LinearProj(nn.Module):
     [
         ("conv", "flatten the grid and transpose"),
         ("no_transpose", "transpose it to (B, N, d_model)"),
-        ("reshape", "without a transpose"),
-    ],
+    ],  # the catalogue's mistakes: tests/checks/test_catalogue.py
 )
 def test_embedding_mistakes(run_check, layout, words):
     def make(*args, **kwargs):

@@ -42,4 +42,20 @@ CATALOGUE = {
             "wrong": "permute(0, 2, 4, 1, 3, 5) -> permute(0, 1, 2, 4, 3, 5)",
         },
     },
+    "09.PatchEmbedding": {  # edits of reference.embed64
+        "no_transpose": {
+            "message": "Conv2d's output (B, d_model, N) was reshaped to (B, N, d_model) without "
+            "a transpose: this scrambles patches and features. Use .flatten(2).transpose(1, 2).",
+            "wrong": "y.flatten(2).transpose(1, 2) -> y.reshape(len(y), -1, y.shape[1])",
+        },
+        "column_major": {
+            "message": "the patches are in column-major order: flatten the (H/p, W/p) grid row "
+            "by row, .flatten(2) on (B, d_model, H/p, W/p).",
+            "wrong": "y.flatten(2) -> y.transpose(2, 3).flatten(2)",
+        },
+        "no_bias": {
+            "message": "the bias of proj is not applied.",
+            "wrong": 'state[f"{prefix}bias"].double() -> None',
+        },
+    },
 }

@@ -25,6 +25,7 @@ def conv_state(gen, C: int, d: int, p: int, prefix: str = "proj.") -> dict:
 
 
 def embed64(state: dict, images: torch.Tensor, p: int, prefix: str = "proj.") -> torch.Tensor:
+    """PatchEmbedding's forward in float64; the catalogue's wrong programs are edits of it."""
     y = F.conv2d(
         images.double(),
         state[f"{prefix}weight"].double(),
