@@ -26,6 +26,11 @@ SEQUENCE_1D = [
 BICUBIC = 'mode="bicubic" -> mode="bilinear"'
 ANTIALIAS = "align_corners=False -> align_corners=False, antialias=True"
 
+#: the ViT's steps its slips change: the final LayerNorm, the position embedding, the token read
+NO_NORM = 'x = F.layer_norm(x, (x.shape[-1],), st["norm.weight"], st["norm.bias"], 1e-5) -> pass'
+NO_POS, NO_CLS = 'x = x + st["pos_embed"] -> pass', "x = torch.cat([cls, x], dim=1) -> pass"
+POS_OF_PATCHES, MEAN = 'st["pos_embed"] -> st["pos_embed"][:, 1:]', "x[:, 0] -> x.mean(1)"
+
 CATALOGUE = {
     "09.patchify": {  # edits of patchify.patches64
         "patches_transposed": {
@@ -164,6 +169,81 @@ CATALOGUE = {
             "message": "the grid rows were not resized: the output has {got} rows where 1 + "
             "new_h*new_w = {want} were expected. " + HOW,
             "example": "return torch.cat([head, out], dim=1) -> return pos",
+        },
+    },
+    "09.VisionTransformer": {  # edits of reference.vit64
+        "no_final_norm": {
+            "message": "the final LayerNorm is missing: apply self.norm to the output of the last "
+            "block before the head (pre-LN blocks leave the residual stream unnormalized).",
+            "wrong": NO_NORM,
+        },
+        "no_pos_embed": {
+            "message": "the position embedding is not added: x = cat([cls, patches]) + pos_embed.",
+            "wrong": NO_POS,
+        },
+        "pos_embed_subtracted": {
+            "message": "pos_embed is subtracted: add it, x = cat([cls, patches]) + pos_embed.",
+            "wrong": 'x + st["pos_embed"] -> x - st["pos_embed"]',
+        },
+        "pos_embed_skips_cls": {
+            "message": "pos_embed is added before the CLS token is prepended, so the CLS token "
+            "gets no position embedding: prepend first, then add all N + 1 rows.",
+            "wrong": (NO_POS, 'cat([cls, x] -> cat([cls, x + st["pos_embed"][:, 1:]]'),
+        },
+        "pos_embed_before_cls": {
+            "message": "pos_embed is added to the patches before the CLS token is prepended (its "
+            "first N rows): prepend the CLS token first, then add all N + 1 rows.",
+            "wrong": (NO_POS, 'cat([cls, x] -> cat([cls, x + st["pos_embed"][:, :-1]]'),
+        },
+        "first_patch": {
+            "message": "the head reads the first patch, x[:, 1]: the CLS token is token 0, x[:, "
+            "0].",
+            "wrong": "x[:, 0] -> x[:, 1]",
+        },
+        "no_cls": {
+            "message": "there is no CLS token in the sequence: prepend cls_token (expanded to (B, "
+            "1, d_model)) to the patch embeddings, add pos_embed, and classify from x[:, 0].",
+            # read from the mean or the first token, with the position embedding or none, with
+            # the final LayerNorm or none
+            "wrong": [
+                (NO_CLS, *pool, pos, *norm)
+                for pool in ((MEAN,), ())
+                for pos in (POS_OF_PATCHES, NO_POS)
+                for norm in ((), (NO_NORM,))
+            ],
+        },
+        "cls_at_end": {
+            "message": "the CLS token is appended after the patches: prepend it, torch.cat([cls, "
+            "x], dim=1), so that it is token 0 and gets pos_embed[:, 0], as attention_maps and "
+            "the head expect.",
+            "wrong": [
+                ("cat([cls, x] -> cat([x, cls]", "x[:, 0] -> x[:, -1]"),
+                "cat([cls, x] -> cat([x, cls]",
+            ],  # fmt: skip
+        },
+        "blocks_not_run": {
+            "message": "the blocks do not run: feed the tokens through each of them, for block in "
+            "self.blocks: x = block(x).",
+            "wrong": 'range(init["num_layers"]) -> range(0)',
+        },
+        "mean_pooling": {
+            "message": "the head reads the mean of all tokens: classify from the CLS token, x[:, "
+            "0].",
+            "wrong": MEAN,
+        },
+        "mean_pooling_patches": {
+            "message": "the head reads the mean of the patch tokens: classify from the CLS token, "
+            "x[:, 0] (mean pooling is an open exercise).",
+            "wrong": "x[:, 0] -> x[:, 1:].mean(1)",
+        },
+        "last_token": {
+            "message": "the head reads the last token: the CLS token is the first one, x[:, 0].",
+            "wrong": "x[:, 0] -> x[:, -1]",
+        },
+        "post_ln_blocks": {
+            "message": "the blocks are post-LN: build them with norm_first=True (pre-LN, as in "
+            "ViT).",
+            "wrong": '"norm_first": True -> "norm_first": False',
         },
     },
 }
