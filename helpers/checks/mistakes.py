@@ -103,15 +103,17 @@ def variants(
     kwargs: dict | None = None,
     *,
     pick: Callable[[Any], Any] = lambda out: out,
-    fields: dict | None = None,
+    fields: dict | Callable[[Any], dict] | None = None,
     only: Callable[[Any], bool] = lambda out: True,
     codes: tuple[str, ...] | None = None,
 ) -> list[tuple]:
     """``(variant, message, code)`` for each wrong program of ``mistakes`` (of ``codes`` only,
     in that order, where given), in order: a variant computes ``pick`` of the program's output
     on ``args`` when the judge asks for it; ``only`` keeps the programs whose (whole) output it
-    accepts (e.g. that leave the weights right)."""
+    accepts (e.g. that leave the weights right). ``fields`` fill in the messages; a function of
+    the program gives each program's own (the base a "10000.0 -> 100.0" edit uses)."""
     kwargs = kwargs or {}
+    fill = fields if callable(fields) else lambda spec: fields or {}
     chosen = mistakes.values() if codes is None else [mistakes[c] for c in codes]
 
     def run(spec):
@@ -119,7 +121,7 @@ def variants(
         return pick(out) if only(out) else None
 
     return [
-        (lambda spec=spec: run(spec), m.say(**(fields or {})), m.code)
+        (lambda spec=spec: run(spec), m.say(**fill(spec)), m.code)
         for m in chosen
         for spec in m.wrong
     ]

@@ -146,41 +146,16 @@ def mha64(
     return (drop(out) if dropout_at == "output" else out), weights
 
 
-def sinusoidal64(
-    max_len: int,
-    d_model: int,
-    *,
-    swap: bool = False,
-    exponent: str = "2i/d",
-    sign: float = -1.0,
-    layout: str = "interleave",
-    base: float = 10000.0,
-) -> torch.Tensor:
-    """Reference table in float64, PE[pos, 2i] = sin(pos / 10000^(2i/d)), PE[pos, 2i+1] = cos(...).
-
-    The keyword arguments make the known wrong variants: sin and cos swapped, another exponent
-    (``"j/d"``: the column index instead of 2i, ``"i/d"``: the factor 2 forgotten), a positive
-    exponent (``sign=+1``: positions multiplied by 10000^(2i/d)), sin in the first half and cos
-    in the second (``layout="halves"``).
-    """
+def sinusoidal64(max_len: int, d_model: int, x=None, p: float = 0.0, training: bool = False):
+    """Reference table in float64, PE[pos, 2i] = sin(pos / 10000^(2i/d)), PE[pos, 2i+1] = cos(...);
+    given x (B, max_len, d_model), PositionalEncoding's forward: dropout(x + PE). Notebook 04's
+    catalogue's wrong tables and modules are edits of it."""
     pos = torch.arange(max_len, dtype=torch.float64)[:, None]  # (max_len, 1)
     j = torch.arange(d_model, dtype=torch.float64)  # column index
-    if layout == "halves":
-        half = d_model // 2
-        i = torch.arange(half, dtype=torch.float64)
-        angle = pos * torch.pow(base, sign * 2 * i / d_model)
-        first, second = (angle.cos(), angle.sin()) if swap else (angle.sin(), angle.cos())
-        return torch.cat([first, second], dim=-1)
-    power = {
-        "2i/d": 2 * torch.div(j, 2, rounding_mode="floor") / d_model,
-        "j/d": j / d_model,
-        "i/d": torch.div(j, 2, rounding_mode="floor") / d_model,
-    }[exponent]
-    angle = pos * torch.pow(base, sign * power)  # (max_len, d_model)
-    even = j.long() % 2 == 0
-    if swap:
-        return torch.where(even, angle.cos(), angle.sin())
-    return torch.where(even, angle.sin(), angle.cos())
+    two_i = 2 * torch.div(j, 2, rounding_mode="floor")  # columns 2i and 2i+1 share a frequency
+    angle = pos * torch.pow(10000.0, -two_i / d_model)  # (max_len, d_model)
+    pe = torch.where(j % 2 == 0, angle.sin(), angle.cos())
+    return pe if x is None else F.dropout(x.double() + pe, p, training)
 
 
 def layer_norm64(

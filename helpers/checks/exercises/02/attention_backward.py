@@ -1,6 +1,6 @@
 """Notebook 02, the stretch: the backward pass of scaled dot-product attention by hand (the
-gradients of q, k and v from the output's gradient), against float64 formulas with switches
-for the textbook slips."""
+gradients of q, k and v from the output's gradient), against a float64 reference whose edits are
+the textbook slips (exercises/02/catalogue.py)."""
 
 from __future__ import annotations
 
@@ -19,73 +19,34 @@ from ...framework import (
     expect_tensor,
     expect_tuple,
     fmt_shape,
-    named,
     randn,
     register,
 )
+from ...mistakes import variants
 from ...probes import ATTENTION_BUILTINS, AUTOGRAD, mask_with_a_key_per_row, transpose_all
 
-GRAD_MISTAKES = {
-    "grad_v_not_transposed": "grad_v = weights @ grad_out: each value v_j was used by every "
-    "query with weight w_ij, so grad_v = weightsᵀ @ grad_out (shape (..., T_k, d_v)).",
-    "mask_ignored": "the mask is ignored: recompute the weights exactly as the forward pass "
-    "did, with the blocked scores at -inf (a blocked key gets weight 0 and no gradient).",
-    "no_scale": "the scaling is missing from the backward pass: the scores are q kᵀ / sqrt(d_k), "
-    "so the gradient of q kᵀ is the scores' gradient divided by sqrt(d_k) = sqrt({d_k}).",
-    "scale_multiplied": "the scores' gradient is multiplied by sqrt(d_k): the forward pass "
-    "divided by sqrt(d_k), so the backward pass divides too.",
-    "scaled_twice": "the scores' gradient is divided by d_k = sqrt(d_k)² (the scaling applied "
-    "twice, or d_k where sqrt(d_k) belongs): divide it by sqrt(d_k) once (d_k = {d_k}).",
-    "softmax_diagonal_only": "the softmax's backward uses only the Jacobian's diagonal, "
-    "w (1 - w) grad_w: grad_scores = w * (grad_w - sum(grad_w * w, -1)), the backward you "
-    "wrote in notebook 01.",
-    "softmax_no_sum": "the softmax's backward drops the weighted sum: these are the gradients "
-    "of grad_scores = w * grad_w (diag(w) alone, not the Jacobian diag(w) - w wᵀ). Weight j "
-    "moves when any score of its row does: grad_scores = w * (grad_w - sum(grad_w * w, -1)), "
-    "notebook 01's softmax_backward.",
-    "softmax_unweighted_sum": "the softmax's backward subtracts the plain sum of grad_w: the "
-    "sum is weighted by the weights, grad_scores = w * (grad_w - sum(grad_w * w, -1)), "
-    "notebook 01's softmax_backward.",
-    "softmax_skipped": "the softmax's backward is skipped (grad_scores = grad_weights): "
-    "grad_scores = w * (grad_w - sum(grad_w * w, -1)), notebook 01's softmax_backward.",
-    "softmax_sign": "the softmax's backward adds the weighted sum: grad_scores = w * (grad_w - "
-    "sum(grad_w * w, -1)), minus.",
-    "grad_weights_from_keys": "grad_weights = grad_out @ kᵀ: the weights multiplied the values, "
-    "so grad_weights = grad_out @ vᵀ.",
-    "grad_k_not_transposed": "grad_k = grad_scores @ q: key j's gradient collects over the "
-    "queries, grad_k = grad_scoresᵀ @ q.",
-    "grad_q_from_q": "grad_q uses q: scores = q kᵀ, so grad_q = grad_scores @ k (and grad_k = "
-    "grad_scoresᵀ @ q).",
-}
 
-
-def attention_backward64(q, k, v, grad_out, mask=None, *, scale_mode="right", softmax="full",
-                         mask_mode="before", grad_w_from="v"):  # fmt: skip
+def attention_backward64(q, k, v, grad_out, mask=None):
     """Reference: (grad_q, grad_k, grad_v) of sum(out * grad_out), out = softmax(q kᵀ / sqrt(d_k)
-    masked) v, in float64; the switches make the known mistakes (grad_w_from "k": grad_out @ kᵀ;
-    scale_mode "none", "multiplied", "twice"; softmax "diagonal", "skipped", "sign", "no_sum",
-    "unweighted";
-    mask_mode "ignored")."""
+    masked) v, in float64. The catalogue's wrong programs are edits of it
+    (exercises/02/catalogue.py)."""
     q, k, v, g = (t.double() for t in (q, k, v, grad_out))
     root = math.sqrt(q.size(-1))
     scores = q @ k.transpose(-2, -1) / root
-    if mask is not None and mask_mode == "before":
+    if mask is not None:
         scores = scores.masked_fill(~mask, -math.inf)
     w = scores.softmax(-1)  # (..., T_q, T_k)
     grad_v = w.transpose(-2, -1) @ g
-    grad_w = g @ (k if grad_w_from == "k" else v).transpose(-2, -1)
+    grad_w = g @ v.transpose(-2, -1)
     weighted = (grad_w * w).sum(-1, keepdim=True)
-    grad_s = {
-        "full": w * (grad_w - weighted),
-        "diagonal": w * (1 - w) * grad_w,
-        "skipped": grad_w,
-        "no_sum": w * grad_w,
-        "sign": w * (grad_w + weighted),
-        "unweighted": w * (grad_w - grad_w.sum(-1, keepdim=True)),
-    }[softmax]
-    grad_s = grad_s * {"right": 1 / root, "none": 1.0, "multiplied": root,
-                       "twice": 1 / root**2}[scale_mode]  # fmt: skip
+    grad_s = w * (grad_w - weighted) / root
     return grad_s @ k, grad_s.transpose(-2, -1) @ q, grad_v
+
+
+#: the mistakes in the scores' gradient, asked of grad_q and grad_k
+SCORES = ("no_scale", "scale_multiplied", "scaled_twice", "softmax_diagonal_only",
+          "softmax_skipped", "softmax_no_sum", "softmax_sign",
+          "softmax_unweighted_sum")  # fmt: skip
 
 
 @register
@@ -94,6 +55,7 @@ class AttentionBackwardCheck(Exercise):
     title = "the backward pass of scaled dot-product attention, by hand"
     points = 3.0
     forbid = (*ATTENTION_BUILTINS, *AUTOGRAD)
+    reference64 = staticmethod(attention_backward64)
 
     def probes(self, gen):
         causal = torch.ones(6, 6, dtype=torch.bool).tril()
@@ -130,7 +92,7 @@ class AttentionBackwardCheck(Exercise):
             if tuple(t.shape) != shape:
                 hint = f"the gradient of {x} has {x}'s shape, {fmt_shape(shape)}"
                 if n == "grad_v" and tuple(t.shape) == (*q.shape[:-1], v.shape[-1]):
-                    raise Fail(GRAD_MISTAKES["grad_v_not_transposed"], "grad_v_not_transposed")
+                    raise self.fail("grad_v_not_transposed")
                 if n == "grad_k" and tuple(t.shape) == shapes[0]:
                     hint += ": key j's gradient collects over the queries, grad_scoresᵀ @ q"
                 raise Fail(f"{n} has shape {fmt_shape(t.shape)}, expected {fmt_shape(shape)}: "
@@ -141,38 +103,20 @@ class AttentionBackwardCheck(Exercise):
             expect_finite(t, n)
         ref = attention_backward64(q, k, v, g, mask)
         _order(got, ref)
-        fields = {"d_k": q.size(-1)}
+        masked = ("mask_ignored",) if mask is not None else ()
 
-        def variant(i, **kw):
-            return lambda: attention_backward64(q, k, v, g, mask, **kw)[i]
+        def wrong(i, *codes):
+            args, fields = (q, k, v, g, mask), {"d_k": q.size(-1)}
+            pick = lambda o: o[i]  # noqa: E731
+            return variants(self.mistakes, attention_backward64, args, pick=pick, fields=fields,
+                            codes=masked + codes)  # fmt: skip
 
-        masked = {"mask_ignored": variant(2, mask_mode="ignored")} if mask is not None else {}
-        same_t = q.size(-2) == k.size(-2)
-        expect_close(got[2], ref[2], "grad_v", mistakes=named(
-            GRAD_MISTAKES, fields, **masked,
-            grad_v_not_transposed=(lambda: _w64(q, k, mask) @ g.double()) if same_t else [],
-        ))  # fmt: skip
-        for i in (0, 1):
-            masked = {"mask_ignored": variant(i, mask_mode="ignored")} if mask is not None else {}
-            mistakes = named(
-                GRAD_MISTAKES,
-                fields,
-                **masked,
-                no_scale=variant(i, scale_mode="none"),
-                scale_multiplied=variant(i, scale_mode="multiplied"),
-                scaled_twice=variant(i, scale_mode="twice"),
-                softmax_diagonal_only=variant(i, softmax="diagonal"),
-                softmax_skipped=variant(i, softmax="skipped"),
-                softmax_no_sum=variant(i, softmax="no_sum"),
-                softmax_sign=variant(i, softmax="sign"),
-                softmax_unweighted_sum=variant(i, softmax="unweighted"),
-                grad_weights_from_keys=variant(i, grad_w_from="k") if v.shape == k.shape else [],
-            )
-            if q.shape == k.shape:  # grad_scores @ q: grad_k untransposed, or grad_q from q
-                code = "grad_k_not_transposed" if i == 1 else "grad_q_from_q"
-                mistakes += named(GRAD_MISTAKES, **{code: lambda: _grad_s64(q, k, v, g, mask)
-                                                    @ q.double()})  # fmt: skip
-            expect_close(got[i], ref[i], names[i], mistakes=mistakes)
+        same_t = ("grad_v_not_transposed",) if q.size(-2) == k.size(-2) else ()
+        expect_close(got[2], ref[2], "grad_v", mistakes=wrong(2, *same_t))
+        from_keys = ("grad_weights_from_keys",) if v.shape == k.shape else ()
+        for i, untransposed in enumerate(("grad_q_from_q", "grad_k_not_transposed")):
+            q_for_k = (untransposed,) if q.shape == k.shape else ()  # grad_scores @ q
+            expect_close(got[i], ref[i], names[i], mistakes=wrong(i, *SCORES, *from_keys, *q_for_k))
 
 
 def _order(got, ref) -> None:
@@ -187,16 +131,3 @@ def _order(got, ref) -> None:
                 "grad_v), in the order of the inputs.",
                 "swapped_outputs",
             )
-
-
-def _w64(q, k, mask):
-    scores = q.double() @ k.double().transpose(-2, -1) / math.sqrt(q.size(-1))
-    if mask is not None:
-        scores = scores.masked_fill(~mask, -math.inf)
-    return scores.softmax(-1)
-
-
-def _grad_s64(q, k, v, g, mask):
-    w = _w64(q, k, mask)
-    grad_w = g.double() @ v.double().transpose(-2, -1)
-    return w * (grad_w - (grad_w * w).sum(-1, keepdim=True)) / math.sqrt(q.size(-1))

@@ -174,4 +174,76 @@ CATALOGUE = {
             "example": "[:, None, None, :] -> [None, :, None, :]",
         },
     },
+    "02.attention_backward": {  # edits of attention_backward64
+        "mask_ignored": {
+            "message": "the mask is ignored: recompute the weights exactly as the forward pass "
+            "did, with the blocked scores at -inf (a blocked key gets weight 0 and no gradient).",
+            "wrong": "if mask is not None: -> if False:",
+        },
+        "grad_v_not_transposed": {
+            "message": "grad_v = weights @ grad_out: each value v_j was used by every query with "
+            "weight w_ij, so grad_v = weightsᵀ @ grad_out (shape (..., T_k, d_v)).",
+            "wrong": "grad_v = w.transpose(-2, -1) @ g -> grad_v = w @ g",
+        },
+        "no_scale": {
+            "message": "the scaling is missing from the backward pass: the scores are q kᵀ / "
+            "sqrt(d_k), so the gradient of q kᵀ is the scores' gradient divided by sqrt(d_k) = "
+            "sqrt({d_k}).",
+            "wrong": "(grad_w - weighted) / root -> (grad_w - weighted)",
+        },
+        "scale_multiplied": {
+            "message": "the scores' gradient is multiplied by sqrt(d_k): the forward pass "
+            "divided by sqrt(d_k), so the backward pass divides too.",
+            "wrong": "(grad_w - weighted) / root -> (grad_w - weighted) * root",
+        },
+        "scaled_twice": {
+            "message": "the scores' gradient is divided by d_k = sqrt(d_k)² (the scaling applied "
+            "twice, or d_k where sqrt(d_k) belongs): divide it by sqrt(d_k) once (d_k = {d_k}).",
+            "wrong": "(grad_w - weighted) / root -> (grad_w - weighted) / root**2",
+        },
+        "softmax_diagonal_only": {
+            "message": "the softmax's backward uses only the Jacobian's diagonal, w (1 - w) "
+            "grad_w: grad_scores = w * (grad_w - sum(grad_w * w, -1)), the backward you wrote in "
+            "notebook 01.",
+            "wrong": "w * (grad_w - weighted) -> w * (1 - w) * grad_w",
+        },
+        "softmax_skipped": {
+            "message": "the softmax's backward is skipped (grad_scores = grad_weights): "
+            "grad_scores = w * (grad_w - sum(grad_w * w, -1)), notebook 01's softmax_backward.",
+            "wrong": "w * (grad_w - weighted) -> grad_w",
+        },
+        "softmax_no_sum": {
+            "message": "the softmax's backward drops the weighted sum: these are the gradients "
+            "of grad_scores = w * grad_w (diag(w) alone, not the Jacobian diag(w) - w wᵀ). "
+            "Weight j moves when any score of its row does: grad_scores = w * (grad_w - "
+            "sum(grad_w * w, -1)), notebook 01's softmax_backward.",
+            "wrong": "w * (grad_w - weighted) -> w * grad_w",
+        },
+        "softmax_sign": {
+            "message": "the softmax's backward adds the weighted sum: grad_scores = w * (grad_w "
+            "- sum(grad_w * w, -1)), minus.",
+            "wrong": "grad_w - weighted -> grad_w + weighted",
+        },
+        "softmax_unweighted_sum": {
+            "message": "the softmax's backward subtracts the plain sum of grad_w: the sum is "
+            "weighted by the weights, grad_scores = w * (grad_w - sum(grad_w * w, -1)), notebook "
+            "01's softmax_backward.",
+            "wrong": "weighted = (grad_w * w).sum -> weighted = grad_w.sum",
+        },
+        "grad_weights_from_keys": {
+            "message": "grad_weights = grad_out @ kᵀ: the weights multiplied the values, so "
+            "grad_weights = grad_out @ vᵀ.",
+            "wrong": "grad_w = g @ v.transpose -> grad_w = g @ k.transpose",
+        },
+        "grad_q_from_q": {
+            "message": "grad_q uses q: scores = q kᵀ, so grad_q = grad_scores @ k (and grad_k = "
+            "grad_scoresᵀ @ q).",
+            "wrong": "return grad_s @ k, -> return grad_s @ q,",
+        },
+        "grad_k_not_transposed": {
+            "message": "grad_k = grad_scores @ q: key j's gradient collects over the queries, "
+            "grad_k = grad_scoresᵀ @ q.",
+            "wrong": "grad_s.transpose(-2, -1) @ q -> grad_s @ q",
+        },
+    },
 }

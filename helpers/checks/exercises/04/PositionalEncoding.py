@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import torch
+from torch import nn
 
 from ...framework import (
     Exercise,
@@ -14,35 +15,41 @@ from ...framework import (
     expect_finite,
     expect_like,
     expect_tensor,
-    named,
     randint,
     randn,
     register,
 )
+from ...mistakes import variants
 from ...modules import judge_module_info
-from ...probes import P_IGNORED, judge_dropout, train_mode_parts
+from ...probes import judge_dropout, train_mode_parts
 from ...properties import PropertyMixin
 from ...references import sinusoidal64
-from ...run.modules import fixed_dropout
+from ...run.modules import dropout_fixed
 from ...run.relations import props
+from .catalogue import TABLE
 from .tables import check_sign, table_atol, table_faults, table_mistakes
 
-PE_MISTAKES = {
-    "dropout_before_adding_pe": "dropout is applied to x before pe is added: apply it to the "
-    "sum, self.dropout(x + self.pe[:T]).",
-    "dropout_on_pe": "dropout is applied to pe alone: apply it to the sum, self.dropout(x + "
-    "self.pe[:T]).",
-    "dropout_p_ignored": P_IGNORED[0],
-    "x_scaled": "x is multiplied by sqrt(d_model): in this series the token embedding does that "
-    "scaling (notebook 06); PositionalEncoding only adds pe[:T].",
-    "table_only": "the output is the table alone: return x + pe[:T].",
-    "pe_not_added": "the output equals the input: add pe[:T] to x.",
-    "pe_subtracted": "the output is x - pe[:T]: add the table, x + pe[:T].",
-    "sliced_by_batch": "pe is sliced by x.size(0), the batch size: the positions run along dim "
-    "1 of x (B, T, d_model), so add self.pe[: x.size(1)]. (The PyTorch tutorial's table "
-    "(max_len, 1, d_model) is made for x (T, B, d_model); any layout of pe is fine if row t is "
-    "added to position t.)",
-}
+
+def pe_as_learner(forward64):
+    """The module a learner writes of sinusoidal64 (or of a wrong program made of it): its
+    buffer pe, its forward given x, its dropout through F.dropout (the check's fixed masks)."""
+
+    class PositionalEncoding(nn.Module):
+        def __init__(self, d_model, max_len=5000, dropout=0.1):
+            super().__init__()
+            self.d_model, self.p = d_model, dropout
+            self.register_buffer("pe", forward64(max_len, d_model).float())
+
+        def forward(self, x):
+            out = forward64(x.size(1), self.d_model, x.cpu(), self.p, self.training)
+            return out.to(x)
+
+    return PositionalEncoding
+
+
+#: the module's mistakes in eval mode, after the table's (its mistakes in training mode: the rest)
+FORWARD = ("x_scaled", "table_only", "pe_not_added", "pe_subtracted", "sliced_by_batch")
+DROPOUT = ("dropout_before_adding_pe", "dropout_on_pe", "dropout_p_ignored")
 
 
 @register
@@ -51,6 +58,8 @@ class PositionalEncodingCheck(PropertyMixin, Exercise):
     title = "the positional-encoding module"
     points = 2.0
     kind = "module"
+    reference64 = staticmethod(sinusoidal64)
+    learner = staticmethod(pe_as_learner)
 
     def probes(self, gen):
         first = {"d_model": 16, "max_len": 64}
@@ -94,27 +103,15 @@ class PositionalEncodingCheck(PropertyMixin, Exercise):
         (x,) = probe.args
         d_model, p = probe.init["d_model"], probe.init["dropout"]
         seed = probe.kwargs["dropout_seed"]
-        x64, pe = x.double(), sinusoidal64(x.shape[1], d_model)
+        args = (x.shape[1], d_model, x.double(), p, True)
         self.judge_forward(probe, evald)
         train = expect_tensor(train, "the training-mode output")
         expect_like(train, x.shape, x.dtype, "the training-mode output")
-
-        def drop(t, q=p):
-            return fixed_dropout(t, q, seed)
-
-        judge_dropout(
-            train,
-            evald,
-            calls,
-            drop(x64 + pe),
-            named(
-                PE_MISTAKES,
-                dropout_before_adding_pe=lambda: drop(x64) + pe,
-                dropout_on_pe=lambda: x64 + drop(pe),
-                dropout_p_ignored=lambda: drop(x64 + pe, 0.1),
-            ),
-            "after adding pe, self.dropout(x + self.pe[:T])",
-        )
+        with dropout_fixed(seed):  # F.dropout with the masks the learner's module got
+            mistakes = variants(self.mistakes, sinusoidal64, args, codes=DROPOUT)
+            ref = sinusoidal64(*args)
+            where = "after adding pe, self.dropout(x + self.pe[:T])"
+            judge_dropout(train, evald, calls, ref, mistakes, where)
 
     def judge_value(self, probe, out):
         if probe.runner == "module_info":
@@ -129,24 +126,16 @@ class PositionalEncodingCheck(PropertyMixin, Exercise):
         got = expect_tensor(out)
         expect_like(got, x.shape, x.dtype)
         expect_finite(got)
-        x64 = x.double()
-        pe = sinusoidal64(T, d_model)
-        check_sign(got, x64 + pe, T, d_model, wrap=lambda p: x64 + p)
+        args = (T, d_model, x.double())
+        ref = sinusoidal64(*args)
+        check_sign(self.mistakes, got, ref, args)
         expect_close(
             got,
-            x64 + pe,
+            ref,
             atol=table_atol(T) + 1e-5,
             rtol=1e-4,
-            mistakes=table_mistakes(T, d_model, wrap=lambda p: x64 + p)
-            + named(
-                PE_MISTAKES,
-                x_scaled=lambda: x64 * math.sqrt(d_model) + pe,
-                table_only=lambda: pe.expand_as(x64),
-                pe_not_added=x64,
-                pe_subtracted=lambda: x64 - pe,
-                sliced_by_batch=lambda: x64 + sinusoidal64(x.shape[0], d_model)[:, None, :],
-            ),
-            explain=lambda got: table_faults((got.double() - x64).flatten(0, -3)[0]),
+            mistakes=table_mistakes(self.mistakes, args, tuple(TABLE) + FORWARD),
+            explain=lambda got: table_faults((got.double() - args[2]).flatten(0, -3)[0]),
         )
 
     def judge_info(self, probe, info):

@@ -23,6 +23,7 @@ class SinusoidalPositionalEncodingCheck(Exercise):
     id = "04.sinusoidal_positional_encoding"
     title = "the sinusoidal position table"
     points = 2.0
+    reference64 = staticmethod(sinusoidal64)
 
     def probes(self, gen):
         yield Probe("max_len=3, d_model=4", args=(3, 4), cpu_only=True)
@@ -48,14 +49,9 @@ class SinusoidalPositionalEncodingCheck(Exercise):
             "make the table in float32, torch's default: torch.arange(..., dtype=torch.float32)",
         )
         expect_finite(got, "the table")
+        ref = sinusoidal64(max_len, d_model)
+        check_sign(self.mistakes, got, ref, probe.args)
+        mistakes = table_mistakes(self.mistakes, probe.args)
         atol = table_atol(max_len)
-        check_sign(got, sinusoidal64(max_len, d_model), max_len, d_model)
-        expect_close(
-            got,
-            sinusoidal64(max_len, d_model),
-            "the table",
-            atol=atol,
-            rtol=1e-4,
-            mistakes=table_mistakes(max_len, d_model),
-            explain=table_faults,
-        )
+        expect_close(got, ref, "the table", atol=atol, rtol=1e-4, mistakes=mistakes,
+                     explain=table_faults)  # fmt: skip

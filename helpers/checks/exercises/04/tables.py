@@ -1,71 +1,37 @@
 """Notebook 04: what the checks of the table and of the module that adds it share (the
-table's known mistakes and faults)."""
+table's known mistakes, exercises/04/catalogue.py, and its faults)."""
 
 from __future__ import annotations
 
 import torch
 
-from ...framework import (
-    Fail,
-    close,
-    fmt_values,
-    named,
-)
+from ...framework import Fail, close, fmt_values
+from ...mistakes import ARROW, program, variants
 from ...references import sinusoidal64
-
-TABLE_MISTAKES = {
-    "sin_cos_swapped": "sin and cos are swapped: even columns (0, 2, 4, ...) hold sin, odd "
-    "columns hold cos.",
-    "exponent_column_index": "the exponent is wrong: you used the column index j in "
-    "10000^(j/d_model); columns 2i and 2i+1 share one frequency, 10000^(2i/d_model) with "
-    "i = j // 2 (torch.arange(0, d_model, 2)).",
-    "exponent_without_2": "the exponent is wrong: 10000^(i/d_model) misses the factor 2; use "
-    "10000^(2i/d_model), i.e. torch.arange(0, d_model, 2) / d_model.",
-    "exponent_sign": "the exponent has the wrong sign: positions are *divided* by "
-    "10000^(2i/d_model) (frequencies go down with i), not multiplied.",
-    "halves_not_interleaved": "sin and cos each fill one half of the columns (one the first "
-    "half, the other the second half): this series interleaves them (sin on even columns, cos "
-    "on odd).",
-    "positions_from_1": "the positions start at 1: the first row is position 0 (sin 0 = 0, "
-    "cos 0 = 1), torch.arange(max_len).",
-}
+from .catalogue import TABLE
 
 
-def table_mistakes(max_len: int, d_model: int, wrap=lambda pe: pe) -> list:
-    """(variant, message, code) for the common mistakes in building the table."""
+def table_mistakes(mistakes: dict, args: tuple, codes=tuple(TABLE)) -> list:
+    """(variant, message, code) of the catalogue's ``codes`` on sinusoidal64(*args); the base a
+    wrong_base edit ("10000.0 -> 100.0") uses fills in its message."""
 
-    def v(**kw):
-        return lambda: wrap(sinusoidal64(max_len, d_model, **kw))
+    def fields(spec):
+        wrong_base = isinstance(spec, str) and spec.startswith("10000.0")
+        return {"base": float(spec.partition(ARROW)[2])} if wrong_base else {}
 
-    return named(
-        TABLE_MISTAKES,
-        sin_cos_swapped=v(swap=True),
-        exponent_column_index=v(exponent="j/d"),
-        exponent_without_2=v(exponent="i/d"),
-        exponent_sign=v(sign=+1.0),
-        halves_not_interleaved=[v(layout="halves"), v(layout="halves", swap=True)],
-        positions_from_1=lambda: wrap(sinusoidal64(max_len + 1, d_model)[1:]),
-    ) + [
-        (
-            v(base=base),
-            f"the base is {base:g}: the angles are pos / 10000^(2i/d_model), base 10000.",
-            "wrong_base",
-        )
-        for base in (1000.0, 100.0, 100000.0)
-    ]
+    return variants(mistakes, sinusoidal64, args, fields=fields, codes=codes)
 
 
-def check_sign(
-    got: torch.Tensor, ref: torch.Tensor, max_len: int, d_model: int, wrap=lambda pe: pe
-) -> None:
+def check_sign(mistakes: dict, got: torch.Tensor, ref: torch.Tensor, args: tuple) -> None:
     """With a positive exponent the high-frequency angles are huge and float32 sin is noise there,
     so recognise that mistake on the first four columns, where the angles are still exact."""
-    cols = slice(0, min(4, d_model))
+    cols = slice(0, min(4, args[1]))
     if close(got[..., cols], ref[..., cols], 1e-4, 1e-4):
         return
-    variant = wrap(sinusoidal64(max_len, d_model, sign=+1.0))
+    sign = mistakes["exponent_sign"]
+    variant = program(sinusoidal64, sign.wrong[0])(*args)
     if close(got[..., cols], variant[..., cols], 1e-3, 1e-3) and not close(got, ref, 1e-3, 1e-3):
-        raise Fail(*table_mistakes(max_len, d_model)[3][1:])
+        raise Fail(sign.message, sign.code)
 
 
 def table_faults(pe: torch.Tensor) -> Fail | None:

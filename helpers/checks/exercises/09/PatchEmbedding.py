@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import torch.nn.functional as F
+from torch import nn
 
 from ...framework import (
     Exercise,
@@ -13,20 +13,28 @@ from ...framework import (
     expect_like,
     expect_tensor,
     fmt_shape,
-    named,
     randn,
     register,
 )
+from ...mistakes import variants
 from ...modules import expect_names, judge_module_info
 from .reference import conv_state, embed64
 
-EMBED_MISTAKES = {
-    "no_transpose": "Conv2d's output (B, d_model, N) was reshaped to (B, N, d_model) without a "
-    "transpose: this scrambles patches and features. Use .flatten(2).transpose(1, 2).",
-    "column_major": "the patches are in column-major order: flatten the (H/p, W/p) grid row by "
-    "row, .flatten(2) on (B, d_model, H/p, W/p).",
-    "no_bias": "the bias of proj is not applied.",
-}
+
+def embed_as_learner(embed):
+    """The module a learner writes of embed64 (or of a wrong program made of it)."""
+
+    class PatchEmbedding(nn.Module):
+        def __init__(self, img_size, patch_size, in_channels, d_model):
+            super().__init__()
+            self.num_patches, self.patch_size = (img_size // patch_size) ** 2, patch_size
+            self.proj = nn.Conv2d(in_channels, d_model, patch_size, stride=patch_size)
+
+        def forward(self, images):
+            state = {k: v.cpu() for k, v in self.proj.named_parameters()}
+            return embed(state, images.cpu(), self.patch_size, "").to(images)
+
+    return PatchEmbedding
 
 
 @register
@@ -35,6 +43,8 @@ class PatchEmbeddingCheck(Exercise):
     title = "the patch embedding"
     points = 2.0
     kind = "module"
+    reference64 = staticmethod(embed64)
+    learner = staticmethod(embed_as_learner)
 
     def probes(self, gen):
         def init(img, p, C, d):
@@ -82,15 +92,8 @@ class PatchEmbeddingCheck(Exercise):
             )
         expect_like(got, (B, N, d), images.dtype)
         expect_finite(got)
-        ref = embed64(probe.state, images, p)
-        w, bias = probe.state["proj.weight"].double(), probe.state["proj.bias"].double()
-        conv = F.conv2d(images.double(), w, bias, stride=p)  # (B, d, h, w)
-        mistakes = named(
-            EMBED_MISTAKES,
-            no_transpose=lambda: conv.reshape(B, N, d),
-            column_major=lambda: conv.transpose(2, 3).flatten(2).transpose(1, 2),
-            no_bias=lambda: ref - bias,
-        )
+        args = (probe.state, images, p)
+        ref, mistakes = embed64(*args), variants(self.mistakes, embed64, args)
         expect_close(got, ref, mistakes=mistakes)
 
     def judge_info(self, probe, info):

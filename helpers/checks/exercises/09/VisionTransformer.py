@@ -18,6 +18,7 @@ from ...framework import (
     randn,
     register,
 )
+from ...mistakes import variants
 from ...modules import expect_names, judge_maps, judge_module_info
 from ...parts import PartsMixin
 from ...probes import P_TRAIN, fixed_drops
@@ -27,10 +28,32 @@ from .reference import (
     embed64,
     vit64,
     vit_init,
-    vit_mistakes,
     vit_names,
     vit_state,
 )
+
+
+def vit_as_learner(vit):
+    """The module a learner writes of vit64 (or of a wrong program made of it): the course's ViT
+    (helpers/blocks/vit.py) whose eval-mode logits are the program's on its weights (its
+    gradients the course ViT's; in training mode the course ViT itself)."""
+    from ....blocks.vit import VisionTransformer
+
+    class ViT(VisionTransformer):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            names = ("img_size", "patch_size", "in_channels", "num_classes", "d_model",
+                     "num_heads", "num_layers", "d_ff")  # fmt: skip
+            self.init = dict(zip(names, args)) | kwargs
+
+        def forward(self, images):  # the program's logits, the course ViT's gradients
+            course = super().forward(images)
+            if self.training:
+                return course
+            state = {k: t.detach().cpu() for k, t in self.state_dict().items()}
+            return course + (vit(self.init, state, images.cpu()).to(course) - course).detach()
+
+    return ViT
 
 
 @register
@@ -45,6 +68,8 @@ class VisionTransformerCheck(PartsMixin, Exercise):
     title = "the Vision Transformer"
     points = 4.0
     kind = "module"
+    reference64 = staticmethod(vit64)
+    learner = staticmethod(vit_as_learner)
 
     def probes(self, gen):
         base = vit_init()
@@ -88,8 +113,8 @@ class VisionTransformerCheck(PartsMixin, Exercise):
             def maps(on):
                 return vit64(init, st, images, maps=True, maps_on=on)
 
-            variants = {"maps_without_norm1": maps("raw"), "maps_on_embedding": maps("embedding")}
-            return judge_maps(out, maps("input"), shape, images.dtype, variants)
+            wrong = {"maps_without_norm1": maps("raw"), "maps_on_embedding": maps("embedding")}
+            return judge_maps(out, maps("input"), shape, images.dtype, wrong)
         B = images.shape[0]
         got = expect_tensor(out, "the logits")
         if got.dim() == 3 and got.shape[0] == B and got.shape[-1] == init["num_classes"]:
@@ -103,12 +128,9 @@ class VisionTransformerCheck(PartsMixin, Exercise):
             return self.judge_train(probe, got)
         expect_finite(got, "the logits")
 
-        def v(**kw):
-            return lambda: vit64(init, st, images, **kw)
-
         atol = 1e-4 if images.dtype == torch.float32 else None
-        ref = vit64(init, st, images)
-        expect_close(got, ref, "the logits", atol=atol, mistakes=vit_mistakes(v))
+        ref, mistakes = vit64(init, st, images), variants(self.mistakes, vit64, (init, st, images))
+        expect_close(got, ref, "the logits", atol=atol, mistakes=mistakes)
 
     def judge_train(self, probe, got):
         """Training mode: dropout in every block; on the embedded tokens (after adding pos_embed)

@@ -13,20 +13,18 @@ from ...framework import (
     expect_like,
     expect_tensor,
     fmt_shape,
-    named,
     randn,
     register,
 )
+from ...mistakes import variants
 
 
-def patches64(images: torch.Tensor, p: int, order: str = "chw", grid: str = "row") -> torch.Tensor:
-    """(B, C, H, W) -> (B, N, C*p*p); ``order`` of the values inside a patch ("chw" right,
-    "hwc" channels-last, "cwh" pixels column-major), ``grid`` the order of the patches."""
+def patches64(images: torch.Tensor, p: int) -> torch.Tensor:
+    """(B, C, H, W) -> (B, N, C*p*p) in float64, patches row by row, each in (C, p, p) order.
+    The catalogue's wrong programs are edits of it (exercises/09/catalogue.py)."""
     B, C, H, W = images.shape
     x = images.double().reshape(B, C, H // p, p, W // p, p)  # (B, C, h, p, w, p)
-    grid_dims = (2, 4) if grid == "row" else (4, 2)
-    inner = {"chw": (1, 3, 5), "hwc": (3, 5, 1), "cwh": (1, 5, 3)}[order]
-    return x.permute(0, *grid_dims, *inner).reshape(B, -1, C * p * p)
+    return x.permute(0, 2, 4, 1, 3, 5).reshape(B, -1, C * p * p)
 
 
 @register
@@ -35,6 +33,7 @@ class PatchifyCheck(Exercise):
     title = "images as sequences of patches"
     points = 2.0
     forbid = ("torch.nn.functional.unfold", "torch.nn.Unfold.forward")
+    reference64 = staticmethod(patches64)
 
     def probes(self, gen):
         yield Probe(
@@ -63,35 +62,6 @@ class PatchifyCheck(Exercise):
             )
         expect_like(got, (B, N, D), images.dtype, "the patches")
         ref = F.unfold(images.double(), p, stride=p).transpose(1, 2)  # (B, N, C*p*p)
-        x = images.double()
-        mistakes = named(
-            PATCHIFY_MISTAKES,
-            patches_transposed=lambda: ref.transpose(1, 2) if N == D else None,
-            plain_reshape=lambda: x.reshape(B, N, D),
-            channels_last=lambda: patches64(images, p, order="hwc"),
-            column_major=lambda: patches64(images, p, grid="col"),
-            column_major_channels_last=lambda: patches64(images, p, grid="col", order="hwc"),
-            pixels_column_major=lambda: patches64(images, p, order="cwh"),
-            unfold_not_permuted=lambda: x.unfold(2, p, p).unfold(3, p, p).reshape(B, N, D),
-        )
+        codes = [c for c in self.mistakes if c != "patches_transposed" or N == D]
+        mistakes = variants(self.mistakes, patches64, probe.args, codes=codes)
         expect_close(got, ref, "the patches", mistakes=mistakes)
-
-
-PATCHIFY_MISTAKES = {
-    "patches_transposed": "the patches are transposed, (B, C*p*p, N): transpose to (B, N, C*p*p), "
-    "one row per patch.",
-    "plain_reshape": "the image was reshaped to (B, N, C*p*p) without a permute: a reshape keeps "
-    "the memory order, so each 'patch' is a run of pixels along a row. Reshape to (B, C, H/p, p, "
-    "W/p, p), permute to (B, H/p, W/p, C, p, p), then flatten.",
-    "channels_last": "each patch is flattened channels-last (p, p, C): flatten it in (C, p, p) "
-    "order, as Conv2d's weight is laid out (permute to (B, H/p, W/p, C, p, p)).",
-    "column_major": "the patches are in column-major order (down the first column first): number "
-    "them row by row, left to right, like reading text (H/p before W/p).",
-    "column_major_channels_last": "the patches are in column-major order and flattened "
-    "channels-last: use row-major patches, each flattened in (C, p, p) order.",
-    "pixels_column_major": "the pixels inside each patch are flattened column by column: keep "
-    "(C, p_row, p_col) order.",
-    "unfold_not_permuted": "the result of Tensor.unfold was reshaped without a permute: "
-    "images.unfold(2, p, p).unfold(3, p, p) is (B, C, H/p, W/p, p, p); permute it to (B, H/p, "
-    "W/p, C, p, p) so that each row holds one patch in (C, p, p) order.",
-}

@@ -6,15 +6,10 @@ import math
 
 import torch
 
-from ...framework import (
-    register,
-)
+from ...framework import REGISTRY, register
+from ...mistakes import variants
 from ...trained import TrainedModelCheck, divisors
-from .reference import (
-    vit64,
-    vit_init,
-    vit_mistakes,
-)
+from .reference import vit64, vit_init
 
 
 @register
@@ -67,11 +62,9 @@ class TrainedViTCheck(TrainedModelCheck):
         d_ff, classes = state["blocks.0.ffn.linear1.weight"].shape[0], state["head.weight"].shape[0]
         inits = [vit_init(side * p, p, C, classes, d, H, layers, d_ff) for H in divisors(d)]
 
-        def v(init):
-            return lambda **kw: lambda: vit64(init, state, images, **kw)
-
-        yield [v(init)() for init in inits]
-        yield [variant for init in inits for variant, _, _ in vit_mistakes(v(init))]
+        yield [lambda init=init: vit64(init, state, images) for init in inits]
+        mistakes = REGISTRY["09.VisionTransformer"].mistakes  # exercises/09/catalogue.py
+        yield [v for init in inits for v, _, _ in variants(mistakes, vit64, (init, state, images))]
 
 
 def perturbed(images: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
