@@ -160,6 +160,25 @@ def test_a_slip_no_edit_of_the_reference_undoes_is_pointed_at(unhurried, kind):
     assert f"line {line + 2} (" in result.fix and fix in result.fix, result.fix
 
 
+SAVE_BESIDE = """\
+def save_checkpoint(path, model, optimizer, step):
+    torch.save(model.state_dict(), f"{path}.model")
+    torch.save(optimizer.state_dict(), f"{path}.optim")
+    torch.save({"step": step}, path)
+"""
+
+
+def test_the_edits_write_no_file_where_the_learner_works(unhurried, tmp_path, monkeypatch):
+    """An edit may name a file after another argument (f"{step}.model"): the search runs the
+    edited code in a scratch folder, never in the learner's."""
+    monkeypatch.chdir(tmp_path)
+    save = cell("import torch\n\n" + SAVE_BESIDE, "save_checkpoint", "<cell save beside>")
+    result, _ = quiet_check("07b.save_checkpoint", save, fix=True)
+    assert not result.passed
+    assert list(tmp_path.iterdir()) == []
+    assert Path.cwd() == tmp_path
+
+
 def test_a_passing_check_does_not_search(monkeypatch):
     softmax = cell(SOFTMAX_DETACHED.replace(".detach()", ""), "softmax", "<cell softmax ok>")
     monkeypatch.setattr(localise, "own_source", pytest.fail)

@@ -32,6 +32,7 @@ import linecache
 import os
 import re
 import sys
+import tempfile
 import threading
 import time
 import warnings
@@ -130,11 +131,16 @@ def own_in_text(
 @contextlib.contextmanager
 def quiet():
     """The learner's code run many times over: its prints and warnings hidden, torch's random
-    state as it was before."""
-    sink = io.StringIO()
+    state as it was before, and what it writes to a relative path written in a scratch folder
+    (an edit of ``torch.save(..., f"{path}.model")`` may name a file after another argument)."""
+    sink, here = io.StringIO(), os.getcwd()
     with torch.random.fork_rng(devices=[]), contextlib.redirect_stdout(sink), \
-            contextlib.redirect_stderr(sink), warnings.catch_warnings():  # fmt: skip
+            contextlib.redirect_stderr(sink), warnings.catch_warnings(), \
+            contextlib.ExitStack() as stack:  # fmt: skip
         warnings.simplefilter("ignore")
+        with contextlib.suppress(OSError):  # no scratch folder to be had: where it is
+            os.chdir(stack.enter_context(tempfile.TemporaryDirectory(prefix="attn2vit-edit-")))
+            stack.callback(os.chdir, here)
         yield
 
 
