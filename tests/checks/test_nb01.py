@@ -36,28 +36,9 @@ def test_softmax_stub(run_check):
     assert not r.passed and r.status == "missing" and "not implemented yet" in r.messages[0]
 
 
-@pytest.mark.parametrize(
-    "candidate, words",
-    [
-        (lambda x, dim=-1: x.exp() / x.exp().sum(dim, keepdim=True), "exp(1000) overflows"),
-        (
-            lambda x, dim=-1: (x - x.max()).exp() / (x - x.max()).exp().sum(dim, keepdim=True),
-            "not the max of the whole tensor",
-        ),
-        (lambda x, dim=-1: softmax(x, -1), "over dim 2: use the `dim` argument"),
-        (lambda x, dim=-1: (x - x.amax(dim, keepdim=True)).exp(), "do not sum to 1"),
-        (
-            lambda x, dim=-1: (x - x.amax()).exp() / (x - x.amax()).exp().sum(),
-            "whole tensor sums to 1",
-        ),
-        (lambda x, dim=-1: torch.softmax(x, dim), "torch.softmax is switched off"),
-        (lambda x, dim=-1: softmax(x, dim).log(), "log-softmax"),
-    ],
-)
-def test_softmax_mistakes(run_check, candidate, words):
-    r = run_check("01.softmax", candidate)
-    assert not r.passed
-    assert words in r.messages[0], r.messages
+def test_softmax_builtin_is_switched_off(run_check):
+    r = run_check("01.softmax", lambda x, dim=-1: torch.softmax(x, dim))
+    assert not r.passed and "torch.softmax is switched off" in r.messages[0], r.messages
 
 
 def test_softmax_imported_builtin_is_caught(run_check):
