@@ -90,4 +90,30 @@ CATALOGUE = {
             "exp(x - max) / sum(exp(x - max)), so p_i / p_j = exp(x_i - x_j).",
         },
     },
+    "01.dot_product_attention": {  # edits of dot_attention64
+        "swapped_outputs": {
+            "message": "the outputs are in the wrong order: return (z, weights).",
+            "example": "return weights @ x, weights -> return weights, weights @ x",
+        },
+        "softmax_over_columns": {
+            "message": "the columns of weights sum to 1, not the rows: take the softmax over the "
+            "last dim (each query's weights over all keys).",
+            "wrong": "dim=-1 -> dim=-2",
+        },
+        "scaled": {
+            "message": "the scores are divided by sqrt(d): this notebook's attention has no "
+            "scaling (that is notebook 02).",
+            "wrong": "scores = x @ x.transpose(-2, -1) -> "
+            "scores = x @ x.transpose(-2, -1) / math.sqrt(x.size(-1))",
+        },
+        "no_softmax": {
+            "message": "weights are the raw scores: apply softmax over the last dim.",
+            "wrong": "torch.softmax(scores, dim=-1) -> scores",
+        },
+        "weights_transposed": {
+            "message": "z uses the transposed weights: z = weights @ x, row i mixes the inputs "
+            "with the weights of query i.",
+            "wrong": "return weights @ x -> return weights.transpose(-2, -1) @ x",
+        },
+    },
 }
