@@ -93,24 +93,9 @@ def softmax_backward(y, grad_y, dim=-1):
     return y * (grad_y - (grad_y * y).sum(dim=dim, keepdim=True))
 
 
-def by_jacobian(y, grad_y, dim=-1):
-    """Right values, the long way: the full Jacobian diag(y) - y yᵀ, multiplied by grad_y."""
-    y_, g_ = y.movedim(dim, -1), grad_y.movedim(dim, -1)
-    jac = torch.diag_embed(y_) - y_[..., :, None] * y_[..., None, :]
-    return (g_[..., None, :] @ jac).squeeze(-2).movedim(-1, dim)
-
-
 def test_softmax_backward_solution_passes(run_check):
     r = run_check(SB, softmax_backward)
     assert r.passed and r.points == r.max_points == 2, r.messages
-
-
-def test_softmax_backward_by_the_full_jacobian_is_told_the_text(run_check):
-    """Right values, the long way: the text says "without building the Jacobian", and a case
-    measures the largest tensor made (set L's l024, issue 39)."""
-    r = run_check(SB, by_jacobian)
-    assert not r.passed and r.mistake == f"{SB}/built_jacobian", r.messages
-    assert "Jacobian" in r.messages[0]
 
 
 def test_softmax_backward_matches_autograd():
@@ -134,18 +119,7 @@ def autograd_cheat(y, grad_y, dim=-1):
 @pytest.mark.parametrize(
     "candidate, code",
     [
-        (lambda y, g, dim=-1: y * (1 - y) * g, "diagonal_only"),
-        (lambda y, g, dim=-1: y * (g + (g * y).sum(dim, keepdim=True)), "sign"),
         (lambda y, g, dim=-1: y * ((g * y).sum(dim, keepdim=True) - g), "negated"),
-        (lambda y, g, dim=-1: g - (g * y).sum(dim, keepdim=True), "missing_outer_y"),
-        (lambda y, g, dim=-1: y * (g - g.sum(dim, keepdim=True)), "unweighted_sum"),
-        (lambda y, g, dim=-1: softmax_backward(torch.softmax(y, dim), g, dim), "softmax_of_y"),
-        (lambda y, g, dim=-1: softmax_backward(y, g), "dim_ignored"),
-        (lambda y, g, dim=-1: y * (g - (g * y).sum(dim)), "sum_without_keepdim"),
-        (
-            lambda y, g, dim=-1: torch.diag_embed(y) - y[..., :, None] * y[..., None, :],
-            "returned_jacobian",
-        ),
         (autograd_cheat, "forbidden_builtin"),
     ],
 )
@@ -157,11 +131,6 @@ def test_softmax_backward_slips_are_named(run_check, candidate, code):
 def test_softmax_backward_sign_flip_says_so(run_check):
     r = run_check(SB, lambda y, g, dim=-1: y * ((g * y).sum(dim, keepdim=True) - g))
     assert "sign flipped" in r.messages[0], r.messages
-
-
-def test_softmax_backward_unnamed_slip_is_told_the_zero_sum(run_check):
-    r = run_check(SB, lambda y, g, dim=-1: y * g)  # the first term alone
-    assert not r.passed and r.mistake == f"{SB}/not_summing_to_zero", (r.mistake, r.messages)
 
 
 @pytest.mark.parametrize("question, right", [("01.q_dog_row", "b"), ("01.q_permutation", "b")])

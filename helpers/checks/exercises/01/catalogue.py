@@ -116,4 +116,65 @@ CATALOGUE = {
             "wrong": "return weights @ x -> return weights.transpose(-2, -1) @ x",
         },
     },
+    "01.softmax_backward": {  # edits of softmax_backward64
+        "diagonal_only": {
+            "message": "you used only the Jacobian's diagonal, y_i (1 - y_i) grad_y_i: score i "
+            "moves every weight, not only weight i (the -y_i y_j off the diagonal). grad_x = y * "
+            "(grad_y - sum(grad_y * y)) along `dim`.",
+            "wrong": "(g - (g * y).sum(dim=dim, keepdim=True)) -> (1 - y) * g",
+        },
+        "sign": {
+            "message": "the weighted sum is added: grad_x = y * (grad_y - sum(grad_y * y)), minus "
+            "(the Jacobian is diag(y) - y yᵀ).",
+            "wrong": "(g - (g * y) -> (g + (g * y)",
+        },
+        "missing_outer_y": {
+            "message": "the result is not multiplied by y: grad_x = y * (grad_y - sum(grad_y * "
+            "y)); a weight near 0 passes almost no gradient back.",
+            "wrong": "return y * (g -> return (g",
+        },
+        "unweighted_sum": {
+            "message": "the sum is of grad_y alone: it is weighted by y, sum(grad_y * y) along "
+            "`dim`.",
+            "wrong": "(g * y).sum -> g.sum",
+        },
+        "softmax_of_y": {
+            "message": "y is already the softmax's output: use it as it is, do not take its "
+            "softmax again.",
+            "wrong": "y, g = y.double(), -> y, g = softmax64(y, dim),",
+        },
+        "dim_ignored": {
+            "message": "the sum runs along dim {d}{default}: sum along the `dim` argument, the "
+            "axis the softmax normalised.",
+            "example": "sum(dim=dim, -> sum(dim=-1,",
+        },
+        "sum_without_keepdim": {
+            "message": "the sum loses the `dim` axis (sum without keepdim=True), so it no longer "
+            "lines up with grad_y: use (grad_y * y).sum(dim=dim, keepdim=True).",
+            "example": ".sum(dim=dim, keepdim=True) -> .sum(dim=dim)",
+        },
+        "returned_jacobian": {
+            "message": "grad_x has shape {shape}, the Jacobian's: the backward pass returns one "
+            "number per input, shape {y_shape}. Multiply grad_y by the Jacobian without building "
+            "it: y * (grad_y - sum(grad_y * y)).",
+            "example": "return y * (g - (g * y).sum(dim=dim, keepdim=True)) -> "
+            "return torch.diag_embed(y) - y[..., :, None] * y[..., None, :]",
+        },
+        "built_jacobian": {
+            "message": "as large as a ({n}, {n}) Jacobian or larger: multiply grad_y by the "
+            "Jacobian without building it, y * (grad_y - (grad_y * y).sum(dim, keepdim=True)): "
+            "every step is the size of y.",
+            "example": "def softmax_backward64(y, grad_y, dim=-1):\n"
+            "    y, g = y.double().movedim(dim, -1), grad_y.double().movedim(dim, -1)\n"
+            "    jac = torch.diag_embed(y) - y[..., :, None] * y[..., None, :]\n"
+            "    return (g[..., None, :] @ jac).squeeze(-2).movedim(-1, dim)\n",
+        },
+        "not_summing_to_zero": {
+            "message": "grad_x does not sum to 0 along `dim`, and every softmax gradient does: "
+            "adding the same number to every x changes no weight, so moving x that way changes "
+            "no loss. Check the term subtracted from grad_y: sum(grad_y * y) along `dim`, with "
+            "keepdim=True, then multiply everything by y.",
+            "example": "(g - (g * y).sum(dim=dim, keepdim=True)) -> g",
+        },
+    },
 }
