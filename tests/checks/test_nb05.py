@@ -76,27 +76,6 @@ def test_layer_norm_stub(run_check):
             lambda x, eps: (x - x.mean(-1, keepdim=True)) / (x.std(-1, keepdim=True) + eps),
             "x.std() + eps",
         ),
-        (
-            lambda x, eps: (
-                (x - x.mean(1, keepdim=True))
-                / torch.sqrt(x.var(1, keepdim=True, unbiased=False) + eps)
-            ),
-            "time axis",
-        ),
-        (
-            lambda x, eps: (
-                (x - x.mean((-2, -1), keepdim=True))
-                / torch.sqrt(x.var((-2, -1), keepdim=True, unbiased=False) + eps)
-            ),
-            "last two dims",
-        ),
-        (
-            lambda x, eps: (
-                (x - x.mean(0, keepdim=True))
-                / torch.sqrt(x.var(0, keepdim=True, unbiased=False) + eps)
-            ),
-            "over the batch",
-        ),
         (lambda x, eps: F.layer_norm(x, x.shape[-1:], eps=eps), "switched off"),
         (lambda x, eps: torch.layer_norm(x, x.shape[-1:], eps=eps), "switched off"),
     ],
@@ -108,10 +87,6 @@ def test_layer_norm_mistakes(run_check, normalize, words):
 
 
 def test_layer_norm_parameter_mistakes(run_check):
-    r = run_check("05.LayerNorm", make_layer_norm(affine=lambda y, w, b: y))
-    assert "weight and bias are not applied" in r.messages[0], r.messages
-    r = run_check("05.LayerNorm", make_layer_norm(affine=lambda y, w, b: y * b + w))
-    assert "swapped" in r.messages[0], r.messages
     r = run_check("05.LayerNorm", make_layer_norm(init_weight=torch.zeros))
     assert "initialized to zeros" in r.messages[0], r.messages
 
@@ -491,7 +466,6 @@ def test_reference_block_with_fixed_dropout_equals_torch_layer_in_training_mode(
         ("04.PositionalEncoding", "dropout_before_adding_pe", "dropout_before_adding_pe"),
         ("04.PositionalEncoding", "no_dropout", "no_dropout"),
         ("05.LayerNorm", "annotated_transformer_std_unbiased_eps_outside", "std_plus_eps"),
-        ("05.LayerNorm", "bias_not_added", "no_bias"),
         ("05.FeedForward", "dropout_after_linear2", "dropout_after_linear2"),
         ("05.FeedForward", "dropout_before_activation", "dropout_before_activation"),
         ("05.TransformerEncoderBlock", "no_ffn_dropout", "no_ffn_dropout"),
@@ -519,11 +493,7 @@ def _layer_norm(mode):
         def forward(self, x):
             m = x.mean(-1, keepdim=True)
             var = ((x - m) ** 2).mean(-1, keepdim=True)
-            if mode == "e_x2_minus_mean2":
-                var = (x * x).mean(-1, keepdim=True) - m * m
             x_hat = (x - m) / torch.sqrt(var + (1e-6 if mode == "fixed_eps_1e-6" else self.eps))
-            if mode == "bias_scaled":
-                return (x_hat + self.bias) * self.weight
             return x_hat * self.weight + self.bias
 
     return LayerNorm
@@ -533,9 +503,7 @@ def _layer_norm(mode):
     "mode, code",
     [
         ("two_pass", None),
-        ("e_x2_minus_mean2", "variance_cancellation"),  # only a large offset shows it
         ("fixed_eps_1e-6", "eps_ignored"),  # was told "eps is added outside the square root"
-        ("bias_scaled", "bias_scaled_by_weight"),
     ],
 )
 def test_layer_norm_unseen_mistakes_named(run_check, mode, code):
