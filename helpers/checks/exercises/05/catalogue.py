@@ -3,6 +3,8 @@ mistake's code, its message, and the wrong program, an edit of the check's float
 (``"OLD -> NEW"``) or the wrong code itself."""
 
 AFFINE = "return y * weight.double() + bias.double() -> "
+HIDDEN = "h = drop(activation64(activation, h)) -> h = activation64(activation, h)"
+LINEAR2 = 'return F.linear(h, p["linear2.weight"], p["linear2.bias"])'
 
 CATALOGUE = {
     "05.LayerNorm": {  # edits of ln64 (the variance and eps mistakes: modules.variance_mistakes)
@@ -59,6 +61,53 @@ CATALOGUE = {
             "message": "the output is wrong under a large offset: {hint}",
             "example": "x.var(dim=-1, keepdim=True, unbiased=False) -> "
             "(x.float() ** 2).mean(dim=-1, keepdim=True) - mean**2",  # E[x²] - E[x]², float32
+        },
+    },
+    "05.FeedForward": {  # edits of ffn_ref64
+        "dropout_after_linear2": {
+            "message": "dropout is applied after linear2: it belongs on the hidden activations, "
+            "linear2(dropout(act(linear1(x)))).",
+            "wrong": (HIDDEN, f"{LINEAR2} -> return drop({LINEAR2[7:]})"),
+        },
+        "dropout_before_activation": {
+            "message": "dropout is applied before the activation: apply it after, "
+            "linear2(dropout(act(linear1(x)))) (with ReLU both give the same numbers, with GELU "
+            "they do not).",
+            "wrong": "drop(activation64(activation, h)) -> activation64(activation, drop(h))",
+        },
+        "dropout_on_input": {
+            "message": "dropout is applied to the input x: apply it to the hidden activations, "
+            "linear2(dropout(act(linear1(x)))).",
+            "wrong": (HIDDEN, "F.linear(x.double(), -> F.linear(drop(x.double()),"),
+        },
+        "activation_ignored": {
+            "message": "this is the {other} network, though activation={act!r} here: the "
+            "`activation` argument is ignored, or picks the wrong function.",
+            "wrong": "activation64(activation, h) -> "
+            "activation64('gelu' if activation == 'relu' else 'relu', h)",
+        },
+        "tanh_gelu": {
+            "message": "this GELU is the tanh approximation: use the exact one, F.gelu(h) "
+            "(approximate='none'), as nn.TransformerEncoderLayer does.",
+            "wrong": "activation64(activation, h) -> activation64('gelu_tanh', h)",
+        },
+        "no_activation": {
+            "message": "there is no activation between linear1 and linear2: two linear layers "
+            "in a row are just one linear map.",
+            "wrong": "activation64(activation, h) -> h",
+        },
+        "activation_after_linear2": {  # this activation, or a relu whatever `activation`
+            "message": "the activation is also applied after linear2: the output of linear2 is "
+            "returned as is (it joins the residual stream).",
+            "wrong": [
+                f"{LINEAR2} -> return activation64(activation, {LINEAR2[7:]})",
+                f"{LINEAR2} -> {LINEAR2}.relu()",
+            ],
+        },
+        "residual_inside": {
+            "message": "the output includes x (a residual): FeedForward returns "
+            "linear2(act(linear1(x))); the block adds the residual.",
+            "wrong": f"{LINEAR2} -> return x.double() + {LINEAR2[7:]}",
         },
     },
 }
