@@ -5,6 +5,8 @@ mistake's code, its message, and the wrong program, an edit of the check's float
 AFFINE = "return y * weight.double() + bias.double() -> "
 HIDDEN = "h = drop(activation64(activation, h)) -> h = activation64(activation, h)"
 LINEAR2 = 'return F.linear(h, p["linear2.weight"], p["linear2.bias"])'
+MEAN_G, XHAT_TERM = " - g.mean(-1, keepdim=True)", " - x_hat * (g * x_hat).mean(-1, keepdim=True)"
+SUM_G, SUM_GXHAT = "g.mean(-1, -> g.sum(-1,", "(g * x_hat).mean(-1, -> (g * x_hat).sum(-1,"
 
 CATALOGUE = {
     "05.LayerNorm": {  # edits of ln64 (the variance and eps mistakes: modules.variance_mistakes)
@@ -108,6 +110,95 @@ CATALOGUE = {
             "message": "the output includes x (a residual): FeedForward returns "
             "linear2(act(linear1(x))); the block adds the residual.",
             "wrong": f"{LINEAR2} -> return x.double() + {LINEAR2[7:]}",
+        },
+    },
+    "05.layer_norm_backward": {  # edits of lnb64
+        "grad_params_wrong_dims": {
+            "message": "{what} has shape {shape}, expected {expected}, one value per feature, "
+            "like the weight: sum over every dim but the last (all the tokens of the batch), "
+            "grad_y.reshape(-1, d).sum(0).",
+            "example": "rows_w.sum(0), rows_b.sum(0) -> (gy * x_hat).sum(0), gy.sum(0)",
+        },
+        "no_mean_terms": {
+            "message": "grad_x is grad_y * weight / std alone: both terms that come from the "
+            "mean and the variance are missing. Every x_i moves the row's mean and variance, so "
+            "with g = grad_y * weight: grad_x = (g - mean(g) - x_hat * mean(g * x_hat)) / std, "
+            "the means over the last dim.",
+            "wrong": f"{MEAN_G}{XHAT_TERM}) -> )",
+        },
+        "no_mean_of_grad": {
+            "message": "the term - mean(g) (g = grad_y * weight, the mean over the last dim) is "
+            "missing from grad_x: it comes from the mean mu, which every x_i moves. A check: "
+            "adding a constant to a row of x changes nothing, so each row of grad_x must sum to "
+            "0.",
+            "wrong": MEAN_G + " -> ",
+        },
+        "no_xhat_term": {
+            "message": "grad_x is what it would be without the term - x_hat * mean(g * x_hat) (g "
+            "= grad_y * weight): that term is left out, or the x_hat in it is 0 (x - mean with "
+            "the wrong mean). It comes from the variance, which every x_i moves. A check: "
+            "scaling a row of x changes (almost) nothing, so (grad_x * x_hat).sum(-1) must be "
+            "about 0.",
+            "wrong": XHAT_TERM + " -> ",
+        },
+        "unbiased": {
+            "message": "the variance is the unbiased one (divided by d - 1): the forward pass "
+            "uses the biased variance, divided by d (x.var(dim=-1, unbiased=False)), so its "
+            "backward must too.",
+            "wrong": "unbiased=False -> unbiased=True",
+        },
+        "std_plus_eps": {
+            "message": "std is x.std() + eps: x.std() is the unbiased one (divided by d - 1) and "
+            "eps sits outside the square root. As in the forward pass: std = "
+            "torch.sqrt(x.var(dim=-1, unbiased=False, keepdim=True) + eps).",
+            "wrong": ("unbiased=False -> unbiased=True", "(var + eps).sqrt() -> var.sqrt() + eps"),
+        },
+        "eps_outside": {
+            "message": "eps is outside the square root: std = sqrt(var + eps), as in the forward "
+            "pass (the check uses eps=1.0 to see it).",
+            "wrong": "(var + eps).sqrt() -> var.sqrt() + eps",
+        },
+        "eps_ignored": {
+            "message": "the `eps` argument is ignored (the case passes eps={eps:g}): use it in "
+            "std = sqrt(var + eps).",
+            "wrong": "(var + eps).sqrt() -> (var + 1e-5).sqrt()",
+        },
+        "no_weight": {
+            "message": "grad_x ignores the weight: the gradient that reaches x_hat is g = grad_y "
+            "* weight (y = x_hat * weight + bias), and grad_x is built from g.",
+            "wrong": "g = gy * w -> g = gy",
+        },
+        "not_divided": {
+            "message": "grad_x is not divided by std: x reaches y only through (x - mu) / std, "
+            "so every term of grad_x carries the factor 1 / std, grad_x = (g - mean(g) - x_hat "
+            "* mean(g * x_hat)) / std.",
+            "wrong": "keepdim=True)) / std -> keepdim=True))",
+        },
+        "sums_not_means": {  # the judge words {terms} for each program, in this order
+            "message": "grad_x is what it would be with {terms} summed over the last dim where "
+            "the mean belongs (d = {d} times too large): grad_x = (g - mean(g) - x_hat * mean(g "
+            "* x_hat)) / std, g = grad_y * weight, the means over the d features (mu and the "
+            "variance are means, so each x_i moves them by 1/d).",
+            "wrong": [
+                (SUM_G, SUM_GXHAT),
+                SUM_G,
+                SUM_GXHAT,
+            ],
+        },
+        "grad_weight_mean": {
+            "message": "{what} is a mean over the tokens: it is a sum. Every token uses the same "
+            "weight and bias, so every token adds its share of the gradient.",
+            "wrong": "rows_w.sum(0), rows_b.sum(0) -> rows_w.mean(0), rows_b.mean(0)",
+        },
+        "grad_weight_from_x": {
+            "message": "grad_weight is the sum of grad_y * x: the weight multiplies x_hat, so "
+            "grad_weight = (grad_y * x_hat) summed over every dim but the last.",
+            "wrong": "(gy * x_hat).reshape -> (gy * x).reshape",
+        },
+        "params_swapped": {
+            "message": "grad_weight and grad_bias are swapped: the weight multiplies x_hat, so "
+            "grad_weight sums grad_y * x_hat; the bias is added as is, so grad_bias sums grad_y.",
+            "wrong": "rows_w.sum(0), rows_b.sum(0) -> rows_b.sum(0), rows_w.sum(0)",
         },
     },
 }
