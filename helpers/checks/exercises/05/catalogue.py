@@ -6,6 +6,8 @@ AFFINE = "return y * weight.double() + bias.double() -> "
 HIDDEN = "h = drop(activation64(activation, h)) -> h = activation64(activation, h)"
 LINEAR2 = 'return F.linear(h, p["linear2.weight"], p["linear2.bias"])'
 MEAN_G, XHAT_TERM = " - g.mean(-1, keepdim=True)", " - x_hat * (g * x_hat).mean(-1, keepdim=True)"
+NORMS = 'n1, n2 = "norm1", "norm2" -> n1, n2 = '
+BUILT = "(PyTorch's layer has it there)"
 SUM_G, SUM_GXHAT = "g.mean(-1, -> g.sum(-1,", "(g * x_hat).mean(-1, -> (g * x_hat).sum(-1,"
 
 CATALOGUE = {
@@ -199,6 +201,123 @@ CATALOGUE = {
             "message": "grad_weight and grad_bias are swapped: the weight multiplies x_hat, so "
             "grad_weight sums grad_y * x_hat; the bias is added as is, so grad_bias sums grad_y.",
             "wrong": "rows_w.sum(0), rows_b.sum(0) -> rows_b.sum(0), rows_w.sum(0)",
+        },
+    },
+    "05.TransformerEncoderBlock": {  # edits of block_ref64
+        # eval mode
+        "norm_first_ignored": {
+            "message": "norm_first is ignored: with norm_first={norm_first} the block is "
+            "{kind}, {steps}.",
+            "wrong": "if norm_first: -> if not norm_first:",
+        },
+        "no_residual": {
+            "message": "the residual connections are missing: each sublayer's output is added to "
+            "its input, x = x + sublayer(...).",
+            "wrong": (
+                "x = x + drop(attn(norm1(x))) -> x = x * 0 + drop(attn(norm1(x)))",
+                "return x + drop(ffn(norm2(x))) -> return x * 0 + drop(ffn(norm2(x)))",
+                "x = norm1(x + drop(attn(x))) -> x = norm1(x * 0 + drop(attn(x)))",
+                "return norm2(x + drop(ffn(x))) -> return norm2(x * 0 + drop(ffn(x)))",
+            ),
+        },
+        "no_attn_residual": {
+            "message": "the residual around self-attention is missing: {attn}.",
+            "wrong": (
+                "x = x + drop(attn(norm1(x))) -> x = x * 0 + drop(attn(norm1(x)))",
+                "x = norm1(x + drop(attn(x))) -> x = norm1(x * 0 + drop(attn(x)))",
+            ),
+        },
+        "no_ffn_residual": {
+            "message": "the residual around the feed-forward sublayer is missing: {ffn}.",
+            "wrong": (
+                "return x + drop(ffn(norm2(x))) -> return x * 0 + drop(ffn(norm2(x)))",
+                "return norm2(x + drop(ffn(x))) -> return norm2(x * 0 + drop(ffn(x)))",
+            ),
+        },
+        "norms_swapped": {
+            "message": "norm1 and norm2 are swapped: norm1 belongs to the attention sublayer, "
+            "norm2 to the feed-forward sublayer.",
+            "wrong": NORMS + '"norm2", "norm1"',
+        },
+        "norm1_reused": {
+            "message": "norm1 is used for both sublayers: the feed-forward sublayer has its own "
+            "LayerNorm, norm2 (two norms, two sets of weights).",
+            "wrong": NORMS + '"norm1", "norm1"',
+        },
+        "residual_from_normed": {  # pre-LN
+            "message": "the residual is taken from the normalized input: add the raw x, x = x + "
+            "attn(norm1(x)), not h + attn(h) with h = norm1(x).",
+            "wrong": (
+                "x = x + drop(attn(norm1(x))) -> x = norm1(x) + drop(attn(norm1(x)))",
+                "return x + drop(ffn(norm2(x))) -> return norm2(x) + drop(ffn(norm2(x)))",
+            ),
+        },
+        "final_norm": {  # pre-LN
+            "message": "the output is normalized at the end: a pre-LN block returns x + "
+            "ffn(norm2(x)) as is (the final norm belongs to the encoder, notebook 06).",
+            "wrong": "return x + drop(ffn(norm2(x))) -> return norm2(x + drop(ffn(norm2(x))))",
+        },
+        "post_ln_norm_on_branch": {  # post-LN
+            "message": "this post-LN block computes x + LN(f(x)), the norm on the sublayer's "
+            "output: post-LN normalizes the sum, {steps}.",
+            "wrong": (
+                "x = norm1(x + drop(attn(x))) -> x = x + norm1(drop(attn(x)))",
+                "return norm2(x + drop(ffn(x))) -> return x + norm2(drop(ffn(x)))",
+            ),
+        },
+        "mask_ignored": {  # with a mask
+            "message": "the mask is ignored: pass it on, self_attn(h, mask=mask).",
+            "wrong": "num_heads, mask, -> num_heads, None,",
+        },
+        "mask_inverted": {  # with a mask
+            "message": "the mask is inverted: in this series True means may attend (the "
+            "opposite of nn.MultiheadAttention's attn_mask).",
+            "wrong": "num_heads, mask, -> num_heads, None if mask is None else ~mask,",
+        },
+        "activation_ignored": {
+            "message": "the `activation` argument does not reach the feed-forward sublayer "
+            "(activation={act!r} here).",
+            "wrong": "ffn64(state, h, activation, -> "
+            "ffn64(state, h, 'gelu' if activation == 'relu' else 'relu',",
+        },
+        # training mode: the dropouts a block may miss
+        "no_ffn_dropout": {
+            "message": "the dropout after the feed-forward sublayer (dropout2) is missing: x + "
+            f"dropout2(ffn(...)) {BUILT}.",
+            "wrong": ("+ drop(ffn(norm2(x))) -> + ffn(norm2(x))", "+ drop(ffn(x)) -> + ffn(x)"),
+        },
+        "no_attn_dropout": {
+            "message": "the dropout after self-attention (dropout1) is missing: use "
+            f"self._attn(h, mask), which applies it {BUILT}.",
+            "wrong": ("+ drop(attn(norm1(x))) -> + attn(norm1(x))", "+ drop(attn(x)) -> + attn(x)"),
+        },
+        "no_sublayer_dropout": {
+            "message": "dropout1 and dropout2 are missing: each sublayer's output goes through "
+            f"dropout before it is added {BUILT}.",
+            "wrong": (
+                "+ drop(attn(norm1(x))) -> + attn(norm1(x))",
+                "+ drop(attn(x)) -> + attn(x)",
+                "+ drop(ffn(norm2(x))) -> + ffn(norm2(x))",
+                "+ drop(ffn(x)) -> + ffn(x)",
+            ),
+        },
+        "attn_without_dropout": {
+            "message": "self_attn has no dropout: build it with MultiHeadAttention(d_model, "
+            "num_heads, dropout).",
+            "wrong": "mask, dropout=drop) -> mask)",
+        },
+        "ffn_without_dropout": {
+            "message": "ffn has no dropout: build it with FeedForward(d_model, d_ff, dropout, "
+            "activation).",
+            "wrong": 'prefix="ffn.", dropout=drop) -> prefix="ffn.")',
+        },
+        "sublayers_without_dropout": {
+            "message": "self_attn and ffn have no dropout: pass `dropout` on to "
+            "MultiHeadAttention(...) and FeedForward(...).",
+            "wrong": (
+                "mask, dropout=drop) -> mask)",
+                'prefix="ffn.", dropout=drop) -> prefix="ffn.")',
+            ),
         },
     },
 }
