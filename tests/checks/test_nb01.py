@@ -117,20 +117,16 @@ def autograd_cheat(y, grad_y, dim=-1):
 
 
 @pytest.mark.parametrize(
-    "candidate, code",
+    "candidate, code, words",
     [
-        (lambda y, g, dim=-1: y * ((g * y).sum(dim, keepdim=True) - g), "negated"),
-        (autograd_cheat, "forbidden_builtin"),
+        (lambda y, g, dim=-1: y * ((g * y).sum(dim, keepdim=True) - g), "negated", "sign flipped"),
+        (autograd_cheat, "forbidden_builtin", "switched off"),
     ],
 )
-def test_softmax_backward_slips_are_named(run_check, candidate, code):
+def test_softmax_backward_slips_are_named(run_check, candidate, code, words):
     r = run_check(SB, candidate)
     assert not r.passed and r.mistake == f"{SB}/{code}", (r.mistake, r.messages)
-
-
-def test_softmax_backward_sign_flip_says_so(run_check):
-    r = run_check(SB, lambda y, g, dim=-1: y * ((g * y).sum(dim, keepdim=True) - g))
-    assert "sign flipped" in r.messages[0], r.messages
+    assert words in r.messages[0], r.messages
 
 
 @pytest.mark.parametrize("question, right", [("01.q_dog_row", "b"), ("01.q_permutation", "b")])
