@@ -59,32 +59,25 @@ def block_ref64(state, x, num_heads, norm_first=True, activation="relu", mask=No
 
 
 def block_as_learner(fn):
-    """A learner's block whose forward is ``fn`` (block_ref64 or a wrong program of it)."""
-
-    def linear(m, name, n_in, n_out):
-        setattr(m, name, nn.Linear(n_in, n_out))
+    """A learner's block whose forward is ``fn`` (block_ref64 or a wrong program of it), with the
+    contract's parameters (the check loads their values)."""
 
     class TransformerEncoderBlock(nn.Module):
         def __init__(
             self, d_model, num_heads, d_ff, dropout=0.0, norm_first=True, activation="relu"
         ):
             super().__init__()
-            self.self_attn, self.ffn = nn.Module(), nn.Module()
-            for proj in PROJECTIONS:
-                linear(self.self_attn, proj, d_model, d_model)
-            linear(self.ffn, "linear1", d_model, d_ff)
-            linear(self.ffn, "linear2", d_ff, d_model)
-            for norm in ("norm1", "norm2"):
-                setattr(self, norm, nn.Module())
-                getattr(self, norm).weight = nn.Parameter(torch.ones(d_model))
-                getattr(self, norm).bias = nn.Parameter(torch.zeros(d_model))
-            self.dropout, self.heads = nn.Dropout(dropout), num_heads
-            self.norm_first, self.activation = norm_first, activation
+            for name, shape in block_names(d_model, d_ff).items():
+                *path, leaf = name.split(".")
+                module = self
+                for part in path:
+                    module = module._modules.setdefault(part, nn.Module())
+                module.register_parameter(leaf, nn.Parameter(torch.ones(shape)))
+            self.dropout, self.args = nn.Dropout(dropout), (num_heads, norm_first, activation)
 
         def forward(self, x, mask=None):
             state = dict(self.named_parameters())
-            args = (self.heads, self.norm_first, self.activation, mask, self.dropout)
-            return fn(state, x, *args).to(x.dtype)
+            return fn(state, x, *self.args, mask, self.dropout).to(x.dtype)
 
     return TransformerEncoderBlock
 

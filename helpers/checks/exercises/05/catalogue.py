@@ -8,6 +8,14 @@ LINEAR2 = 'return F.linear(h, p["linear2.weight"], p["linear2.bias"])'
 MEAN_G, XHAT_TERM = " - g.mean(-1, keepdim=True)", " - x_hat * (g * x_hat).mean(-1, keepdim=True)"
 NORMS = 'n1, n2 = "norm1", "norm2" -> n1, n2 = '
 BUILT = "(PyTorch's layer has it there)"
+NO_ATTN_RESIDUAL = (  # x * 0: the no-residual block as block64 computed it
+    "x = x + drop(attn(norm1(x))) -> x = x * 0 + drop(attn(norm1(x)))",
+    "x = norm1(x + drop(attn(x))) -> x = norm1(x * 0 + drop(attn(x)))",
+)
+NO_FFN_RESIDUAL = (
+    "return x + drop(ffn(norm2(x))) -> return x * 0 + drop(ffn(norm2(x)))",
+    "return norm2(x + drop(ffn(x))) -> return norm2(x * 0 + drop(ffn(x)))",
+)
 SUM_G, SUM_GXHAT = "g.mean(-1, -> g.sum(-1,", "(g * x_hat).mean(-1, -> (g * x_hat).sum(-1,"
 
 CATALOGUE = {
@@ -213,26 +221,15 @@ CATALOGUE = {
         "no_residual": {
             "message": "the residual connections are missing: each sublayer's output is added to "
             "its input, x = x + sublayer(...).",
-            "wrong": (
-                "x = x + drop(attn(norm1(x))) -> x = x * 0 + drop(attn(norm1(x)))",
-                "return x + drop(ffn(norm2(x))) -> return x * 0 + drop(ffn(norm2(x)))",
-                "x = norm1(x + drop(attn(x))) -> x = norm1(x * 0 + drop(attn(x)))",
-                "return norm2(x + drop(ffn(x))) -> return norm2(x * 0 + drop(ffn(x)))",
-            ),
+            "wrong": NO_ATTN_RESIDUAL + NO_FFN_RESIDUAL,
         },
         "no_attn_residual": {
             "message": "the residual around self-attention is missing: {attn}.",
-            "wrong": (
-                "x = x + drop(attn(norm1(x))) -> x = x * 0 + drop(attn(norm1(x)))",
-                "x = norm1(x + drop(attn(x))) -> x = norm1(x * 0 + drop(attn(x)))",
-            ),
+            "wrong": NO_ATTN_RESIDUAL,
         },
         "no_ffn_residual": {
             "message": "the residual around the feed-forward sublayer is missing: {ffn}.",
-            "wrong": (
-                "return x + drop(ffn(norm2(x))) -> return x * 0 + drop(ffn(norm2(x)))",
-                "return norm2(x + drop(ffn(x))) -> return norm2(x * 0 + drop(ffn(x)))",
-            ),
+            "wrong": NO_FFN_RESIDUAL,
         },
         "norms_swapped": {
             "message": "norm1 and norm2 are swapped: norm1 belongs to the attention sublayer, "
