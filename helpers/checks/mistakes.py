@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import linecache
 import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -69,8 +70,10 @@ def program(reference: Callable, spec) -> Callable:
     if key not in _BUILT:
         whole = isinstance(spec, str) and spec.startswith("def ")
         source = spec if whole else _edited(reference, spec)
-        namespace = dict(reference.__globals__)
-        exec(compile(source, f"<wrong {reference.__name__}: {spec}>", "exec"), namespace)
+        namespace, name = dict(reference.__globals__), f"<wrong {reference.__name__}: {spec}>"
+        # its lines where an error names them, as a learner's cell's are
+        linecache.cache[name] = (len(source), None, source.splitlines(keepends=True), name)
+        exec(compile(source, name, "exec"), namespace)
         _BUILT[key] = namespace[reference.__name__]
     return _BUILT[key]
 

@@ -192,7 +192,6 @@ def ffn64(
     x: torch.Tensor,
     activation: str = "relu",
     prefix: str = "",
-    act_after: bool = False,
     dropout=None,
     dropout_at: str = "hidden",
 ) -> torch.Tensor:
@@ -207,7 +206,7 @@ def ffn64(
     h = at("pre_act", F.linear(at("input", x.double()), p["linear1.weight"], p["linear1.bias"]))
     h = at("hidden", activation64(activation, h))
     y = F.linear(h, p["linear2.weight"], p["linear2.bias"])
-    return at("output", activation64(activation, y) if act_after else y)
+    return at("output", y)
 
 
 def attn64(
@@ -262,20 +261,19 @@ def residual64(
     *,
     norm_first: bool,
     keep: float = 1.0,
-    normed: bool = False,
     sum_of_norm: bool = False,
     drop=None,
     after_sum: bool = False,
 ) -> torch.Tensor:
     """One residual sublayer: x + drop(f(norm(x))) (pre-LN) or norm(x + drop(f(x))) (post-LN).
 
-    Mistakes: ``keep=0`` (no residual), ``normed`` (pre-LN residual taken from norm(x)),
-    ``sum_of_norm`` (post-LN written x + norm(f(x))), ``after_sum`` (dropout of the whole sum).
+    Mistakes: ``keep=0`` (no residual), ``sum_of_norm`` (post-LN written x + norm(f(x))),
+    ``after_sum`` (dropout of the whole sum).
     """
     drop = drop or (lambda t: t)
     if norm_first:
         h = norm(x)
-        r = (h if normed else x) * keep
+        r = x * keep
         return drop(r + f(h)) if after_sum else r + drop(f(h))
     if sum_of_norm:
         return x * keep + norm(drop(f(x)))
@@ -290,30 +288,20 @@ def block64(
     norm_first: bool = True,
     activation: str = "relu",
     mask: torch.Tensor | None = None,
-    residual: str = "x",
-    swap_norms: bool = False,
-    final_norm: bool = False,
-    ffn_norm: str | None = None,
-    post_ln: str = "norm_of_sum",
     dropout=None,
     skip_dropout: tuple[str, ...] = (),
     dropout_after_sum: bool = False,
     ffn_dropout_at: str = "hidden",
 ) -> torch.Tensor:
-    """The encoder block (nn.TransformerEncoderLayer) in float64, with switches for mistakes.
+    """The encoder block (nn.TransformerEncoderLayer) in float64, in an encoder stack.
 
-    residual: "x" (right), "none", "attn_only" / "ffn_only" (the other one missing), "normed"
-    (pre-LN with the residual taken from the normalized input). ``ffn_norm``: the norm of the
-    feed-forward sublayer ("norm1" when norm1 is reused). ``post_ln="sum_of_norm"``: post-LN
-    written as x + LN(f(x)). ``dropout`` (a function, training mode) acts where PyTorch's layer
-    has it: on the attention weights, after self-attention (dropout1), inside the feed-forward
-    sublayer and after it (dropout2); ``skip_dropout`` leaves out some of "weights",
-    "attn_out", "ffn_hidden", "ffn_out". Misplaced: ``dropout_after_sum`` (on x + sublayer),
-    ``ffn_dropout_at="output"`` (the feed-forward's after linear2).
+    ``dropout`` (a function, training mode) acts where PyTorch's layer has it: on the attention
+    weights, after self-attention (dropout1), inside the feed-forward sublayer and after it
+    (dropout2); ``skip_dropout`` leaves out some of "weights", "attn_out", "ffn_hidden",
+    "ffn_out". Misplaced: ``dropout_after_sum`` (on x + sublayer), ``ffn_dropout_at="output"``
+    (the feed-forward's after linear2).
     """
     x = x.double()
-    n1, n2 = ("norm2", "norm1") if swap_norms else ("norm1", "norm2")
-    n2 = ffn_norm or n2
 
     def drop(name):
         return None if dropout is None or name in skip_dropout else dropout
@@ -328,17 +316,9 @@ def block64(
         d = drop("ffn_hidden")
         return ffn64(state, h, activation, prefix="ffn.", dropout=d, dropout_at=ffn_dropout_at)
 
-    common = {
-        "norm_first": norm_first,
-        "normed": residual == "normed",
-        "sum_of_norm": post_ln == "sum_of_norm",
-        "after_sum": dropout_after_sum,
-    }
-    keep_attn = float(residual in ("x", "normed", "attn_only"))
-    keep_ffn = float(residual in ("x", "normed", "ffn_only"))
-    x = residual64(x, attn, norm(n1), keep=keep_attn, drop=drop("attn_out"), **common)
-    x = residual64(x, ffn, norm(n2), keep=keep_ffn, drop=drop("ffn_out"), **common)
-    return norm(n2)(x) if final_norm and norm_first else x
+    common = {"norm_first": norm_first, "after_sum": dropout_after_sum}
+    x = residual64(x, attn, norm("norm1"), drop=drop("attn_out"), **common)
+    return residual64(x, ffn, norm("norm2"), drop=drop("ffn_out"), **common)
 
 
 def stack64(

@@ -1,7 +1,5 @@
 """Checks of notebook 01: the solution passes, the stub is 'not implemented', mistakes are named."""
 
-import math
-
 import pytest
 import torch
 
@@ -36,28 +34,9 @@ def test_softmax_stub(run_check):
     assert not r.passed and r.status == "missing" and "not implemented yet" in r.messages[0]
 
 
-@pytest.mark.parametrize(
-    "candidate, words",
-    [
-        (lambda x, dim=-1: x.exp() / x.exp().sum(dim, keepdim=True), "exp(1000) overflows"),
-        (
-            lambda x, dim=-1: (x - x.max()).exp() / (x - x.max()).exp().sum(dim, keepdim=True),
-            "not the max of the whole tensor",
-        ),
-        (lambda x, dim=-1: softmax(x, -1), "over dim 2: use the `dim` argument"),
-        (lambda x, dim=-1: (x - x.amax(dim, keepdim=True)).exp(), "do not sum to 1"),
-        (
-            lambda x, dim=-1: (x - x.amax()).exp() / (x - x.amax()).exp().sum(),
-            "whole tensor sums to 1",
-        ),
-        (lambda x, dim=-1: torch.softmax(x, dim), "torch.softmax is switched off"),
-        (lambda x, dim=-1: softmax(x, dim).log(), "log-softmax"),
-    ],
-)
-def test_softmax_mistakes(run_check, candidate, words):
-    r = run_check("01.softmax", candidate)
-    assert not r.passed
-    assert words in r.messages[0], r.messages
+def test_softmax_builtin_is_switched_off(run_check):
+    r = run_check("01.softmax", lambda x, dim=-1: torch.softmax(x, dim))
+    assert not r.passed and "torch.softmax is switched off" in r.messages[0], r.messages
 
 
 def test_softmax_imported_builtin_is_caught(run_check):
@@ -90,18 +69,6 @@ def test_attention_stub(run_check):
 @pytest.mark.parametrize(
     "candidate, words",
     [
-        (lambda x: attention(x)[::-1], "wrong order"),
-        (
-            lambda x: (lambda w: (w @ x, w))(torch.softmax(x @ x.transpose(-2, -1), dim=-2)),
-            "columns",
-        ),
-        (
-            lambda x: (lambda w: (w @ x, w))(
-                torch.softmax(x @ x.transpose(-2, -1) / math.sqrt(x.shape[-1]), -1)
-            ),
-            "divided by sqrt(d)",
-        ),
-        (lambda x: (lambda w: (w.transpose(-2, -1) @ x, w))(attention(x)[1]), "transposed weights"),
         (lambda x: (lambda w: (w @ x, w))(torch.softmax(x @ x.T, -1)), "RuntimeError"),
         (lambda x: attention(x)[0], "should return a tuple"),
         (
@@ -126,24 +93,9 @@ def softmax_backward(y, grad_y, dim=-1):
     return y * (grad_y - (grad_y * y).sum(dim=dim, keepdim=True))
 
 
-def by_jacobian(y, grad_y, dim=-1):
-    """Right values, the long way: the full Jacobian diag(y) - y yᵀ, multiplied by grad_y."""
-    y_, g_ = y.movedim(dim, -1), grad_y.movedim(dim, -1)
-    jac = torch.diag_embed(y_) - y_[..., :, None] * y_[..., None, :]
-    return (g_[..., None, :] @ jac).squeeze(-2).movedim(-1, dim)
-
-
 def test_softmax_backward_solution_passes(run_check):
     r = run_check(SB, softmax_backward)
     assert r.passed and r.points == r.max_points == 2, r.messages
-
-
-def test_softmax_backward_by_the_full_jacobian_is_told_the_text(run_check):
-    """Right values, the long way: the text says "without building the Jacobian", and a case
-    measures the largest tensor made (set L's l024, issue 39)."""
-    r = run_check(SB, by_jacobian)
-    assert not r.passed and r.mistake == f"{SB}/built_jacobian", r.messages
-    assert "Jacobian" in r.messages[0]
 
 
 def test_softmax_backward_matches_autograd():
@@ -165,36 +117,16 @@ def autograd_cheat(y, grad_y, dim=-1):
 
 
 @pytest.mark.parametrize(
-    "candidate, code",
+    "candidate, code, words",
     [
-        (lambda y, g, dim=-1: y * (1 - y) * g, "diagonal_only"),
-        (lambda y, g, dim=-1: y * (g + (g * y).sum(dim, keepdim=True)), "sign"),
-        (lambda y, g, dim=-1: y * ((g * y).sum(dim, keepdim=True) - g), "negated"),
-        (lambda y, g, dim=-1: g - (g * y).sum(dim, keepdim=True), "missing_outer_y"),
-        (lambda y, g, dim=-1: y * (g - g.sum(dim, keepdim=True)), "unweighted_sum"),
-        (lambda y, g, dim=-1: softmax_backward(torch.softmax(y, dim), g, dim), "softmax_of_y"),
-        (lambda y, g, dim=-1: softmax_backward(y, g), "dim_ignored"),
-        (lambda y, g, dim=-1: y * (g - (g * y).sum(dim)), "sum_without_keepdim"),
-        (
-            lambda y, g, dim=-1: torch.diag_embed(y) - y[..., :, None] * y[..., None, :],
-            "returned_jacobian",
-        ),
-        (autograd_cheat, "forbidden_builtin"),
+        (lambda y, g, dim=-1: y * ((g * y).sum(dim, keepdim=True) - g), "negated", "sign flipped"),
+        (autograd_cheat, "forbidden_builtin", "switched off"),
     ],
 )
-def test_softmax_backward_slips_are_named(run_check, candidate, code):
+def test_softmax_backward_slips_are_named(run_check, candidate, code, words):
     r = run_check(SB, candidate)
     assert not r.passed and r.mistake == f"{SB}/{code}", (r.mistake, r.messages)
-
-
-def test_softmax_backward_sign_flip_says_so(run_check):
-    r = run_check(SB, lambda y, g, dim=-1: y * ((g * y).sum(dim, keepdim=True) - g))
-    assert "sign flipped" in r.messages[0], r.messages
-
-
-def test_softmax_backward_unnamed_slip_is_told_the_zero_sum(run_check):
-    r = run_check(SB, lambda y, g, dim=-1: y * g)  # the first term alone
-    assert not r.passed and r.mistake == f"{SB}/not_summing_to_zero", (r.mistake, r.messages)
+    assert words in r.messages[0], r.messages
 
 
 @pytest.mark.parametrize("question, right", [("01.q_dog_row", "b"), ("01.q_permutation", "b")])

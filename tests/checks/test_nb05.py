@@ -76,27 +76,6 @@ def test_layer_norm_stub(run_check):
             lambda x, eps: (x - x.mean(-1, keepdim=True)) / (x.std(-1, keepdim=True) + eps),
             "x.std() + eps",
         ),
-        (
-            lambda x, eps: (
-                (x - x.mean(1, keepdim=True))
-                / torch.sqrt(x.var(1, keepdim=True, unbiased=False) + eps)
-            ),
-            "time axis",
-        ),
-        (
-            lambda x, eps: (
-                (x - x.mean((-2, -1), keepdim=True))
-                / torch.sqrt(x.var((-2, -1), keepdim=True, unbiased=False) + eps)
-            ),
-            "last two dims",
-        ),
-        (
-            lambda x, eps: (
-                (x - x.mean(0, keepdim=True))
-                / torch.sqrt(x.var(0, keepdim=True, unbiased=False) + eps)
-            ),
-            "over the batch",
-        ),
         (lambda x, eps: F.layer_norm(x, x.shape[-1:], eps=eps), "switched off"),
         (lambda x, eps: torch.layer_norm(x, x.shape[-1:], eps=eps), "switched off"),
     ],
@@ -108,10 +87,6 @@ def test_layer_norm_mistakes(run_check, normalize, words):
 
 
 def test_layer_norm_parameter_mistakes(run_check):
-    r = run_check("05.LayerNorm", make_layer_norm(affine=lambda y, w, b: y))
-    assert "weight and bias are not applied" in r.messages[0], r.messages
-    r = run_check("05.LayerNorm", make_layer_norm(affine=lambda y, w, b: y * b + w))
-    assert "swapped" in r.messages[0], r.messages
     r = run_check("05.LayerNorm", make_layer_norm(init_weight=torch.zeros))
     assert "initialized to zeros" in r.messages[0], r.messages
 
@@ -180,32 +155,6 @@ def test_ffn_stub(run_check):
     assert r.status == "missing" and "not implemented yet" in r.messages[0]
 
 
-@pytest.mark.parametrize(
-    "body, words",
-    [
-        (lambda self, x: self.linear2(F.relu(self.linear1(x))), "`activation` argument is ignored"),
-        (
-            lambda self, x: (
-                self.linear2(F.gelu(self.linear1(x), approximate="tanh"))
-                if isinstance(self.activation, type(F.gelu)) and self.activation is F.gelu
-                else self.linear2(F.relu(self.linear1(x)))
-            ),
-            "tanh approximation",
-        ),
-        (lambda self, x: self.linear2(self.linear1(x)), "no activation"),
-        (
-            lambda self, x: self.activation(self.linear2(self.activation(self.linear1(x)))),
-            "also applied after linear2",
-        ),
-        (lambda self, x: x + self.linear2(self.activation(self.linear1(x))), "includes x"),
-    ],
-)
-def test_ffn_mistakes(run_check, body, words):
-    r = run_check("05.FeedForward", make_ffn(body))
-    assert not r.passed
-    assert words in r.messages[0], r.messages
-
-
 def test_ffn_swapped_sizes(run_check):
     class FeedForward(nn.Module):
         def __init__(self, d_model, d_ff, dropout=0.0, activation="relu"):
@@ -241,7 +190,7 @@ class TinyMHA(nn.Module):
         return self.out_proj((w @ v).transpose(1, 2).reshape(B, T, d)), w
 
 
-def make_block(step=None, ffn_activation=None):
+def make_block(step=None):
     """``step(self, x, mask)`` replaces the forward; the default is the right one."""
     LN = make_layer_norm()
 
@@ -262,7 +211,7 @@ def make_block(step=None, ffn_activation=None):
         ):
             super().__init__()
             self.self_attn = TinyMHA(d_model, num_heads, dropout)
-            self.ffn = FFN(d_model, d_ff, dropout, ffn_activation or activation)
+            self.ffn = FFN(d_model, d_ff, dropout, activation)
             self.norm1, self.norm2 = LN(d_model), LN(d_model)
             self.dropout1 = nn.Dropout(dropout)
             self.norm_first = norm_first
@@ -352,56 +301,10 @@ def test_block_stub(run_check):
     assert r.status == "missing" and "not implemented yet" in r.messages[0]
 
 
-def no_residual(self, x, mask):
-    if self.norm_first:
-        x = self.sa(self.norm1(x), mask)
-        return self.ffn(self.norm2(x))
-    x = self.norm1(self.sa(x, mask))
-    return self.norm2(self.ffn(x))
-
-
-def normed_residual(self, x, mask):
-    if not self.norm_first:
-        return post(self, x, mask)
-    h = self.norm1(x)
-    x = h + self.sa(h, mask)
-    h = self.norm2(x)
-    return h + self.ffn(h)
-
-
-def half_residual(self, x, mask):
-    if not self.norm_first:
-        return post(self, x, mask)
-    x = self.sa(self.norm1(x), mask)
-    return x + self.ffn(self.norm2(x))
-
-
-def final_norm(self, x, mask):
-    return self.norm2(pre(self, x, mask)) if self.norm_first else post(self, x, mask)
-
-
-def swapped_norms(self, x, mask):
-    self.norm1, self.norm2 = self.norm2, self.norm1
-    try:
-        return pre(self, x, mask) if self.norm_first else post(self, x, mask)
-    finally:
-        self.norm1, self.norm2 = self.norm2, self.norm1
-
-
 @pytest.mark.parametrize(
     "step, words",
     [
         (pre, "norm_first is ignored: with norm_first=False"),
-        (post, "norm_first is ignored: with norm_first=True"),
-        (no_residual, "residual connections are missing"),
-        (half_residual, "residual around self-attention is missing"),
-        (normed_residual, "residual is taken from the normalized input"),
-        (final_norm, "normalized at the end"),
-        (swapped_norms, "norm1 and norm2 are swapped"),
-        (
-            lambda self, x, mask: (pre if self.norm_first else post)(self, x, None),
-            "the mask is ignored",
-        ),
         (
             lambda self, x, mask: (pre if self.norm_first else post)(
                 self, x, ~mask if mask is not None and mask.dim() == 2 else mask
@@ -414,21 +317,6 @@ def test_block_mistakes(run_check, step, words):
     r = run_check("05.TransformerEncoderBlock", make_block(step))
     assert not r.passed
     assert words in r.messages[0], r.messages
-
-
-def test_block_inverted_padding_mask_is_named(run_check):
-    def inverted_padding_only(self, x, mask):
-        if mask is not None and mask.dim() == 4:
-            mask = ~mask
-        return (pre if self.norm_first else post)(self, x, mask)
-
-    r = run_check("05.TransformerEncoderBlock", make_block(inverted_padding_only))
-    assert "the mask is inverted" in r.messages[0], r.messages
-
-
-def test_block_activation_not_passed_on(run_check):
-    r = run_check("05.TransformerEncoderBlock", make_block(ffn_activation="relu"))
-    assert "activation" in r.messages[0] and "does not reach" in r.messages[0], r.messages
 
 
 def test_block_wrong_names(run_check):
@@ -491,12 +379,6 @@ def test_reference_block_with_fixed_dropout_equals_torch_layer_in_training_mode(
         ("04.PositionalEncoding", "dropout_before_adding_pe", "dropout_before_adding_pe"),
         ("04.PositionalEncoding", "no_dropout", "no_dropout"),
         ("05.LayerNorm", "annotated_transformer_std_unbiased_eps_outside", "std_plus_eps"),
-        ("05.LayerNorm", "bias_not_added", "no_bias"),
-        ("05.FeedForward", "dropout_after_linear2", "dropout_after_linear2"),
-        ("05.FeedForward", "dropout_before_activation", "dropout_before_activation"),
-        ("05.TransformerEncoderBlock", "no_ffn_dropout", "no_ffn_dropout"),
-        ("05.TransformerEncoderBlock", "norm1_reused", "norm1_reused"),
-        ("05.TransformerEncoderBlock", "post_ln_as_x_plus_ln_f", "post_ln_norm_on_branch"),
     ],
 )
 def test_mistake_codes(run_check, exercise, name, code):
@@ -519,11 +401,7 @@ def _layer_norm(mode):
         def forward(self, x):
             m = x.mean(-1, keepdim=True)
             var = ((x - m) ** 2).mean(-1, keepdim=True)
-            if mode == "e_x2_minus_mean2":
-                var = (x * x).mean(-1, keepdim=True) - m * m
             x_hat = (x - m) / torch.sqrt(var + (1e-6 if mode == "fixed_eps_1e-6" else self.eps))
-            if mode == "bias_scaled":
-                return (x_hat + self.bias) * self.weight
             return x_hat * self.weight + self.bias
 
     return LayerNorm
@@ -533,9 +411,7 @@ def _layer_norm(mode):
     "mode, code",
     [
         ("two_pass", None),
-        ("e_x2_minus_mean2", "variance_cancellation"),  # only a large offset shows it
         ("fixed_eps_1e-6", "eps_ignored"),  # was told "eps is added outside the square root"
-        ("bias_scaled", "bias_scaled_by_weight"),
     ],
 )
 def test_layer_norm_unseen_mistakes_named(run_check, mode, code):

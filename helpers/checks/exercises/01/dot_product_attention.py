@@ -2,34 +2,32 @@
 
 from __future__ import annotations
 
+import math  # noqa: F401 (the catalogue's wrong programs use it)
+
 import torch
 
 from ...framework import (
     Exercise,
-    Fail,
     Probe,
     expect_close,
     expect_finite,
     expect_like,
     expect_tensor,
     expect_tuple,
-    named,
     randn,
     register,
 )
+from ...mistakes import variants
 from ...probes import ATTENTION_BUILTINS, transpose_all
-from ...references import attention64
 
-ATTENTION_MISTAKES = {
-    "softmax_over_columns": "the columns of weights sum to 1, not the rows: take the softmax "
-    "over the last dim (each query's weights over all keys).",
-    "scaled": "the scores are divided by sqrt(d): this notebook's attention has no scaling "
-    "(that is notebook 02).",
-    "no_softmax": "weights are the raw scores: apply softmax over the last dim.",
-    "weights_transposed": "z uses the transposed weights: z = weights @ x, row i mixes the "
-    "inputs with the weights of query i.",
-    "xT_times_weights": "z is x^T @ weights: compute weights @ x.",
-}
+
+def dot_attention64(x):
+    """The reference, float64: softmax(x xᵀ) x, no scaling in this notebook. The catalogue's
+    wrong programs are edits of it (exercises/01/catalogue.py)."""
+    x = x.double()
+    scores = x @ x.transpose(-2, -1)
+    weights = torch.softmax(scores, dim=-1)
+    return weights @ x, weights
 
 
 @register
@@ -38,6 +36,7 @@ class DotProductAttentionCheck(Exercise):
     title = "attention with no weights"
     points = 2.0
     forbid = ATTENTION_BUILTINS
+    reference64 = staticmethod(dot_attention64)
 
     def probes(self, gen):
         worked = torch.tensor([[1.0, 0.0], [0.8, 0.6], [0.0, 1.0]])
@@ -60,33 +59,14 @@ class DotProductAttentionCheck(Exercise):
         z = expect_tensor(z, "z")
         w = expect_tensor(w, "weights")
         if tuple(z.shape) == (*batch, T, T) and tuple(w.shape) == (*batch, T, d) and T != d:
-            raise Fail(
-                "the outputs are in the wrong order: return (z, weights).", "swapped_outputs"
-            )
+            raise self.fail("swapped_outputs")
         expect_like(w, (*batch, T, T), x.dtype, "weights")
         expect_like(z, (*batch, T, d), x.dtype, "z")
         expect_finite(w, "weights")
-        x64 = x.double()
-        ref_z, ref_w = attention64(x, x, x, scale=1.0)  # no scaling in this notebook
-        expect_close(
-            w,
-            ref_w,
-            "weights",
-            mistakes=named(
-                ATTENTION_MISTAKES,
-                softmax_over_columns=lambda: attention64(x, x, x, scale=1.0, dim=-2)[1],
-                scaled=lambda: attention64(x, x, x)[1],
-                no_softmax=lambda: x64 @ x64.transpose(-2, -1),
-            ),
-            weights=True,
-        )
-        expect_close(
-            z,
-            ref_z,
-            "z",
-            mistakes=named(
-                ATTENTION_MISTAKES,
-                weights_transposed=lambda: ref_w.transpose(-2, -1) @ x64,
-                xT_times_weights=lambda: x64.transpose(-2, -1) @ ref_w,
-            ),
-        )
+        ref_z, ref_w = dot_attention64(x)
+        weights = ("softmax_over_columns", "scaled", "no_softmax")
+        wrong = variants(self.mistakes, dot_attention64, (x,), pick=lambda o: o[1], codes=weights)
+        expect_close(w, ref_w, "weights", mistakes=wrong, weights=True)
+        outs = ("weights_transposed",)
+        wrong = variants(self.mistakes, dot_attention64, (x,), pick=lambda o: o[0], codes=outs)
+        expect_close(z, ref_z, "z", mistakes=wrong)

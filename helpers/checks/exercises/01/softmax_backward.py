@@ -17,35 +17,14 @@ from ...framework import (
     expect_like,
     expect_tensor,
     fmt_shape,
-    named,
     randn,
     register,
 )
+from ...mistakes import variants
 from ...probes import AUTOGRAD, ambiguous_bool, same_error, too_large
 
 #: autograd, and softmax's own backward kernel: the exercise is the backward pass autograd runs
 FORBID = (*AUTOGRAD, "torch._softmax_backward_data", "aten._softmax_backward_data")
-
-
-BACKWARD_MISTAKES = {
-    "diagonal_only": "you used only the Jacobian's diagonal, y_i (1 - y_i) grad_y_i: score i "
-    "moves every weight, not only weight i (the -y_i y_j off the diagonal). grad_x = y * "
-    "(grad_y - sum(grad_y * y)) along `dim`.",
-    "sign": "the weighted sum is added: grad_x = y * (grad_y - sum(grad_y * y)), minus (the "
-    "Jacobian is diag(y) - y yᵀ).",
-    "missing_outer_y": "the result is not multiplied by y: grad_x = y * (grad_y - sum(grad_y * "
-    "y)); a weight near 0 passes almost no gradient back.",
-    "unweighted_sum": "the sum is of grad_y alone: it is weighted by y, sum(grad_y * y) along "
-    "`dim`.",
-    "softmax_of_y": "y is already the softmax's output: use it as it is, do not take its "
-    "softmax again.",
-}
-
-
-SUM_KEEPDIM = (
-    "the sum loses the `dim` axis (sum without keepdim=True), so it no longer lines up with "
-    "grad_y: use (grad_y * y).sum(dim=dim, keepdim=True)."
-)
 
 
 def softmax64(x: torch.Tensor, dim: int) -> torch.Tensor:
@@ -55,7 +34,8 @@ def softmax64(x: torch.Tensor, dim: int) -> torch.Tensor:
 
 
 def softmax_backward64(y: torch.Tensor, grad_y: torch.Tensor, dim: int = -1) -> torch.Tensor:
-    """Reference: the vector-Jacobian product of the softmax at output y, float64."""
+    """Reference: the vector-Jacobian product of the softmax at output y, float64. The
+    catalogue's wrong programs are edits of it (exercises/01/catalogue.py)."""
     y, g = y.double(), grad_y.double()
     return y * (g - (g * y).sum(dim=dim, keepdim=True))
 
@@ -72,6 +52,7 @@ class SoftmaxBackwardCheck(Exercise):
     title = "the softmax's backward pass, by hand"
     points = 2.0
     forbid = FORBID
+    reference64 = staticmethod(softmax_backward64)
     errors = (
         (
             ("Dimension out of range",),
@@ -98,7 +79,8 @@ class SoftmaxBackwardCheck(Exercise):
         y, g = probe.args
         dim = probe.kwargs.get("dim", -1)
         if same_error(error, lambda: y * (g - (g * y).sum(dim=dim))):
-            return Fail(SUM_KEEPDIM + "\n   " + error, "sum_without_keepdim")
+            mistake = self.mistakes["sum_without_keepdim"]
+            return Fail(mistake.message + "\n   " + error, mistake.code)
         return super().explain_error(probe, error) or ambiguous_bool(error)
 
     def judge(self, probe, out):
@@ -107,60 +89,43 @@ class SoftmaxBackwardCheck(Exercise):
         if probe.runner == "sized":
             self.judge(dataclasses.replace(probe, runner="call"), out.get("out"))
             n = y.shape[dim]
-            return too_large(
-                out, n * n, f"as large as a ({n}, {n}) Jacobian or larger: multiply grad_y by "
-                "the Jacobian without building it, y * (grad_y - (grad_y * y).sum(dim, "
-                "keepdim=True)): every step is the size of y.", "built_jacobian",
-            )  # fmt: skip
+            message = self.mistakes["built_jacobian"].say(n=n)
+            return too_large(out, n * n, message, "built_jacobian")
         got = expect_tensor(out, "grad_x")
         n = y.shape[dim]
         jac_shape = (*y.shape, n)
         if tuple(got.shape) in (jac_shape, (*y.shape[:-1], n, n)) and got.shape != y.shape:
-            raise Fail(
-                f"grad_x has shape {fmt_shape(got.shape)}, the Jacobian's: the backward pass "
-                f"returns one number per input, shape {fmt_shape(y.shape)}. Multiply grad_y by "
-                "the Jacobian without building it: y * (grad_y - sum(grad_y * y)).",
-                "returned_jacobian",
+            raise self.fail(
+                "returned_jacobian", shape=fmt_shape(got.shape), y_shape=fmt_shape(y.shape)
             )
         expect_like(got, y.shape, y.dtype, "grad_x")
         expect_finite(got, "grad_x")
         y64, g64 = y.double(), g.double()
-        ref = softmax_backward64(y, g, dim)
-        s = (g64 * y64).sum(dim=dim, keepdim=True)
         other = [d for d in range(y.dim()) if d != dim % y.dim()]
         default = "" if "dim" in probe.kwargs else ", and this case leaves `dim` at its default, -1"
-        mistakes = named(
-            BACKWARD_MISTAKES,
-            diagonal_only=lambda: y64 * (1 - y64) * g64,
-            sign=lambda: y64 * (g64 + s),
-            missing_outer_y=lambda: g64 - s,
-            unweighted_sum=lambda: y64 * (g64 - g64.sum(dim=dim, keepdim=True)),
-            softmax_of_y=lambda: softmax_backward64(softmax64(y64, dim), g64, dim),
-        ) + [
+        ignored = self.mistakes["dim_ignored"]
+        mistakes = variants(self.mistakes, softmax_backward64, (y, g, dim)) + [
             (
                 lambda d=d: y64 * (g64 - (g64 * y64).sum(dim=d, keepdim=True)),
-                f"the sum runs along dim {d}{default}: sum along the `dim` argument, the axis "
-                "the softmax normalised.",
-                "dim_ignored",
+                ignored.say(d=d, default=default),
+                ignored.code,
             )
             for d in other
         ]
         expect_close(
-            got, ref, "grad_x", mistakes=mistakes, explain=lambda got: _faults(got, y, dim)
+            got,
+            softmax_backward64(y, g, dim),
+            "grad_x",
+            mistakes=mistakes,
+            explain=lambda got: self.faults(got, y, dim),
         )
 
-
-def _faults(got: torch.Tensor, y: torch.Tensor, dim: int) -> Fail | None:
-    """The property every softmax gradient has: it sums to 0 along ``dim`` (adding a constant
-    to every x changes no weight, so the gradient has no component along that direction)."""
-    sums = got.double().sum(dim)
-    scale = got.double().abs().amax().clamp(min=1e-12)
-    if not close(sums / scale, torch.zeros_like(sums), 1e-4, 0):
-        return Fail(
-            "grad_x does not sum to 0 along `dim`, and every softmax gradient does: adding "
-            "the same number to every x changes no weight, so moving x that way changes no "
-            "loss. Check the term subtracted from grad_y: sum(grad_y * y) along `dim`, with "
-            "keepdim=True, then multiply everything by y.",
-            "not_summing_to_zero",
-        )
-    return None
+    def faults(self, got: torch.Tensor, y: torch.Tensor, dim: int) -> Fail | None:
+        """The property every softmax gradient has: it sums to 0 along ``dim`` (adding a
+        constant to every x changes no weight, so the gradient has no component along that
+        direction)."""
+        sums = got.double().sum(dim)
+        scale = got.double().abs().amax().clamp(min=1e-12)
+        if not close(sums / scale, torch.zeros_like(sums), 1e-4, 0):
+            return self.fail("not_summing_to_zero")
+        return None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import torch
 import torch.nn.functional as F
+from torch import nn
 
 from ...framework import (
     Exercise,
@@ -12,36 +13,52 @@ from ...framework import (
     expect_finite,
     expect_like,
     expect_tensor,
-    named,
     randint,
     randn,
     register,
 )
+from ...mistakes import variants
 from ...modules import expect_names, judge_module_info
 from ...probes import P_IGNORED, judge_dropout, train_mode_parts
-from ...references import ffn64
+from ...references import activation64, ffn64
 from ...run.modules import fixed_dropout
 from ...weights import linear_state
 
-FFN_MISTAKES = {
-    "dropout_after_linear2": "dropout is applied after linear2: it belongs on the hidden "
-    "activations, linear2(dropout(act(linear1(x)))).",
-    "dropout_before_activation": "dropout is applied before the activation: apply it after, "
-    "linear2(dropout(act(linear1(x)))) (with ReLU both give the same numbers, with GELU they do "
-    "not).",
-    "dropout_on_input": "dropout is applied to the input x: apply it to the hidden activations, "
-    "linear2(dropout(act(linear1(x)))).",
-    "activation_ignored": "this is the {other} network, though activation={act!r} here: the "
-    "`activation` argument is ignored, or picks the wrong function.",
-    "tanh_gelu": "this GELU is the tanh approximation: use the exact one, F.gelu(h) "
-    "(approximate='none'), as nn.TransformerEncoderLayer does.",
-    "no_activation": "there is no activation between linear1 and linear2: two linear layers in a "
-    "row are just one linear map.",
-    "activation_after_linear2": "the activation is also applied after linear2: the output of "
-    "linear2 is returned as is (it joins the residual stream).",
-    "residual_inside": "the output includes x (a residual): FeedForward returns "
-    "linear2(act(linear1(x))); the block adds the residual.",
-}
+
+def ffn_ref64(state, x, activation="relu", drop=lambda t: t):
+    """The reference, float64: linear2(drop(act(linear1(x)))), ``drop`` the training mode's
+    dropout. The catalogue's wrong programs are edits of it (exercises/05/catalogue.py)."""
+    p = {k: v.double() for k, v in state.items()}
+    h = F.linear(x.double(), p["linear1.weight"], p["linear1.bias"])
+    h = drop(activation64(activation, h))
+    return F.linear(h, p["linear2.weight"], p["linear2.bias"])
+
+
+def ffn_as_learner(fn):
+    """A learner's FeedForward whose forward is ``fn`` (ffn_ref64 or a wrong program of it)."""
+
+    class FeedForward(nn.Module):
+        def __init__(self, d_model, d_ff, dropout=0.0, activation="relu"):
+            super().__init__()
+            self.linear1, self.linear2 = nn.Linear(d_model, d_ff), nn.Linear(d_ff, d_model)
+            self.dropout, self.activation = nn.Dropout(dropout), activation
+
+        def forward(self, x):
+            state = dict(self.named_parameters())
+            return fn(state, x, self.activation, self.dropout).to(x.dtype)
+
+    return FeedForward
+
+
+#: the mistakes of the training mode's dropout, and of the eval mode's output
+DROPOUT = ("dropout_after_linear2", "dropout_before_activation", "dropout_on_input")
+EVAL = (
+    "activation_ignored",
+    "tanh_gelu",
+    "no_activation",
+    "activation_after_linear2",
+    "residual_inside",
+)
 
 
 @register
@@ -50,6 +67,8 @@ class FeedForwardCheck(Exercise):
     title = "the position-wise feed-forward sublayer"
     points = 2.0
     kind = "module"
+    reference64 = staticmethod(ffn_ref64)
+    learner = staticmethod(ffn_as_learner)
 
     def probes(self, gen):
         first = {"d_model": 8, "d_ff": 32}
@@ -92,12 +111,8 @@ class FeedForwardCheck(Exercise):
                 st, x, act, dropout=lambda t: fixed_dropout(t, q, seed), dropout_at=at
             )
 
-        mistakes = named(
-            FFN_MISTAKES,
-            dropout_after_linear2=v("output"),
-            dropout_before_activation=v("pre_act"),
-            dropout_on_input=v("input"),
-        )
+        drop = lambda t: fixed_dropout(t, p, seed)  # noqa: E731
+        mistakes = variants(self.mistakes, ffn_ref64, (st, x, act, drop), codes=DROPOUT)
         where = "to the hidden activations, linear2(dropout(act(linear1(x))))"
         judge_dropout(
             train, evald, calls, v("hidden")(), [*mistakes, (v("hidden", 0.1), *P_IGNORED)], where
@@ -115,19 +130,8 @@ class FeedForwardCheck(Exercise):
         expect_finite(got)
         st = probe.state
         other = "gelu" if act == "relu" else "relu"
-        w1, b1, w2, b2 = (st[f"linear{i}.{k}"].double() for i in (1, 2) for k in ("weight", "bias"))
-        mistakes = named(
-            FFN_MISTAKES,
-            {"act": act, "other": other},
-            activation_ignored=lambda: ffn64(st, x, other),
-            tanh_gelu=lambda: ffn64(st, x, "gelu_tanh"),
-            no_activation=lambda: F.linear(F.linear(x.double(), w1, b1), w2, b2),
-            activation_after_linear2=[  # this activation, or a relu whatever `activation`
-                lambda: ffn64(st, x, act, act_after=True),
-                lambda: ffn64(st, x, act).relu(),
-            ],
-            residual_inside=lambda: x.double() + ffn64(st, x, act),
-        )
+        fields = {"act": act, "other": other}
+        mistakes = variants(self.mistakes, ffn_ref64, (st, x, act), fields=fields, codes=EVAL)
         atol = 1e-4 if x.dtype == torch.float32 else None
         expect_close(got, ffn64(st, x, act), atol=atol, mistakes=mistakes)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import torch
 import torch.nn.functional as F
+from torch import nn
 
 from ...framework import (
     Exercise,
@@ -14,10 +15,10 @@ from ...framework import (
     expect_finite,
     expect_like,
     expect_tensor,
-    named,
     randn,
     register,
 )
+from ...mistakes import variants
 from ...modules import expect_names, judge_module_info, variance_mistakes
 from ...probes import NORM_OPS
 from ...properties import STABLE
@@ -35,28 +36,30 @@ LN_DIMS = {
 }
 
 
-LN_MISTAKES = {
-    "wrong_dim": "normalized over {dims}: LayerNorm normalizes each token's d_model features on "
-    "its own, over the last dim only (dim=-1).",
-    "no_affine": "weight and bias are not applied: return x_hat * weight + bias.",
-    "no_bias": "the bias is not added: return x_hat * weight + bias.",
-    "no_weight": "x_hat is not multiplied by weight: return x_hat * weight + bias.",
-    "weight_bias_swapped": "weight and bias are swapped: return x_hat * weight + bias.",
-    # the module as built (weight 1, bias 0): swapped in forward or at init, the same output
-    "weight_bias_swapped_built": "a freshly built LayerNorm (no weights loaded) outputs all "
-    "ones, as if weight were 0 and bias 1: either weight and bias start swapped (weight starts "
-    "at torch.ones(d_model), bias at torch.zeros(d_model)), or forward swaps them (return "
-    "x_hat * weight + bias).",
-    "bias_scaled_by_weight": "the bias is scaled by the weight, (x_hat + bias) * weight: return "
-    "x_hat * weight + bias.",
-    "weight_zeros": "the output is the bias alone: x_hat * weight is 0 everywhere, with the "
-    "weights loaded (not 0), so x_hat is 0: x - mean must subtract each row's mean over the "
-    "last dim, x.mean(dim=-1, keepdim=True), and forward must use self.weight.",
-    # the module as built: the init and x_hat are not told apart
-    "weight_zeros_built": "the output is the bias alone: x_hat * weight is 0 everywhere. Is "
-    "weight initialized to zeros? Use torch.ones(d_model). (Or x_hat is 0: x - mean must "
-    "subtract each row's mean over the last dim, x.mean(dim=-1, keepdim=True).)",
-}
+def ln64(x, weight, bias, eps=1e-5):
+    """The reference, float64. The catalogue's wrong programs are edits of it
+    (exercises/05/catalogue.py)."""
+    x = x.double()
+    mean = x.mean(dim=-1, keepdim=True)
+    var = x.var(dim=-1, keepdim=True, unbiased=False)
+    y = (x - mean) / (var + eps).sqrt()
+    return y * weight.double() + bias.double()
+
+
+def ln_as_learner(fn):
+    """A learner's LayerNorm whose forward is ``fn`` (ln64 or one of its wrong programs)."""
+
+    class LayerNorm(nn.Module):
+        def __init__(self, d_model, eps=1e-5):
+            super().__init__()
+            self.weight = nn.Parameter(torch.ones(d_model))
+            self.bias = nn.Parameter(torch.zeros(d_model))
+            self.eps = eps
+
+        def forward(self, x):
+            return fn(x, self.weight, self.bias, self.eps).to(x.dtype)
+
+    return LayerNorm
 
 
 @register
@@ -65,6 +68,8 @@ class LayerNormCheck(Exercise):
     title = "LayerNorm from scratch"
     points = 2.0
     kind = "module"
+    reference64 = staticmethod(ln64)
+    learner = staticmethod(ln_as_learner)
     forbid = (
         "torch.nn.functional.layer_norm",
         "torch.layer_norm",
@@ -112,33 +117,22 @@ class LayerNormCheck(Exercise):
         expect_like(got, x.shape, x.dtype)
         ref = F.layer_norm(x.double(), (d,), w.double(), b.double(), eps)  # in float64
         if probe.info.get("offset") and not close(got, ref, OFFSET_ATOL, 1e-3):
-            raise Fail(
-                f"the output is wrong under a large offset: {STABLE['variance']}",
-                "variance_cancellation",
-            )
+            raise self.fail("variance_cancellation", hint=STABLE["variance"])
         expect_finite(got)
 
-        def v(w=w, b=b, dims=(-1,), then=lambda t: t):
-            return lambda: then(layer_norm64(x, w, b, eps, dims=dims))
+        def v(dims):
+            return lambda: layer_norm64(x, w, b, eps, dims=dims)
 
-        w64, b64 = w.double(), b.double()
-        mistakes = variance_mistakes(x, w, b, eps) + named(
-            LN_MISTAKES,
-            no_affine=v(None, None),
-            no_bias=v(b=torch.zeros_like(b)),
-            no_weight=v(None, None, then=lambda t: t + b64),
-            weight_bias_swapped=v(None, None, then=lambda t: t * b64 + w64),
-            bias_scaled_by_weight=v(None, None, then=lambda t: (t + b64) * w64),
-            weight_zeros=v(None, None, then=lambda t: t * 0 + b64),
-        )
+        mistakes = variance_mistakes(x, w, b, eps) + variants(self.mistakes, ln64, (x, w, b, eps))
         if probe.state is None:  # as built: the init and the forward are not told apart
+            built = ("weight_bias_swapped", "weight_zeros")
             mistakes = [
-                (m[0], LN_MISTAKES[m[-1] + "_built"], *m[2:])
-                if m[-1] in ("weight_bias_swapped", "weight_zeros") else m
+                (m[0], self.mistakes[m[-1] + "_built"].message, *m[2:]) if m[-1] in built else m
                 for m in mistakes
-            ]  # fmt: skip
+            ]
+        wrong_dim = self.mistakes["wrong_dim"]
         mistakes += [
-            (v(dims=dims), LN_MISTAKES["wrong_dim"].format(dims=words), "wrong_dim")
+            (v(dims=dims), wrong_dim.say(dims=words), "wrong_dim")
             for dims, words in LN_DIMS.items()
             if all(-x.dim() <= d < x.dim() for d in dims)
             and {d % x.dim() for d in dims} != {x.dim() - 1}

@@ -1,15 +1,15 @@
 """Notebook 05: the transformer encoder block, pre-LN and post-LN.
 
 The learner's block and ``nn.TransformerEncoderLayer(batch_first=True, dropout=0.0)`` get the
-same weights and their outputs are compared. The known wrong variants are computed by
-:func:`references.block64`, a float64 formula of the block with switches for each mistake. In
-training mode the check's dropout uses fixed masks (``run.modules.dropout_fixed``) and ``block64``
-applies the same ones where PyTorch's layer has dropout (tests/checks/test_nb05.py compares
-the two)."""
+same weights and their outputs are compared. The known wrong variants are edits of
+:func:`block_ref64`, the block in float64 (exercises/05/catalogue.py). In training mode the
+check's dropout uses fixed masks (``run.modules.dropout_fixed``) and ``block_ref64`` applies the
+same ones where PyTorch's layer has dropout."""
 
 from __future__ import annotations
 
 import torch
+from torch import nn
 
 from ...framework import (
     Exercise,
@@ -18,18 +18,68 @@ from ...framework import (
     expect_finite,
     expect_like,
     expect_tensor,
-    named,
     randint,
     randn,
     register,
 )
+from ...mistakes import variants
 from ...modules import expect_names, judge_module_info
 from ...parts import PartsMixin, flow_fault
 from ...probes import judge_dropout, train_mode_parts
-from ...references import block64
+from ...references import attn64, ffn64, layer_norm64
 from ...run.modules import fixed_dropout
 from ...run.parts import FLOW_KEY
 from ...weights import PROJECTIONS, block_names, block_state, torch_layer, torch_masks
+
+
+def block_ref64(state, x, num_heads, norm_first=True, activation="relu", mask=None, drop=None):
+    """The block in float64 (nn.TransformerEncoderLayer's), ``drop`` the training mode's dropout
+    (where PyTorch's layer has it). The catalogue's wrong programs are edits of it
+    (exercises/05/catalogue.py)."""
+    x, drop = x.double(), drop or (lambda t: t)
+    n1, n2 = "norm1", "norm2"
+
+    def norm1(h):
+        return layer_norm64(h, state[f"{n1}.weight"], state[f"{n1}.bias"], 1e-5)
+
+    def norm2(h):
+        return layer_norm64(h, state[f"{n2}.weight"], state[f"{n2}.bias"], 1e-5)
+
+    def attn(h):
+        return attn64(state, "self_attn.", h, h, num_heads, mask, dropout=drop)
+
+    def ffn(h):
+        return ffn64(state, h, activation, prefix="ffn.", dropout=drop)
+
+    if norm_first:
+        x = x + drop(attn(norm1(x)))
+        return x + drop(ffn(norm2(x)))
+    x = norm1(x + drop(attn(x)))
+    return norm2(x + drop(ffn(x)))
+
+
+def block_as_learner(fn):
+    """A learner's block whose forward is ``fn`` (block_ref64 or a wrong program of it), with the
+    contract's parameters (the check loads their values)."""
+
+    class TransformerEncoderBlock(nn.Module):
+        def __init__(
+            self, d_model, num_heads, d_ff, dropout=0.0, norm_first=True, activation="relu"
+        ):
+            super().__init__()
+            for name, shape in block_names(d_model, d_ff).items():
+                *path, leaf = name.split(".")
+                module = self
+                for part in path:
+                    module = module._modules.setdefault(part, nn.Module())
+                module.register_parameter(leaf, nn.Parameter(torch.ones(shape)))
+            self.dropout, self.args = nn.Dropout(dropout), (num_heads, norm_first, activation)
+
+        def forward(self, x, mask=None):
+            state = dict(self.named_parameters())
+            return fn(state, x, *self.args, mask, self.dropout).to(x.dtype)
+
+    return TransformerEncoderBlock
 
 
 @register
@@ -38,6 +88,8 @@ class TransformerEncoderBlockCheck(PartsMixin, Exercise):
     title = "the transformer encoder block, pre-LN and post-LN"
     points = 3.0
     kind = "module"
+    reference64 = staticmethod(block_ref64)
+    learner = staticmethod(block_as_learner)
     parts = (
         ("self_attn", "03.MultiHeadAttention"),
         ("ffn", "05.FeedForward"),
@@ -92,6 +144,7 @@ class TransformerEncoderBlockCheck(PartsMixin, Exercise):
         got = out["out"] if flow is not None else out
         pre = probe.init.get("norm_first", True)
         expect_block(
+            self.mistakes,
             probe,
             got,
             "the output",
@@ -103,26 +156,18 @@ class TransformerEncoderBlockCheck(PartsMixin, Exercise):
         train, evald, calls = train_mode_parts(out)
         (x,) = probe.args
         init, st, seed = probe.init, probe.state, probe.kwargs["dropout_seed"]
-        expect_block(probe, evald, "the eval-mode output")
+        expect_block(self.mistakes, probe, evald, "the eval-mode output")
         train = expect_tensor(train, "the training-mode output")
         expect_like(train, x.shape, x.dtype, "the training-mode output")
 
-        def v(*skip):
-            return lambda: block64(
-                st,
-                x,
-                init["num_heads"],
-                norm_first=init["norm_first"],
-                dropout=lambda t: fixed_dropout(t, init["dropout"], seed),
-                skip_dropout=skip,
-            )
-
-        mistakes = [(v(*skip), message, code) for skip, message, code in TRAIN_MISTAKES]
+        drop = lambda t: fixed_dropout(t, init["dropout"], seed)  # noqa: E731
+        args = (st, x, init["num_heads"], init["norm_first"], "relu", None, drop)
+        mistakes = variants(self.mistakes, block_ref64, args, codes=TRAIN)
         where = (
             "on the attention weights (inside self_attn), after each sublayer (dropout1, "
             "dropout2) and inside ffn, as in nn.TransformerEncoderLayer"
         )
-        judge_dropout(train, evald, calls, v()(), mistakes, where)
+        judge_dropout(train, evald, calls, block_ref64(*args), mistakes, where)
 
     def judge_info(self, probe, info):
         d, d_ff = probe.init["d_model"], probe.init["d_ff"]
@@ -146,24 +191,15 @@ class TransformerEncoderBlockCheck(PartsMixin, Exercise):
         )
 
 
-BUILT = "(PyTorch's layer has it there)"
-
-
-#: the dropouts a block may miss in training mode: (block64's skip_dropout, message, code)
-TRAIN_MISTAKES = [
-    (("ffn_out",), "the dropout after the feed-forward sublayer (dropout2) is missing: "
-     f"x + dropout2(ffn(...)) {BUILT}.", "no_ffn_dropout"),
-    (("attn_out",), "the dropout after self-attention (dropout1) is missing: use "
-     f"self._attn(h, mask), which applies it {BUILT}.", "no_attn_dropout"),
-    (("attn_out", "ffn_out"), "dropout1 and dropout2 are missing: each sublayer's output goes "
-     f"through dropout before it is added {BUILT}.", "no_sublayer_dropout"),
-    (("weights",), "self_attn has no dropout: build it with MultiHeadAttention(d_model, "
-     "num_heads, dropout).", "attn_without_dropout"),
-    (("ffn_hidden",), "ffn has no dropout: build it with FeedForward(d_model, d_ff, dropout, "
-     "activation).", "ffn_without_dropout"),
-    (("weights", "ffn_hidden"), "self_attn and ffn have no dropout: pass `dropout` on to "
-     "MultiHeadAttention(...) and FeedForward(...).", "sublayers_without_dropout"),
-]  # fmt: skip
+#: the dropouts a block may miss in training mode
+TRAIN = (
+    "no_ffn_dropout",
+    "no_attn_dropout",
+    "no_sublayer_dropout",
+    "attn_without_dropout",
+    "ffn_without_dropout",
+    "sublayers_without_dropout",
+)
 
 
 PRE = "a pre-LN block computes x = x + self_attn(norm1(x)), then x = x + ffn(norm2(x))"
@@ -197,7 +233,7 @@ STEPS = {
 }
 
 
-def expect_block(probe, out, what: str, explain=None) -> None:
+def expect_block(catalogue: dict, probe, out, what: str, explain=None) -> None:
     """The eval-mode output against nn.TransformerEncoderLayer, naming the known mistakes."""
     (x,) = probe.args
     mask = probe.kwargs.get("mask")
@@ -212,46 +248,15 @@ def expect_block(probe, out, what: str, explain=None) -> None:
     )
     with torch.no_grad():
         ref = torch_layer(init, st)(x.double(), **torch_masks(mask, x.shape[1]))
-    mistakes = block_mistakes(st, x, init, mask)
+    mistakes = block_mistakes(catalogue, st, x, init, mask)
     atol = 1e-4 if x.dtype == torch.float32 else None
     expect_close(got, ref, what, atol=atol, mistakes=mistakes, explain=explain)
 
 
-#: the known mistakes of the block in eval mode: block64's switches for each code
-BLOCK_MISTAKES = {
-    "norm_first_ignored": "norm_first is ignored: with norm_first={norm_first} the block is "
-    "{kind}, {steps}.",
-    "no_residual": "the residual connections are missing: each sublayer's output is added to its "
-    "input, x = x + sublayer(...).",
-    "no_attn_residual": "the residual around self-attention is missing: {attn}.",
-    "no_ffn_residual": "the residual around the feed-forward sublayer is missing: {ffn}.",
-    "norms_swapped": "norm1 and norm2 are swapped: norm1 belongs to the attention sublayer, norm2 "
-    "to the feed-forward sublayer.",
-    "norm1_reused": "norm1 is used for both sublayers: the feed-forward sublayer has its own "
-    "LayerNorm, norm2 (two norms, two sets of weights).",
-    "residual_from_normed": "the residual is taken from the normalized input: add the raw x, x = x "
-    "+ attn(norm1(x)), not h + attn(h) with h = norm1(x).",
-    "final_norm": "the output is normalized at the end: a pre-LN block returns x + ffn(norm2(x)) "
-    "as is (the final norm belongs to the encoder, notebook 06).",
-    "post_ln_norm_on_branch": "this post-LN block computes x + LN(f(x)), the norm on the "
-    "sublayer's output: post-LN normalizes the sum, {steps}.",
-    "mask_ignored": "the mask is ignored: pass it on, self_attn(h, mask=mask).",
-    "mask_inverted": "the mask is inverted: in this series True means may attend (the opposite "
-    "of nn.MultiheadAttention's attn_mask).",
-    "activation_ignored": "the `activation` argument does not reach the feed-forward sublayer "
-    "(activation={act!r} here).",
-}
-
-
-def block_mistakes(st: dict, x, init: dict, mask) -> list[tuple]:
+def block_mistakes(catalogue: dict, st: dict, x, init: dict, mask) -> list[tuple]:
     """(variant, message, code) for the known mistakes of the block in eval mode."""
     H, act = init["num_heads"], init.get("activation", "relu")
     pre = init.get("norm_first", True)
-
-    def v(**kw):
-        args = {"norm_first": pre, "activation": act, "mask": mask, **kw}
-        return lambda: block64(st, x, H, **args)
-
     fields = {
         "norm_first": pre,
         "act": act,
@@ -260,17 +265,16 @@ def block_mistakes(st: dict, x, init: dict, mask) -> list[tuple]:
         "attn": "x = x + attn(norm1(x))" if pre else "x = norm1(x + attn(x))",
         "ffn": "x = x + ffn(norm2(x))" if pre else "x = norm2(x + ffn(x))",
     }
-    switches = {
-        "norm_first_ignored": {"norm_first": not pre},
-        "no_residual": {"residual": "none"},
-        "no_attn_residual": {"residual": "ffn_only"},
-        "no_ffn_residual": {"residual": "attn_only"},
-        "norms_swapped": {"swap_norms": True},
-        "norm1_reused": {"ffn_norm": "norm1"},
-        **({"residual_from_normed": {"residual": "normed"}, "final_norm": {"final_norm": True}}
-           if pre else {"post_ln_norm_on_branch": {"post_ln": "sum_of_norm"}}),
-        **({"mask_ignored": {"mask": None}, "mask_inverted": {"mask": ~mask}}
-           if mask is not None else {}),
-        "activation_ignored": {"activation": "gelu" if act == "relu" else "relu"},
-    }  # fmt: skip
-    return named(BLOCK_MISTAKES, fields, **{code: v(**kw) for code, kw in switches.items()})
+    codes = (
+        "norm_first_ignored",
+        "no_residual",
+        "no_attn_residual",
+        "no_ffn_residual",
+        "norms_swapped",
+        "norm1_reused",
+        *(("residual_from_normed", "final_norm") if pre else ("post_ln_norm_on_branch",)),
+        *(("mask_ignored", "mask_inverted") if mask is not None else ()),
+        "activation_ignored",
+    )
+    args = (st, x, H, pre, act, mask)
+    return variants(catalogue, block_ref64, args, fields=fields, codes=codes)
