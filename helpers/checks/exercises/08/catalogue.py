@@ -54,4 +54,59 @@ CATALOGUE = {
             "example": "return m -> return m.long()",
         },
     },
+    "08.blockwise_attention": {  # edits of blockwise_attention.blockwise64
+        "not_normalized": {
+            "message": "the result is not divided by the running sum at the end: return acc / l.",
+            "wrong": "return acc / l -> return acc",
+        },
+        "accumulator_not_rescaled": {
+            "message": "the accumulator is not rescaled when the running max grows: multiply "
+            "acc by exp(m_old - m_new) before adding the new block.",
+            "wrong": "acc = acc * alpha + -> acc = acc +",
+        },
+        "sum_not_rescaled": {
+            "message": "the running sum is not rescaled when the running max grows: l = l * "
+            "exp(m_old - m_new) + p.sum(-1).",
+            "wrong": "l = l * alpha + -> l = l +",
+        },
+        "nothing_rescaled": {
+            "message": "neither the running sum nor the accumulator is rescaled when the max "
+            "grows: multiply both by exp(m_old - m_new).",
+            "wrong": ("acc = acc * alpha + -> acc = acc +", "l = l * alpha + -> l = l +"),
+        },
+        "blocks_normalized_separately": {
+            "message": "each block is normalized on its own and the blocks are averaged: one "
+            "softmax runs over all keys, so keep a running sum l of exp(s - m) over the blocks "
+            "and divide by it once, at the end.",
+            "wrong": (
+                "m_new = torch.maximum(m, s.amax(-1, keepdim=True)) -> "
+                "m_new = s.amax(-1, keepdim=True)",
+                "acc = acc * alpha + p @ vb -> acc = acc + p / p.sum(-1, keepdim=True) @ vb",
+                "return acc / l -> return acc / len(range(0, k.shape[-2], block_size))",
+            ),
+        },
+        "last_block_skipped": {
+            "message": "the last, shorter block is skipped: loop over range(0, T_k, "
+            "block_size); the last block may hold fewer than block_size keys.",
+            "wrong": "range(0, k.shape[-2], block_size) -> "
+            "range(0, (k.shape[-2] - 1) // block_size * block_size or 1, block_size)",
+        },
+        "last_block_only": {
+            "message": "only the last block counts: the running max, sum and accumulator carry "
+            "over from block to block (m = m_new after each block), rescaled by exp(m_old - "
+            "m_new).",
+            "wrong": "range(0, k.shape[-2], block_size) -> "
+            "range((k.shape[-2] - 1) // block_size * block_size, k.shape[-2], block_size)",
+        },
+        "first_block_only": {
+            "message": "only the keys of the first block count: the later blocks are empty or "
+            "skipped. Slice each block from its start, k[..., start : start + block_size, :].",
+            "wrong": "range(0, k.shape[-2], block_size) -> range(0, block_size, block_size)",
+        },
+        "keys_left_out": {
+            "message": "only the keys {a} to {b} count: the blocks start at 0 and cover every "
+            "key, range(0, T_k, block_size), k[..., start : start + block_size, :].",
+            "wrong": "range(0, k.shape[-2], block_size) -> range(1, k.shape[-2], block_size)",
+        },
+    },
 }
