@@ -237,19 +237,9 @@ def test_kv_stub(run_check):
     assert r.status == "missing" and "not implemented yet" in r.messages[0]
 
 
-def kv_exclusive(q, k, v, cache=None):
-    if cache is None:
-        out = torch.zeros_like(q[..., :1]).expand(*q.shape[:-1], v.shape[-1]) * float("nan")
-        return out, (k, v)
-    out, _ = kv_cache_step(q, cache[0], cache[1])
-    return out, (torch.cat([cache[0], k], -2), torch.cat([cache[1], v], -2))
-
-
 @pytest.mark.parametrize(
     "candidate, words",
     [
-        (lambda q, k, v, cache=None: (kv_cache_step(q, k, v)[0], (k, v)), "only to the new token"),
-        (kv_exclusive, "not to the new token itself"),
         (lambda q, k, v, cache=None: kv_cache_step(q, k, v, cache)[0], "tuple (out, cache)"),
         (
             lambda q, k, v, cache=None: (
@@ -261,12 +251,6 @@ def kv_exclusive(q, k, v, cache=None):
                 else kv_cache_step(q, k, v, tuple(c.transpose(-2, -1) for c in cache))
             ),
             "RuntimeError",
-        ),
-        (
-            lambda q, k, v, cache=None: (lambda o, c: (o, (c[0][..., -1:, :], c[1][..., -1:, :])))(
-                *kv_cache_step(q, k, v, cache)
-            ),
-            "only the previous token",
         ),
     ],
 )

@@ -109,4 +109,45 @@ CATALOGUE = {
             "wrong": "range(0, k.shape[-2], block_size) -> range(1, k.shape[-2], block_size)",
         },
     },
+    "08.kv_cache_step": {  # edits of kv_cache_step.kv_step64
+        "cache_ignored": {
+            "message": "each step attends only to the new token: append the new k and v to the "
+            "cache first, then attend to the whole cache.",
+            "wrong": "if cache is not None: -> if False:",
+        },
+        "new_token_not_attended": {
+            "message": "each step attends to the cached keys but not to the new token itself (it "
+            "attends before appending): append the new k and v to the cache first, then attend "
+            "to the whole cache.",
+            "wrong": [
+                "attention64(q, k, v)[0] -> attention64(q, *(cache or (k, v)))[0]",
+                "attention64(q, k, v)[0] -> attention64(q, *cache)[0] if cache else v * math.nan",
+            ],
+        },
+        "cache_keeps_last_only": {
+            "message": "each step sees only the previous token and itself: the returned cache "
+            "must hold every token so far, torch.cat([k_cache, k], dim=-2), not just the newest "
+            "one.",
+            "wrong": "return out, (k, v) -> return out, (k[..., -1:, :], v[..., -1:, :])",
+        },
+        "cache_not_extended": {
+            "message": "each step sees only the first token and itself: the cache is never "
+            "extended. Return the concatenated (k, v) as the new cache, not the cache you were "
+            "given.",
+            "wrong": "return out, (k, v) -> return out, cache or (k, v)",
+        },
+        "first_key_only": {
+            "message": "every step attends only to the first token: its weights should be the "
+            "softmax over all cached keys, softmax(q k^T / sqrt(d_k)).",
+            "wrong": (
+                "attention64(q, k, v)[0] -> attention64(q, *(cache or (k, v)))[0]",
+                "return out, (k, v) -> return out, cache or (k, v)",
+            ),
+        },
+        "softmax_over_queries": {
+            "message": "every cached value gets weight 1: the softmax runs over the single query "
+            "(dim=-2). Take it over the keys, softmax(scores, dim=-1).",
+            "wrong": "attention64(q, k, v)[0] -> v.sum(-2, keepdim=True)",
+        },
+    },
 }
