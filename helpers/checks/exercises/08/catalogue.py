@@ -150,4 +150,55 @@ CATALOGUE = {
             "wrong": "attention64(q, k, v)[0] -> v.sum(-2, keepdim=True)",
         },
     },
+    "08.linear_attention": {  # edits of linear_attention.linear64
+        "not_normalized": {
+            "message": "the output is not normalized: divide phi(q_i)·S by phi(q_i)·z, where z is "
+            "the sum of phi(k_j) (the weights of each query must sum to 1, as in softmax "
+            "attention).",
+            "wrong": (
+                " / (pq * z).sum(-1, keepdim=True) -> ",
+                " / (pq * z[..., None, :]).sum(-1, keepdim=True) -> ",
+            ),
+        },
+        "feature_map_on_v": {
+            "message": "the feature map is applied to v too: only q and k go through phi(x) = "
+            "elu(x) + 1; the values are averaged as they are.",
+            "wrong": "v.double() -> elu1(v.double())",
+        },
+        "q_scaled": {
+            "message": "q is divided by sqrt(d_k): linear attention has no scaling, phi(x) = "
+            "elu(x) + 1 goes on q and k as they are (the scale belongs to softmax attention).",
+            "wrong": "elu1(q.double()) -> elu1(q.double() / math.sqrt(q.shape[-1]))",
+        },
+        "scaled_before_feature_map": {
+            "message": "q and k are scaled before the feature map: linear attention applies "
+            "phi(x) = elu(x) + 1 to q and k as they are.",
+            "wrong": (
+                "elu1(q.double()) -> elu1(q.double() / q.shape[-1] ** 0.25)",
+                "elu1(k.double()) -> elu1(k.double() / q.shape[-1] ** 0.25)",
+            ),
+        },
+        "softmax_attention": {
+            "message": "this is softmax attention: write linear attention with the feature map "
+            "phi(x) = elu(x) + 1.",
+            "wrong": "def linear64(q, k, v, causal=False):\n"
+            "    return attention64(q, k, v, causal=causal)[0]\n",
+        },
+        "causal_ignored": {
+            "message": "the `causal` flag is ignored: with causal=True output i only sums over "
+            "keys j <= i (cumulative sums over the sequence, torch.cumsum(..., dim=-3) for S and "
+            "dim=-2 for z).",
+            "wrong": "if causal: -> if False:",
+        },
+        "denominator_not_causal": {
+            "message": "the numerator is causal but the denominator sums over all keys: use the "
+            "cumulative sum of phi(k_j) too.",
+            "wrong": "z = pk.cumsum(-2) -> z = pk.sum(-2, keepdim=True)",
+        },
+        "numerator_not_causal": {
+            "message": "the denominator is causal but the numerator sums over all keys: use the "
+            "cumulative sum of phi(k_j) v_jᵀ too.",
+            "wrong": ".cumsum(-3) -> .sum(-3, keepdim=True)",
+        },
+    },
 }
