@@ -28,11 +28,10 @@ from ...references import attention64
 from .reference import fit_scale, scale_names
 
 
-def causal_attention64(q, k, v, scale: float = 1.0, allowed=None) -> torch.Tensor:
+def causal_attention64(q, k, v, scale: float = 1.0) -> torch.Tensor:
     """Causal attention in float64 (:func:`attention64`), the scores times ``scale`` on top of
-    1 / sqrt(d_k); ``allowed``: a (T, T) mask of a known mistake instead of the causal one."""
-    divisor = math.sqrt(q.shape[-1]) / scale
-    return attention64(q, k, v, allowed, scale=divisor, causal=allowed is None)[0]
+    1 / sqrt(d_k)."""
+    return attention64(q, k, v, scale=math.sqrt(q.shape[-1]) / scale, causal=True)[0]
 
 
 def kv_step64(q, k, v, cache=None):
