@@ -3,6 +3,81 @@ mistake's code, its message, and the wrong program, an edit of the check's float
 (``"OLD -> NEW"``) or the wrong code itself."""
 
 CATALOGUE = {
+    "06.TransformerEncoder": {  # edits of TransformerEncoder.encoder_ref64
+        "embedding_not_scaled": {
+            "message": "the embedding is not scaled: multiply it by sqrt(d_model) before adding "
+            "the positional encoding.",
+            "wrong": "[tokens] * math.sqrt(d) -> [tokens]",
+        },
+        "embedding_scaled_by_d_model": {
+            "message": "the embedding is multiplied by d_model: multiply it by sqrt(d_model), "
+            "math.sqrt(self.d_model).",
+            "wrong": "math.sqrt(d) -> d",
+        },
+        "embedding_divided": {
+            "message": "the embedding is divided by sqrt(d_model): multiply by it.",
+            "wrong": "* math.sqrt(d) -> / math.sqrt(d)",
+        },
+        "positions_scaled": {
+            "message": "the positional encoding is scaled too: scale the embedding by "
+            "sqrt(d_model) first, then add the positions, pos_encoding(embedding(tokens) * "
+            "sqrt(d_model)).",
+            "wrong": (
+                "[tokens] * math.sqrt(d) -> [tokens]",
+                "x + table -> (x + table) * math.sqrt(d)",
+            ),
+        },
+        "no_positional_encoding": {
+            "message": "no positional information: pass the scaled embedding through "
+            "self.pos_encoding.",
+            "wrong": "x + table -> x",
+        },
+        "no_final_norm": {
+            "message": "the final norm is missing: return self.norm(x) after the last block "
+            "(pre-LN blocks leave the residual stream unnormalized).",
+            "wrong": "return layer_norm64(x, -> return x  # no final norm: layer_norm64(x,",
+        },
+        "one_block_repeated": {
+            "message": "every depth runs the same block: build num_layers separate blocks, "
+            "nn.ModuleList([Block(...) for _ in range(num_layers)]), not [block] * num_layers.",
+            "wrong": "for layer in layers: -> for layer in layers[-1:] * len(layers):",
+        },
+        "blocks_not_run": {
+            "message": "the blocks do not run: feed x through each of them, x = layer(x, mask).",
+            "wrong": "for layer in layers: -> for layer in []:",
+        },
+        "only_first_block": {
+            "message": "only the first block runs: loop over all of self.layers.",
+            "wrong": "for layer in layers: -> for layer in layers[:1]:",
+        },
+        "only_last_block": {
+            "message": "only the last block's output is used: feed each block's output to the "
+            "next one, x = layer(x, mask).",
+            "wrong": "for layer in layers: -> for layer in layers[-1:]:",
+        },
+        "mask_ignored": {
+            "message": "the mask is ignored: pass it to every block, x = layer(x, mask).",
+            "wrong": "mask=mask) -> mask=None)",
+        },
+        "mask_inverted": {
+            "message": "the mask is inverted: True means may attend.",
+            "wrong": "mask=mask) -> mask=None if mask is None else ~mask)",
+        },
+        "post_ln_no_final_norm": {
+            "message": "the blocks are post-LN whatever norm_first says, and there is no final "
+            "norm (d2l's encoder): pass norm_first to every block, TransformerEncoderBlock(..., "
+            "norm_first=norm_first), and return self.norm(x).",
+            "wrong": (
+                "norm_first=norm_first -> norm_first=False",
+                "return layer_norm64(x, -> return x  # no final norm: layer_norm64(x,",
+            ),
+        },
+        "norm_first_ignored": {
+            "message": "norm_first is ignored: pass it to every block, "
+            "TransformerEncoderBlock(..., norm_first=norm_first).",
+            "wrong": "norm_first=norm_first -> norm_first=True",
+        },
+    },
     "06.masked_cross_entropy": {  # edits of masked_cross_entropy.mce64
         "pad_not_ignored": {
             "message": "the padding positions count in the loss: leave out every position whose "

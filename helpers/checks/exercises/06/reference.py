@@ -10,7 +10,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ...framework import named, randn
+from ...framework import randn
 from ...references import sinusoidal64, substate
 from ...weights import block_names, block_state, torch_layer, torch_masks
 
@@ -101,62 +101,6 @@ def encoder_names(init: dict) -> dict[str, list[int]]:
         names.update({f"layers.{i}.{k}": v for k, v in block_names(d, init["d_ff"]).items()})
     names.update({"norm.weight": [d], "norm.bias": [d]})
     return names
-
-
-ENCODER_MISTAKES = {
-    "embedding_not_scaled": "the embedding is not scaled: multiply it by sqrt(d_model) before "
-    "adding the positional encoding.",
-    "embedding_scaled_by_d_model": "the embedding is multiplied by d_model: multiply it by "
-    "sqrt(d_model), math.sqrt(self.d_model).",
-    "embedding_divided": "the embedding is divided by sqrt(d_model): multiply by it.",
-    "positions_scaled": "the positional encoding is scaled too: scale the embedding by "
-    "sqrt(d_model) first, then add the positions, pos_encoding(embedding(tokens) * "
-    "sqrt(d_model)).",
-    "no_positional_encoding": "no positional information: pass the scaled embedding through "
-    "self.pos_encoding.",
-    "no_final_norm": "the final norm is missing: return self.norm(x) after the last block "
-    "(pre-LN blocks leave the residual stream unnormalized).",
-    "one_block_repeated": "every depth runs the same block: build num_layers separate blocks, "
-    "nn.ModuleList([Block(...) for _ in range(num_layers)]), not [block] * num_layers.",
-    "blocks_not_run": "the blocks do not run: feed x through each of them, x = layer(x, mask).",
-    "only_first_block": "only the first block runs: loop over all of self.layers.",
-    "only_last_block": "only the last block's output is used: feed each block's output to the "
-    "next one, x = layer(x, mask).",
-    "mask_ignored": "the mask is ignored: pass it to every block, x = layer(x, mask).",
-    "mask_inverted": "the mask is inverted: True means may attend.",
-    "post_ln_no_final_norm": "the blocks are post-LN whatever norm_first says, and there is no "
-    "final norm (d2l's encoder): pass norm_first to every block, TransformerEncoderBlock(..., "
-    "norm_first=norm_first), and return self.norm(x).",
-    "norm_first_ignored": "norm_first is ignored: pass it to every block, "
-    "TransformerEncoderBlock(..., norm_first=norm_first).",
-}
-
-
-def encoder_mistakes(init: dict, st: dict, tokens, mask, norm_first: bool) -> list[tuple]:
-    """The known wrong encoders for one probe: (variant, message, code) as in expect_close."""
-
-    def v(**kw):
-        kw = {"mask": mask, "norm_first": norm_first, **kw}
-        return lambda: encoder64(init, st, tokens, kw.pop("mask"), **kw)
-
-    L, none = init["num_layers"], []
-    return named(
-        ENCODER_MISTAKES,
-        embedding_not_scaled=v(scale="none"),
-        embedding_scaled_by_d_model=v(scale="d_model"),
-        embedding_divided=v(scale="inv"),
-        positions_scaled=v(pe_scaled=True),
-        no_positional_encoding=v(pe=False),
-        no_final_norm=v(final_norm=False),
-        one_block_repeated=v(layer_order=[L - 1] * L) if L > 1 else none,
-        blocks_not_run=v(layer_order=[]),
-        only_first_block=v(layer_order=[0]) if L > 1 else none,
-        only_last_block=v(layer_order=[L - 1]) if L > 1 else none,
-        mask_ignored=v(mask=None) if mask is not None else none,
-        mask_inverted=v(mask=~mask) if mask is not None else none,
-        post_ln_no_final_norm=v(norm_first=False, final_norm=False) if norm_first else none,
-        norm_first_ignored=none if norm_first else v(norm_first=True),
-    )
 
 
 ENCODER_MISPLACEMENTS = [
