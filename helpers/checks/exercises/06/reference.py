@@ -1,5 +1,5 @@
-"""Notebook 06: the encoder's float64 reference (PyTorch's own layers with the probe's weights)
-with switches for the known mistakes, its parameter names, random states, and loading.
+"""Notebook 06: the encoder's float64 reference (PyTorch's own layers with the probe's weights),
+its attention maps' wrong variants, its parameter names, random states, and loading.
 """
 
 from __future__ import annotations
@@ -53,19 +53,12 @@ def encoder64(
     mask: torch.Tensor | None = None,
     *,
     norm_first: bool = True,
-    scale: str = "sqrt",
-    pe: bool = True,
-    pe_scaled: bool = False,
-    final_norm: bool = True,
-    layer_order=None,
     maps: bool = False,
     maps_on: str = "input",
 ):
-    """The encoder in float64, with switches for the known mistakes.
+    """The encoder in float64, PyTorch's layers (the known mistakes: edits of
+    TransformerEncoder.encoder_ref64, exercises/06/catalogue.py).
 
-    scale: "sqrt" (right), "none", "inv" (divided by sqrt(d_model)), "d_model" (times d_model).
-    pe_scaled: the table added before the scaling. layer_order: which layer's weights run at
-    each depth (one block repeated).
     maps: return the per-layer (B, H, T, T) weights; maps_on: "input" (right), "raw" (pre-LN
     weights taken on the un-normalized input), "embedding" (every layer fed the embedding),
     "normed" (post-LN blocks' weights taken on norm1(x), as if they were pre-LN).
@@ -73,14 +66,9 @@ def encoder64(
     d = init["d_model"]
     T = tokens.shape[1]
     x = state["embedding.weight"].double()[tokens]  # (B, T, d_model)
-    table = state["pos_encoding.pe"].double()[:T] if pe else 0.0
-    factor = {"sqrt": math.sqrt(d), "none": 1.0, "inv": 1 / math.sqrt(d), "d_model": d}[scale]
-    x = (x + table) * factor if pe_scaled else x * factor + table
-    layers = torch_layers(init, state, norm_first)
-    order = range(len(layers)) if layer_order is None else layer_order
+    x = x * math.sqrt(d) + state["pos_encoding.pe"].double()[:T]
     x0, weights = x, []
-    for i in order:
-        layer = layers[i]
+    for layer in torch_layers(init, state, norm_first):
         h = x0 if maps_on == "embedding" else x
         if maps:
             a = layer.norm1(h) if (norm_first or maps_on == "normed") and maps_on != "raw" else h
@@ -89,9 +77,7 @@ def encoder64(
         x = layer(x, **torch_masks(mask, T))
     if maps:
         return weights
-    if final_norm:
-        x = F.layer_norm(x, (d,), state["norm.weight"].double(), state["norm.bias"].double())
-    return x
+    return F.layer_norm(x, (d,), state["norm.weight"].double(), state["norm.bias"].double())
 
 
 def encoder_names(init: dict) -> dict[str, list[int]]:
