@@ -67,8 +67,8 @@ def differences(a, b):
     return ((a[..., :, None, :] - b[..., None, :, :]) ** 2).sum(-1)
 
 
-def expansion(a, b, *, two=2.0, sign=-1.0, clamp=True):
-    sq = (a * a).sum(-1)[..., :, None] + (b * b).sum(-1)[..., None, :] + sign * two * a @ b.mT
+def expansion(a, b, *, clamp=True):
+    sq = (a * a).sum(-1)[..., :, None] + (b * b).sum(-1)[..., None, :] - 2 * a @ b.mT
     return sq.clamp_min(0) if clamp else sq
 
 
@@ -92,12 +92,6 @@ def no_clamp(a, b):
     [
         (expansion, "cancellation"),  # no common centre: points near 1000 lose their digits
         (no_clamp, "negative"),
-        (lambda a, b: differences(a, b).sqrt(), "not_squared"),
-        (lambda a, b: expansion(a, b, two=1.0), "missing_two"),
-        (lambda a, b: expansion(a, b, sign=1.0), "plus_cross_term"),
-        (lambda a, b: a @ b.mT, "dot_product"),
-        (lambda a, b: (a[..., :, None, :] - b[..., None, :, :]).abs().sum(-1), "l1"),
-        (lambda a, b: differences(b, a), "transposed"),
         (lambda a, b: torch.cdist(a, b) ** 2, "forbidden_builtin"),
     ],
 )
@@ -106,12 +100,10 @@ def test_slips_are_named(run_check, candidate, code):
     assert not r.passed and r.mistake == f"{EX}/{code}", (r.mistake, r.messages)
 
 
-def centred_with(a, b, *, centre_a, centre_b, two=2.0, b_as_column=False):
-    """The centred expansion with a slip: a and b moved by their own centres (a mean, or 0),
-    the cross term's factor, ||b||² as a column."""
-    a, b = a - centre_a(a, b), b - centre_b(a, b)
-    sq_b = (b * b).sum(-1)[..., :, None] if b_as_column else (b * b).sum(-1)[..., None, :]
-    return ((a * a).sum(-1)[..., :, None] + sq_b - two * a @ b.mT).clamp_min(0)
+def centred_with(a, b, *, centre_a, centre_b):
+    """The centred expansion, a and b moved by their own centres (a mean, or 0) (the catalogued
+    slips are tested from exercises/00/catalogue.py)."""
+    return expansion(a - centre_a(a, b), b - centre_b(a, b))
 
 
 def b_mean(a, b):
@@ -141,14 +133,6 @@ def batch_mm(a, b):
 @pytest.mark.parametrize(
     "candidate, code, words",
     [
-        (lambda a, b: centred_with(a, b, centre_a=b_mean, centre_b=b_mean, two=1.0),
-         "missing_two", "the cross term is a_i·b_j once"),
-        (lambda a, b: centred_with(a, b, centre_a=a_mean, centre_b=a_mean, two=1.0),
-         "missing_two", "the cross term is a_i·b_j once"),
-        (lambda a, b: centred_with(a, b, centre_a=b_mean, centre_b=b_mean, b_as_column=True),
-         "sq_b_column", "it is a row, (..., 1, M)"),
-        (lambda a, b: centred_with(a, b, centre_a=no_shift, centre_b=no_shift, b_as_column=True),
-         "sq_b_column", "it is a row, (..., 1, M)"),
         (lambda a, b: centred_with(a, b, centre_a=a_mean, centre_b=b_mean),
          "not_common_shift", "a and b are each moved by their own mean"),
         (lambda a, b: centred_with(a, b, centre_a=b_mean, centre_b=no_shift),

@@ -8,6 +8,7 @@ from torch import nn
 
 from helpers.blocks.attention import scaled_dot_product_attention
 from helpers.checks import EXERCISES, evaluate, module_of
+from helpers.checks.mistakes import program
 from helpers.checks.references import mha64
 from helpers.checks.run.runner import run_probe
 
@@ -22,18 +23,11 @@ gqa64, gqa_state = (
 def make_gqa(
     kv_out=lambda d, h_kv, d_head: h_kv * d_head,
     repeat_k=lambda t, g: t.repeat_interleave(g, dim=1),
-    repeat_v=None,
-    scale=None,
-    value_default="key",
-    merge=lambda o, B, T, d: o.transpose(1, 2).reshape(B, T, d),
-    invert_mask=False,
     use_bias=True,
-    key_from_query=False,
     v_through="v_proj",
     weights_times_keys=False,
 ):
     """GroupedQueryAttention with one piece replaced (the defaults are the right ones)."""
-    repeat_v = repeat_v or repeat_k
 
     class GroupedQueryAttention(nn.Module):
         def __init__(self, d_model, num_heads, num_kv_heads, bias=True):
@@ -52,19 +46,15 @@ def make_gqa(
             return x.view(B, T, heads, -1).transpose(1, 2)
 
         def forward(self, query, key=None, value=None, mask=None):
-            key = query if key is None or key_from_query else key
-            value = (key if value_default == "key" else query) if value is None else value
+            key = query if key is None else key
+            value = key if value is None else value
             q = self.split(self.q_proj(query), self.h)
             k = repeat_k(self.split(self.k_proj(key), self.h_kv), self.group)
-            v = repeat_v(self.split(getattr(self, v_through)(value), self.h_kv), self.group)
+            v = repeat_k(self.split(getattr(self, v_through)(value), self.h_kv), self.group)
             v = k if weights_times_keys else v
-            if scale is not None:
-                q = q * (self.d_head**0.5) / scale(q)
-            if mask is not None and invert_mask:
-                mask = ~mask
             out, w = scaled_dot_product_attention(q, k, v, mask)
             B, _, T, _ = out.shape
-            return self.out_proj(merge(out, B, T, query.size(-1))), w
+            return self.out_proj(out.transpose(1, 2).reshape(B, T, query.size(-1))), w
 
     return GroupedQueryAttention
 
@@ -118,22 +108,11 @@ def test_stub_is_missing(run_check):
     assert run_check("03.GroupedQueryAttention", Stub).status == "missing"
 
 
-def tile(t, g):
-    return t.repeat(1, g, 1, 1)
-
-
 @pytest.mark.parametrize(
     "candidate, code",
     [
-        (make_gqa(repeat_k=tile), "kv_heads_tiled"),
-        (make_gqa(repeat_v=tile), "values_tiled"),
         (make_gqa(kv_out=lambda d, h_kv, d_head: d), "kv_projection_full"),
-        (make_gqa(scale=lambda q: (q.size(1) * q.size(-1)) ** 0.5), "scale_by_d_model"),
-        (make_gqa(value_default="query"), "value_defaults_to_query"),
-        (make_gqa(merge=lambda o, B, T, d: o.reshape(B, T, d)), "merge_without_transpose"),
-        (make_gqa(invert_mask=True), "mask_inverted"),
         (make_gqa(use_bias=False), "bias_ignored"),
-        (make_gqa(key_from_query=True), "keys_from_query"),
     ],
 )
 def test_mistakes_are_named(run_check, candidate, code):
@@ -165,8 +144,8 @@ def test_keys_as_values_told_apart_when_key_is_not_value(code):
     probe = next(p for p in ex.probes(gen) if p.name.startswith("multi-query"))
     (x,), kw = probe.args, probe.kwargs
     H, H_kv = probe.init["num_heads"], probe.init["num_kv_heads"]
-    switch = {"values": "k"} if code == "weights_times_keys" else {"v_with": "k_proj"}
-    out = [t.float() for t in gqa64(probe.state, H, H_kv, x, kw["key"], kw["value"], **switch)]
+    wrong = program(gqa64, module_of("03.GroupedQueryAttention").KEYS_AS_VALUES[code][1])
+    out = [t.float() for t in wrong(probe.state, H, H_kv, x, kw["key"], kw["value"])]
     with pytest.raises(Fail) as info:
         ex.judge(probe, tuple(out))
     assert info.value.code == code, str(info.value)

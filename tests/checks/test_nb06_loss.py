@@ -10,37 +10,22 @@ import torch.nn.functional as F
 
 from helpers.checks import module_of
 
-mce64, reference64 = (
-    getattr(module_of("06.masked_cross_entropy"), n) for n in ("mce64", "reference64")
-)
+mce64 = module_of("06.masked_cross_entropy").mce64
 
 ID = "06.masked_cross_entropy"
 
 
 def masked_cross_entropy(logits, targets, pad_id, label_smoothing=0.0, *, log_probs=None,
-                         uniform="mean", target_share=True, ignore_pad=True, divide="real",
-                         pad_is=None, gather_dim=-1):  # fmt: skip
-    """The solution, with one switch per slip."""
+                         others_over_V=False, divide="", pad_is=None, gather_dim=-1):  # fmt: skip
+    """The solution, with a switch for the slips tested here (the catalogued ones are tested
+    from exercises/06/catalogue.py)."""
     logp = logits.log_softmax(-1) if log_probs is None else log_probs(logits)
-    V = logits.shape[-1]
     nll = -logp.gather(gather_dim, targets.unsqueeze(gather_dim)).squeeze(gather_dim)
-    smooth = {
-        "mean": lambda: -logp.mean(-1),
-        "sum": lambda: -logp.sum(-1),
-        "others": lambda: (-logp.sum(-1) - nll) / (V - 1),
-        "others_over_V": lambda: (-logp.sum(-1) - nll) / V,
-        "no_pad": lambda: (-logp.sum(-1) + logp[..., pad_id]) / (V - 1),
-        "none": lambda: torch.zeros_like(nll),
-    }[uniform]()
-    eps = label_smoothing
-    per = ((1 - eps) if target_share else 1.0) * nll + eps * smooth
+    smooth = (-logp.sum(-1) - nll) / logits.shape[-1] if others_over_V else -logp.mean(-1)
+    per = (1 - label_smoothing) * nll + label_smoothing * smooth
     real = targets != (pad_id if pad_is is None else pad_is)
-    if not ignore_pad:
-        real = torch.ones_like(real)
     if divide == "all":
         return (per * real).sum() / real.numel()
-    if divide == "none":
-        return (per * real).sum()
     if divide == "rows":
         T = targets.shape[-1]
         return ((per * real).reshape(-1, T).sum(-1) / real.reshape(-1, T).sum(-1)).mean()
@@ -65,7 +50,9 @@ def test_the_written_out_loss_is_pytorchs():
     targets = torch.randint(0, 7, (3, 5), generator=gen)
     targets[0, 2:] = 3
     for eps in (0.0, 0.1, 0.3):
-        assert torch.allclose(mce64(logits, targets, 3, eps), reference64(logits, targets, 3, eps))
+        pytorchs = F.cross_entropy(logits.reshape(-1, 7), targets.reshape(-1), ignore_index=3,
+                                   label_smoothing=eps)  # fmt: skip
+        assert torch.allclose(mce64(logits, targets, 3, eps), pytorchs)
 
 
 @pytest.mark.parametrize("candidate", [masked_cross_entropy, by_indexing])
@@ -83,19 +70,6 @@ def _slip(**switch):
 @pytest.mark.parametrize(
     "candidate, code",
     [
-        (_slip(ignore_pad=False), "pad_not_ignored"),
-        (_slip(divide="all"), "pad_in_mean"),
-        (_slip(divide="rows"), "mean_of_sequence_means"),
-        (_slip(divide="none"), "sum_not_mean"),
-        (_slip(pad_is=0), "pad_id_hardcoded"),
-        (lambda lg, t, p, label_smoothing=0.0: masked_cross_entropy(lg, t, p), "smoothing_ignored"),
-        (_slip(uniform="others"), "smoothing_others"),
-        (_slip(uniform="others_over_V"), "smoothing_skips_target"),
-        (_slip(uniform="no_pad"), "smoothing_no_pad"),
-        (_slip(uniform="sum"), "smoothing_sum"),
-        (_slip(uniform="none"), "smoothing_no_uniform"),
-        (_slip(target_share=False), "smoothing_full_target"),
-        (_slip(log_probs=lambda z: z.log_softmax(1)), "wrong_dim"),
         (_slip(log_probs=lambda z: z.softmax(-1).log()), "not_finite"),
         (lambda *a, **k: masked_cross_entropy(*a, **k).reshape(1), "not_a_scalar"),
     ],
@@ -129,7 +103,7 @@ def test_a_loss_near_two_slips_is_named_after_the_nearer(run_check, seed):
     skips the target is within 1e-3 of the smoothing ignored at seed 9 (the second case). And a
     mask hard-coded to pad 0 gave the loss of no mask at all where no real target was 0
     (seeds 2 and 4, before the case held one)."""
-    r = run_check(ID, _slip(uniform="others_over_V"), seed=seed)
+    r = run_check(ID, _slip(others_over_V=True), seed=seed)
     assert r.mistake == f"{ID}/smoothing_skips_target", (seed, r.messages)
     r = run_check(ID, _slip(pad_is=0), seed=seed)  # the case holds a real token of class 0
     assert r.mistake == f"{ID}/pad_id_hardcoded", (seed, r.messages)

@@ -13,30 +13,12 @@ from ...framework import (
     expect_like,
     expect_tensor,
     fmt_shape,
-    named,
     randn,
     register,
 )
+from ...mistakes import variants
 from ...probes import ambiguous_bool, same_error, transpose_all
 from ...run.runner import DEVICE_ERRORS
-
-DIST_MISTAKES = {
-    "not_squared": "these are the distances themselves, ||a_i - b_j||: return their squares "
-    "(leave out the square root).",
-    "missing_two": "the cross term is a_i·b_j once: ||a - b||² = ||a||² + ||b||² - 2 a·b, with "
-    "the factor 2.",
-    "plus_cross_term": "the cross term is added: ||a - b||² = ||a||² + ||b||² - 2 a·b, minus.",
-    "dot_product": "these are the dot products a_i·b_j (a @ bᵀ, attention's scores), not "
-    "the squared distances ||a_i - b_j||².",
-    "l1": "these are the sums of |a_i - b_j| over the features (the L1 distance): square the "
-    "differences instead of taking their absolute value.",
-    "sq_b_column": "||b_j||² is added as a column, indexed by a's point i: ||a_i||² + "
-    "||b_i||² - 2 a_i·b_j. It belongs to b's point j, so it is a row, (..., 1, M): "
-    "(b * b).sum(-1)[..., None, :], while ||a_i||² is the column, (..., N, 1).",
-    "transposed": "row i holds b's point i and column j a's point j (the output is "
-    "transposed): row i is a's point i, column j b's point j.",
-}
-
 
 #: what a and b were each moved by, where the output is the distances after moving them
 #: by two different vectors: (a's, b's, what was seen)
@@ -57,43 +39,14 @@ NOT_COMMON_SHIFT = (
 
 
 def sq_dists64(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-    """Reference: float64, from the differences (no cancellation)."""
+    """Reference: float64, from the differences (no cancellation). The catalogue's wrong
+    programs are edits of it, or the expansion written out (exercises/00/catalogue.py)."""
     diff = a.double()[..., :, None, :] - b.double()[..., None, :, :]  # (..., N, M, d)
     return (diff**2).sum(-1)
 
 
 #: the name of the first case with leading batch dims (the ones before it are 2-D)
 BATCH = "batch:"
-
-
-def centres(a: torch.Tensor, b: torch.Tensor) -> list[torch.Tensor]:
-    """Common centres a learner may move both point sets by before the expansion: none, b's
-    mean, a's mean, the mean of all the points (float64, shape (..., 1, d))."""
-    return [
-        torch.zeros_like(a[..., :1, :]),
-        b.mean(-2, keepdim=True),
-        a.mean(-2, keepdim=True),
-        torch.cat([a, b], -2).mean(-2, keepdim=True),
-    ]
-
-
-def expansion64(a, b, centre, *, two=2.0, sign=-1.0, b_as_column=False):
-    """||a_i||² + ||b_j||² - 2 a_i·b_j after moving a and b by ``centre`` (float64); the
-    keywords make a slip: the cross term's factor and sign, ||b||² as a column (N == M)."""
-    a, b = a - centre, b - centre
-    na, nb = (a * a).sum(-1), (b * b).sum(-1)
-    nb = nb[..., :, None] if b_as_column else nb[..., None, :]
-    return na[..., :, None] + nb + sign * two * (a @ b.transpose(-2, -1))
-
-
-def _expansions(a, b, **slip) -> list:
-    """The slip's outputs for each common centre, clamped at 0 or not (the variants of a
-    mistake made in the centred expansion)."""
-    out = []
-    for c in centres(a, b):
-        out += [lambda c=c: expansion64(a, b, c, **slip),
-                lambda c=c: expansion64(a, b, c, **slip).clamp_min(0)]  # fmt: skip
-    return out
 
 
 def _cancelled(got: torch.Tensor, ref: torch.Tensor, a: torch.Tensor, b: torch.Tensor):
@@ -122,6 +75,7 @@ class PairwiseSqDistsCheck(Exercise):
     id = "00.pairwise_sq_dists"
     title = "all pairwise squared distances, with no loop"
     points = 2.0
+    reference64 = staticmethod(sq_dists64)
     forbid = (
         "torch.cdist",
         "torch.functional.cdist",
@@ -171,17 +125,7 @@ class PairwiseSqDistsCheck(Exercise):
         expect_finite(got)
         ref = sq_dists64(a, b)
         a64, b64 = a.double(), b.double()
-        dots = a64 @ b64.transpose(-2, -1)
-        mistakes = named(
-            DIST_MISTAKES,
-            not_squared=lambda: ref.sqrt(),
-            missing_two=_expansions(a64, b64, two=1.0),
-            plus_cross_term=_expansions(a64, b64, sign=1.0),
-            dot_product=lambda: dots,
-            l1=lambda: (a64[..., :, None, :] - b64[..., None, :, :]).abs().sum(-1),
-            sq_b_column=_expansions(a64, b64, b_as_column=True) if N == M else [],
-            transposed=(lambda: ref.transpose(-2, -1)) if N == M else [],
-        )
+        mistakes = variants(self.mistakes, sq_dists64, (a, b))
         means = {"a": a64.mean(-2, keepdim=True), "b": b64.mean(-2, keepdim=True), None: 0.0}
         mistakes += [
             (lambda sa=sa, sb=sb: sq_dists64(a64 - means[sa], b64 - means[sb]),

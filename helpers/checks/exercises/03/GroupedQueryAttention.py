@@ -6,13 +6,15 @@ The contract: ``q_proj`` and ``out_proj`` are nn.Linear(d_model, d_model), ``k_p
 head h reads key/value head h // (num_heads // num_kv_heads) (consecutive query heads share one,
 as ``repeat_interleave`` along the head dim gives, and as Llama's ``repeat_kv`` does). With
 num_kv_heads == num_heads it is multi-head attention; with num_kv_heads == 1, multi-query
-attention. :func:`gqa64` is the float64 reference, with switches for the known mistakes."""
+attention. :func:`gqa64` is the float64 reference; the known mistakes, edits of it, are in
+exercises/03/catalogue.py."""
 
 from __future__ import annotations
 
 import math
 
 import torch
+from torch import nn
 
 from ...framework import (
     Exercise,
@@ -24,13 +26,12 @@ from ...framework import (
     expect_tensor,
     expect_tuple,
     fmt_shape,
-    named,
     randn,
     register,
 )
+from ...mistakes import program, variants
 from ...modules import expect_bias, expect_names
 from ...probes import ATTENTION_BUILTINS, mask_with_a_key_per_row
-from ...references import attention64
 
 PROJS = ("q_proj", "k_proj", "v_proj", "out_proj")
 
@@ -50,34 +51,12 @@ def gqa_state(gen, d_model: int, num_heads: int, num_kv_heads: int, bias: bool =
     return state
 
 
-def gqa64(
-    state: dict,
-    num_heads: int,
-    num_kv_heads: int,
-    query,
-    key,
-    value,
-    mask=None,
-    *,
-    repeat_k: str = "interleave",
-    repeat_v: str = "interleave",
-    split_transpose: bool = True,
-    merge_transpose: bool = True,
-    scale: str = "d_head",
-    k_from=None,
-    v_from=None,
-    v_with: str = "v_proj",
-    values: str = "v",
-    **attention,
-):
+def gqa64(state: dict, num_heads: int, num_kv_heads: int, query, key=None, value=None,
+          mask=None):  # fmt: skip
     """Grouped-query attention in float64; returns (out (B, T_q, d_model), weights (B, H, T_q,
-    T_k)). Wrong variants: ``repeat_k`` / ``repeat_v`` "tile" (query head h reads kv head
-    h % num_kv_heads: ``.repeat`` instead of ``.repeat_interleave``); ``split_transpose=False``
-    (heads viewed as (B, H, T, d_head) directly); ``merge_transpose=False``; ``scale``
-    "d_model" or "none"; ``k_from`` / ``v_from`` (what is projected instead of key / value);
-    ``v_with="k_proj"`` (the values projected with k_proj); ``values="k"``; ``attention``:
-    :func:`attention64`'s switches (``dim``, ``mask_mode``).
-    """
+    T_k)). The catalogue's wrong programs are edits of it (exercises/03/catalogue.py)."""
+    key = query if key is None else key
+    value = key if value is None else value
     B, T_q, d_model = query.shape
     H, H_kv = num_heads, num_kv_heads
     d_head, group = d_model // H, H // H_kv
@@ -87,65 +66,56 @@ def gqa64(
         return y + state[f"{name}.bias"].double() if f"{name}.bias" in state else y
 
     def split(x, heads):  # (B, T, heads * d_head) -> (B, heads, T, d_head)
-        if not split_transpose:
-            return x.reshape(B, heads, -1, d_head)
         return x.view(B, -1, heads, d_head).transpose(1, 2)
 
-    def repeat(x, how):  # (B, H_kv, T, d_head) -> (B, H, T, d_head)
-        return x.repeat(1, group, 1, 1) if how == "tile" else x.repeat_interleave(group, dim=1)
-
     q = split(proj("q_proj", query), H)
-    k = repeat(split(proj("k_proj", key if k_from is None else k_from), H_kv), repeat_k)
-    v = repeat(split(proj(v_with, value if v_from is None else v_from), H_kv), repeat_v)
-    heads, weights = attention64(
-        q,
-        k,
-        v,
-        mask,
-        scale=math.sqrt({"d_head": d_head, "d_model": d_model, "none": 1.0}[scale]),
-        values=k if values == "k" else None,
-        **attention,
-    )
-    merged = (heads.transpose(1, 2) if merge_transpose else heads).reshape(B, T_q, d_model)
-    return proj("out_proj", merged), weights
+    k = split(proj("k_proj", key), H_kv).repeat_interleave(group, dim=1)  # (B, H, T_k, d_head)
+    v = split(proj("v_proj", value), H_kv).repeat_interleave(group, dim=1)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(d_head)
+    if mask is not None:
+        scores = scores.masked_fill(~mask, -math.inf)
+    weights = torch.softmax(scores, dim=-1)
+    heads = weights @ v
+    return proj("out_proj", heads.transpose(1, 2).reshape(B, T_q, d_model)), weights
 
 
-MESSAGES = {
-    "kv_heads_tiled": "the key/value heads are repeated with .repeat (tiled: heads 0, 1, 0, 1): "
-    "query head h must read kv head h // (num_heads // num_kv_heads), so that consecutive query "
-    "heads share one (0, 0, 1, 1). Use k.repeat_interleave(group, dim=1), or expand a new dim "
-    "after the kv heads: k[:, :, None].expand(B, H_kv, group, T, d_head).reshape(B, H, T, "
-    "d_head).",
-    "values_tiled": "the keys are repeated right but the values with .repeat (tiled): repeat v "
-    "as you repeat k, v.repeat_interleave(group, dim=1), so each query head reads the values "
-    "of its own kv head.",
-    "split_without_transpose": "the heads are split without the transpose: view the projection "
-    "as (B, T, heads, d_head) and then .transpose(1, 2); a direct view as (B, heads, T, d_head) "
-    "mixes positions and features.",
-    "scale_by_d_model": "the scores are divided by sqrt(d_model): each head's dot products have "
-    "d_head terms, so scale by sqrt(d_head) = sqrt(d_model // num_heads).",
-    "no_scale": "the scores are not scaled: divide by sqrt(d_head).",
-    "softmax_over_queries": "softmax is taken over the queries (dim=-2): use dim=-1, the keys.",
-    "mask_inverted": "the mask is inverted: True means *may attend* in this series.",
-    "mask_ignored": "the mask is ignored: apply `mask` to the scores (broadcast over the "
-    "heads), as in MultiHeadAttention.",
-    "mask_after_softmax": "the mask is applied after softmax: fill the scores with -inf before "
-    "softmax.",
-    "keys_from_query": "the keys come from `query`: project the `key` argument with k_proj.",
-    "merge_without_transpose": "the heads are merged without the transpose: (B, H, T, d_head) "
-    "-> .transpose(1, 2) -> reshape to (B, T, d_model).",
-    "weights_times_keys": "the weights multiply the keys: multiply the (repeated) values v.",
-    "values_through_k_proj": "the values are projected with k_proj: v = v_proj(value), split "
-    "and repeated like k.",
-    # key = value in the case: the two above give the same output, so neither is named
-    "keys_as_values": "out is the weights times the keys k = k_proj(key); with key = value in "
-    "this case, that is what multiplying the weights by k gives, and also projecting the values "
-    "with k_proj. Multiply the weights by the values, v = v_proj(value), split and repeated "
-    "like k.",
-    "value_defaults_to_query": "value defaults to query: when only `key` is given, value "
-    "defaults to key (value = key if value is None).",
-    "values_from_query": "the values come from `query`: project the `value` argument with v_proj.",
-    "values_from_key": "the values come from `key`: project the `value` argument with v_proj.",
+def gqa_as_learner(fn):
+    """A learner's GroupedQueryAttention whose forward is ``fn`` (gqa64 or a wrong program)."""
+
+    class GroupedQueryAttention(nn.Module):
+        def __init__(self, d_model, num_heads, num_kv_heads, bias=True):
+            super().__init__()
+            self.h, self.h_kv, d_kv = num_heads, num_kv_heads, num_kv_heads * d_model // num_heads
+            self.q_proj = nn.Linear(d_model, d_model, bias=bias)
+            self.k_proj = nn.Linear(d_model, d_kv, bias=bias)
+            self.v_proj = nn.Linear(d_model, d_kv, bias=bias)
+            self.out_proj = nn.Linear(d_model, d_model, bias=bias)
+
+        def forward(self, query, key=None, value=None, mask=None):
+            out = fn(dict(self.named_parameters()), self.h, self.h_kv, query, key, value, mask)
+            return tuple(t.to(query.dtype) for t in out)
+
+    return GroupedQueryAttention
+
+
+#: key = value in the case: the weights times k and the values through k_proj give the same
+#: output, so neither is named (no code); told apart where key != value
+KEYS_AS_VALUES = {
+    "weights_times_keys": (
+        "the weights multiply the keys: multiply the (repeated) values v.",
+        "weights @ v -> weights @ k",
+    ),
+    "values_through_k_proj": (
+        "the values are projected with k_proj: v = v_proj(value), split and repeated like k.",
+        'proj("v_proj", value) -> proj("k_proj", value)',
+    ),
+    None: (
+        "out is the weights times the keys k = k_proj(key); with key = value in this case, that "
+        "is what multiplying the weights by k gives, and also projecting the values with "
+        "k_proj. Multiply the weights by the values, v = v_proj(value), split and repeated like "
+        "k.",
+        "weights @ v -> weights @ k",
+    ),
 }
 
 
@@ -193,6 +163,8 @@ class GroupedQueryAttentionCheck(Exercise):
     kind = "module"
     # F.scaled_dot_product_attention(..., enable_gqa=True) would do the whole exercise
     forbid = ATTENTION_BUILTINS + ("torch.nn.MultiheadAttention.forward",)
+    reference64 = staticmethod(gqa64)
+    learner = staticmethod(gqa_as_learner)
 
     def probes(self, gen):
         for init in INFO:
@@ -293,46 +265,22 @@ class GroupedQueryAttentionCheck(Exercise):
         expect_like(got_w, want, query.dtype, "weights")
         expect_like(got_out, (B, T_q, d_model), query.dtype, "out")
 
-        def variant(i, **kw):
-            return lambda: gqa64(probe.state, H, H_kv, query, key, value, mask, **kw)[i]
-
-        ref_out, ref_w = gqa64(probe.state, H, H_kv, query, key, value, mask)
-        masked = {
-            "mask_inverted": [
-                variant(1, mask_mode="inverted"),
-                variant(1, mask_mode="inverted", fill=-1e9),
-            ],
-            "mask_ignored": variant(1, mask_mode="ignored"),
-            "mask_after_softmax": variant(1, mask_mode="after"),
-        }
-        mistakes = named(
-            MESSAGES,
-            kv_heads_tiled=variant(1, repeat_k="tile"),
-            split_without_transpose=variant(1, split_transpose=False),
-            scale_by_d_model=variant(1, scale="d_model"),
-            no_scale=variant(1, scale="none"),
-            softmax_over_queries=variant(1, dim=-2),
-            **(masked if mask is not None else {}),
-            **({"keys_from_query": variant(1, k_from=query)} if key is not query else {}),
-        )
+        args = (probe.state, H, H_kv, query, probe.kwargs.get("key"), probe.kwargs.get("value"))
+        ref_out, ref_w = gqa64(*args, mask)
+        codes = ["kv_heads_tiled", "split_without_transpose", "scale_by_d_model", "no_scale",
+                 "softmax_over_queries"]  # fmt: skip
+        codes += ["mask_inverted", "mask_ignored", "mask_after_softmax"] if mask is not None else []
+        codes += ["keys_from_query"] if key is not query else []
+        mistakes = variants(self.mistakes, gqa64, (*args, mask), pick=lambda o: o[1], codes=codes)
         expect_close(got_w, ref_w, "weights", mistakes=mistakes)
+        codes = ["values_tiled", "merge_without_transpose"]
         if "key" in probe.kwargs and "value" not in probe.kwargs:
-            values = {"value_defaults_to_query": variant(0, v_from=query)}
+            codes += ["value_defaults_to_query"]
         else:
-            values = {"values_from_query": variant(0, v_from=query)} if value is not query else {}
-        values |= {"values_from_key": variant(0, v_from=key)} if value is not key else {}
-        mistakes = named(
-            MESSAGES,
-            values_tiled=variant(0, repeat_v="tile"),
-            merge_without_transpose=variant(0, merge_transpose=False),
-            **values,
-        )
-        if value is key:  # the keys times the weights, and the values through k_proj: the same
-            mistakes.append((variant(0, values="k"), MESSAGES["keys_as_values"], None))
-        else:
-            mistakes += named(
-                MESSAGES,
-                weights_times_keys=variant(0, values="k"),
-                values_through_k_proj=variant(0, v_with="k_proj"),
-            )
+            codes += ["values_from_query"] if value is not query else []
+        codes += ["values_from_key"] if value is not key else []
+        mistakes = variants(self.mistakes, gqa64, (*args, mask), pick=lambda o: o[0], codes=codes)
+        for code in [None] if value is key else ["weights_times_keys", "values_through_k_proj"]:
+            message, edit = KEYS_AS_VALUES[code]
+            mistakes.append((lambda e=edit: program(gqa64, e)(*args, mask)[0], message, code))
         expect_close(got_out, ref_out, "out", mistakes=mistakes)

@@ -1,10 +1,14 @@
 """Notebook 03: multi-head attention, checked against a float64 formula of
-nn.MultiheadAttention with copied weights (``references.mha64``; tests/checks/test_nb03.py
-compares the two)."""
+nn.MultiheadAttention with copied weights (:func:`mha_ref64`, as ``references.mha64`` that
+tests/checks/test_nb03.py compares with it); the known mistakes, edits of it, are in
+exercises/03/catalogue.py."""
 
 from __future__ import annotations
 
+import math
+
 import torch
+from torch import nn
 
 from ...framework import (
     Exercise,
@@ -16,11 +20,11 @@ from ...framework import (
     expect_tensor,
     expect_tuple,
     fmt_shape,
-    named,
     randint,
     randn,
     register,
 )
+from ...mistakes import program, variants
 from ...modules import expect_bias, expect_names
 from ...parts import locate
 from ...probes import (
@@ -30,46 +34,60 @@ from ...probes import (
     mask_with_a_key_per_row,
     train_mode_parts,
 )
-from ...references import mha64
 from ...run.modules import fixed_dropout
 from ...run.parts import PARTS_KEY
 from ...weights import PROJECTIONS, random_state
 
-MESSAGES = {
-    "split_without_transpose": "the heads are split without the transpose: view the projection "
-    "as (B, T, H, d_head) and then .transpose(1, 2) to (B, H, T, d_head); a direct view as "
-    "(B, H, T, d_head) mixes positions and features.",
-    "scale_by_d_model": "the scores are divided by sqrt(d_model): each head's dot products have "
-    "d_head terms, so scale by sqrt(d_head) = sqrt(d_model // num_heads).",
-    "no_scale": "the scores are not scaled: divide by sqrt(d_head).",
-    "softmax_over_queries": "softmax is taken over the queries (dim=-2): use dim=-1, the keys.",
-    "always_causal": "a causal mask is applied although none was asked for (as nanoGPT's "
-    "CausalSelfAttention always does): apply only the `mask` argument, so that the same module "
-    "serves encoders (no mask) and decoders (a causal mask passed in).",
-    "mask_inverted": "the mask is inverted: True means *may attend* in this series (pass it on "
-    "to scaled_dot_product_attention as it is); nn.MultiheadAttention's attn_mask is the one "
-    "with True = blocked.",
-    "mask_ignored": "the mask is ignored: pass `mask` on to the attention.",
-    "mask_after_softmax": "the mask is applied after softmax: fill the scores with -inf before "
-    "softmax.",
-    "keys_from_query": "the keys come from `query`: project the `key` argument with k_proj.",
-    "merge_without_transpose": "the heads are merged without the transpose: (B, H, T, d_head) "
-    "-> .transpose(1, 2) -> (B, T, H, d_head) -> reshape to (B, T, d_model); a direct reshape "
-    "mixes positions.",
-    "weights_times_keys": "the weights multiply the keys: multiply the values v.",
-    "value_defaults_to_query": "value defaults to query: when only `key` is given, value "
-    "defaults to key (value = key if value is None), so mha(x, memory) takes the keys and the "
-    "values from memory.",
-    "values_from_query": "the values come from `query`: project the `value` argument with v_proj.",
-    "values_from_key": "the values come from `key`: project the `value` argument with v_proj.",
-    "dropout_on_output": "dropout is applied to the output: it acts on the attention weights, "
-    "weights = self.dropout(weights) before weights @ v.",
-    "dropout_on_values": "dropout is applied to the values v: it acts on the attention weights.",
-    "dropout_on_scores": "dropout is applied to the scores before softmax: apply it to the "
-    "weights after softmax.",
-    "weights_before_dropout": "the weights returned are those before dropout: return the "
-    "dropped-out weights that multiply v (as nn.MultiheadAttention does).",
-}
+
+def mha_ref64(state: dict, num_heads: int, query, key=None, value=None, mask=None, dropout=None):
+    """Multi-head attention in float64 (nn.MultiheadAttention's numbers), ``dropout`` (a
+    function, training mode) on the weights; returns (out, weights). The catalogue's wrong
+    programs are edits of it (exercises/03/catalogue.py)."""
+    key = query if key is None else key
+    value = key if value is None else value
+    drop = dropout or (lambda t: t)
+    B, T_q, d_model = query.shape
+    H, d_head = num_heads, d_model // num_heads
+
+    def proj(name, x):  # (B, T, d_model)
+        y = x.double() @ state[f"{name}.weight"].double().T
+        return y + state[f"{name}.bias"].double() if f"{name}.bias" in state else y
+
+    def split(x):  # (B, T, d_model) -> (B, H, T, d_head)
+        return x.view(B, -1, H, d_head).transpose(1, 2)
+
+    q, k = split(proj("q_proj", query)), split(proj("k_proj", key))
+    v = split(proj("v_proj", value))
+    scores = q @ k.transpose(-2, -1) / math.sqrt(d_head)
+    if mask is not None:
+        scores = scores.masked_fill(~mask, -math.inf)
+    weights = drop(torch.softmax(scores, dim=-1))
+    heads = weights @ v  # (B, H, T_q, d_head)
+    merged = heads.transpose(1, 2).reshape(B, T_q, d_model)
+    return proj("out_proj", merged), weights
+
+
+def mha_as_learner(fn):
+    """A learner's MultiHeadAttention whose forward is ``fn`` (mha_ref64 or a wrong program)."""
+
+    class MultiHeadAttention(nn.Module):
+        def __init__(self, d_model, num_heads, dropout=0.0, bias=True):
+            super().__init__()
+            self.h, self.dropout = num_heads, nn.Dropout(dropout)
+            for name in PROJECTIONS:
+                setattr(self, name, nn.Linear(d_model, d_model, bias=bias))
+
+        def forward(self, query, key=None, value=None, mask=None):
+            drop = self.dropout if self.training else None
+            out = fn(dict(self.named_parameters()), self.h, query, key, value, mask, drop)
+            return tuple(t.to(query.dtype) for t in out)
+
+    return MultiHeadAttention
+
+
+#: the projections a learner may leave out, in the order of projection_skipped's programs
+SKIPPED = (("q_proj", "query"), ("k_proj", "key"), ("v_proj", "value"),
+           ("out_proj", "merged heads' output"))  # fmt: skip
 
 
 SHAPES = {  # wrong shapes of the weights, (B, H, T_q, T_k) expected
@@ -114,6 +132,8 @@ class MultiHeadAttentionCheck(Exercise):
     kind = "module"
     forbid = ATTENTION_BUILTINS + ("torch.nn.MultiheadAttention.forward",)
     function_parts = ("02.scaled_dot_product_attention",)
+    reference64 = staticmethod(mha_ref64)
+    learner = staticmethod(mha_as_learner)
 
     def probes(self, gen):
         for init in (
@@ -218,58 +238,32 @@ class MultiHeadAttentionCheck(Exercise):
         expect_like(got_w, want, query.dtype, "weights")
         expect_like(got_out, (B, T_q, d_model), query.dtype, "out")
 
-        def variant(i, **kw):
-            return lambda: mha64(probe.state, H, query, key, value, mask, **kw)[i]
+        args = (probe.state, H, query, probe.kwargs.get("key"), probe.kwargs.get("value"), mask)
+        ref_out, ref_w = mha_ref64(*args)
 
-        def skipped(i, names):  # a projection left out: any of them, the same words
-            return [
-                (
-                    variant(i, skip=(p,)),
-                    f"self.{p} is not applied: the {arg} goes through "
-                    f"self.{p} (nn.Linear(d_model, d_model)).",
-                    "projection_skipped",
-                )
-                for p, arg in names
-            ]
+        def table(codes, i):
+            return variants(self.mistakes, mha_ref64, args, pick=lambda o: o[i], codes=codes)
 
-        ref_out, ref_w = mha64(probe.state, H, query, key, value, mask)
-        masked = {
-            "mask_inverted": [
-                variant(1, mask_mode="inverted"),
-                variant(1, mask_mode="inverted", fill=-1e9),
-            ],
-            "mask_ignored": variant(1, mask_mode="ignored"),
-            "mask_after_softmax": variant(1, mask_mode="after"),
-        }
-        mistakes = named(
-            MESSAGES,
-            split_without_transpose=variant(1, split_transpose=False),
-            scale_by_d_model=variant(1, scale="d_model"),
-            no_scale=variant(1, scale="none"),
-            softmax_over_queries=variant(1, dim=-2),
-            # on top of the given mask, or in its place (nanoGPT's mask overwritten)
-            always_causal=[
-                variant(1, causal=True),
-                lambda: mha64(probe.state, H, query, key, value, None, causal=True)[1],
-            ],
-            **(masked if mask is not None else {}),
-            **({"keys_from_query": variant(1, k_from=query)} if key is not query else {}),
-        )
-        projections = [("q_proj", "query"), ("k_proj", "key")]
-        expect_close(got_w, ref_w, "weights", mistakes=mistakes + skipped(1, projections))
+        def skipped(i):  # a projection left out: any of them, the same words
+            m, found = self.mistakes["projection_skipped"], []
+            for spec, (p, arg) in zip(m.wrong, SKIPPED):
+                if (p in ("q_proj", "k_proj")) == (i == 1):  # q, k: the weights; v, out: out
+                    run = program(mha_ref64, spec)
+                    found.append((lambda r=run: r(*args)[i], m.say(p=p, arg=arg), m.code))
+            return found
+
+        codes = ["split_without_transpose", "scale_by_d_model", "no_scale", "softmax_over_queries",
+                 "always_causal"]  # fmt: skip
+        codes += ["mask_inverted", "mask_ignored", "mask_after_softmax"] if mask is not None else []
+        codes += ["keys_from_query"] if key is not query else []
+        expect_close(got_w, ref_w, "weights", mistakes=table(codes, 1) + skipped(1))
+        codes = ["merge_without_transpose", "weights_times_keys"]
         if "key" in probe.kwargs and "value" not in probe.kwargs:
-            values = {"value_defaults_to_query": variant(0, v_from=query)}
+            codes += ["value_defaults_to_query"]
         else:
-            values = {"values_from_query": variant(0, v_from=query)} if value is not query else {}
-        values |= {"values_from_key": variant(0, v_from=key)} if value is not key else {}
-        mistakes = named(
-            MESSAGES,
-            merge_without_transpose=variant(0, merge_transpose=False),
-            weights_times_keys=variant(0, values="k"),
-            **values,
-        )
-        projections = [("v_proj", "value"), ("out_proj", "merged heads' output")]
-        expect_close(got_out, ref_out, "out", mistakes=mistakes + skipped(0, projections))
+            codes += ["values_from_query"] if value is not query else []
+        codes += ["values_from_key"] if value is not key else []
+        expect_close(got_out, ref_out, "out", mistakes=table(codes, 0) + skipped(0))
 
     def judge_train(self, probe, out):
         H, p, seed = probe.init["num_heads"], probe.init["dropout"], probe.kwargs["dropout_seed"]
@@ -280,26 +274,21 @@ class MultiHeadAttentionCheck(Exercise):
             expect_tensor(t, w)
             for t, w in zip(expect_tuple(train, 2, "(out, weights)"), ("out", "weights"))
         )
-        expect_close(e_out, mha64(probe.state, H, x, x, x)[0], "out")
+        expect_close(e_out, mha_ref64(probe.state, H, x)[0], "out")
 
-        def v(i, q=p, **kw):
-            return lambda: mha64(
-                probe.state, H, x, x, x, dropout=lambda t: fixed_dropout(t, q, seed), **kw
-            )[i]
+        def v(i, q=p, codes=None):
+            args = (probe.state, H, x, None, None, None, lambda t: fixed_dropout(t, q, seed))
+            if codes is None:
+                return lambda: mha_ref64(*args)[i]
+            return variants(self.mistakes, mha_ref64, args, pick=lambda o: o[i], codes=codes)
 
         where = "to the attention weights after softmax, before they multiply v"
         if tuple(t_w.shape) != (x.size(0), H, x.size(1), x.size(1)):
             raise Fail(f"weights has shape {fmt_shape(t_w.shape)} in training mode.")
-        mistakes = named(
-            MESSAGES,
-            dropout_on_output=v(0, dropout_at="output"),
-            dropout_on_values=v(0, dropout_at="values"),
-        )
-        mistakes += [(v(0, 0.1), *P_IGNORED)] + named(
-            MESSAGES, dropout_on_scores=v(0, dropout_at="scores")
-        )
+        mistakes = v(0, codes=["dropout_on_output", "dropout_on_values"])
+        mistakes += [(v(0, 0.1), *P_IGNORED)] + v(0, codes=["dropout_on_scores"])
         judge_dropout(t_out, e_out, calls, v(0)(), mistakes, where, "out")
-        mistakes = named(MESSAGES, weights_before_dropout=v(1, return_dropped=False))
+        mistakes = v(1, codes=["weights_before_dropout"])
         judge_dropout(
-            t_w, mha64(probe.state, H, x, x, x)[1], calls, v(1)(), mistakes, where, "weights"
+            t_w, mha_ref64(probe.state, H, x)[1], calls, v(1)(), mistakes, where, "weights"
         )

@@ -22,18 +22,69 @@ from ...framework import (
     randint,
     register,
 )
+from ...mistakes import entries, variants
 from ...modules import expect_names, judge_maps, judge_module_info
 from ...parts import PartsMixin
 from ...probes import P_TRAIN, fixed_drops
-from ...references import STACK_MISPLACEMENTS, stack64
+from ...references import STACK_MISPLACEMENTS, block64, layer_norm64, stack64, substate
+from .catalogue import CATALOGUE
 from .reference import (
     ENCODER_MISPLACEMENTS,
     encoder64,
     encoder_init,
-    encoder_mistakes,
     encoder_names,
     encoder_state,
 )
+
+MISTAKES = entries(CATALOGUE["06.TransformerEncoder"])
+
+
+def encoder_ref64(init: dict, state: dict, tokens, mask=None, norm_first: bool = True):
+    """The encoder in float64 (PyTorch's layers with the probe's weights). The catalogue's wrong
+    programs are edits of it (exercises/06/catalogue.py)."""
+    d, T, H = init["d_model"], tokens.shape[1], init["num_heads"]
+    x = state["embedding.weight"].double()[tokens] * math.sqrt(d)
+    table = state["pos_encoding.pe"].double()[:T]
+    x = x + table
+    layers = [substate(state, f"layers.{i}.") for i in range(init["num_layers"])]
+    for layer in layers:
+        x = block64(layer, x, H, norm_first=norm_first, mask=mask)
+    return layer_norm64(x, state["norm.weight"], state["norm.bias"], 1e-5)
+
+
+def encoder_variants(init: dict, st: dict, tokens, mask, norm_first: bool) -> list[tuple]:
+    """The known wrong encoders that apply to one case: (variant, message, code), as in
+    expect_close (the catalogue's programs)."""
+    L = init["num_layers"]
+    codes = ["embedding_not_scaled", "embedding_scaled_by_d_model", "embedding_divided",
+             "positions_scaled", "no_positional_encoding", "no_final_norm"]  # fmt: skip
+    codes += ["one_block_repeated"] if L > 1 else []
+    codes += ["blocks_not_run"] + (["only_first_block", "only_last_block"] if L > 1 else [])
+    codes += ["mask_ignored", "mask_inverted"] if mask is not None else []
+    codes += ["post_ln_no_final_norm"] if norm_first else ["norm_first_ignored"]
+    args = (init, st, tokens, mask, norm_first)
+    return variants(MISTAKES, encoder_ref64, args, codes=codes)
+
+
+def encoder_as_learner(fn):
+    """The course's encoder whose eval-mode forward is ``fn`` (encoder_ref64 or a wrong
+    program); training mode and attention_maps are the course's own."""
+    from ....blocks.encoder import TransformerEncoder
+
+    class Encoder(TransformerEncoder):
+        def __init__(self, vocab_size, d_model, num_heads, num_layers, d_ff, **kw):
+            super().__init__(vocab_size, d_model, num_heads, num_layers, d_ff, **kw)
+            self.init = {"d_model": d_model, "num_heads": num_heads,
+                         "num_layers": num_layers, "d_ff": d_ff}  # fmt: skip
+            self.norm_first = kw.get("norm_first", True)
+
+        def forward(self, tokens, mask=None):
+            if self.training:
+                return super().forward(tokens, mask)
+            st = {**dict(self.named_buffers()), **dict(self.named_parameters())}
+            return fn(self.init, st, tokens, mask, self.norm_first).float()
+
+    return Encoder
 
 
 @register
@@ -48,6 +99,8 @@ class TransformerEncoderCheck(PartsMixin, Exercise):
     title = "the encoder: embedding, positions, a stack of blocks, a final norm"
     points = 3.0
     kind = "module"
+    reference64 = staticmethod(encoder_ref64)
+    learner = staticmethod(encoder_as_learner)
     forbid = (
         "torch.nn.TransformerEncoderLayer.forward",
         "torch.nn.TransformerEncoder.forward",
@@ -127,7 +180,7 @@ class TransformerEncoderCheck(PartsMixin, Exercise):
             return self.judge_train(probe, got)
         ref = encoder64(init, st, tokens, mask, norm_first=norm_first)
 
-        mistakes = encoder_mistakes(init, st, tokens, mask, norm_first)
+        mistakes = encoder_variants(init, st, tokens, mask, norm_first)
         expect_close(got, ref, atol=1e-4, mistakes=mistakes)
 
     def judge_train(self, probe, got):

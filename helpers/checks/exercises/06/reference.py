@@ -1,5 +1,5 @@
-"""Notebook 06: the encoder's float64 reference (PyTorch's own layers with the probe's weights)
-with switches for the known mistakes, its parameter names, random states, and loading.
+"""Notebook 06: the encoder's float64 reference (PyTorch's own layers with the probe's weights),
+its attention maps' wrong variants, its parameter names, random states, and loading.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ...framework import named, randn
+from ...framework import randn
 from ...references import sinusoidal64, substate
 from ...weights import block_names, block_state, torch_layer, torch_masks
 
@@ -53,19 +53,12 @@ def encoder64(
     mask: torch.Tensor | None = None,
     *,
     norm_first: bool = True,
-    scale: str = "sqrt",
-    pe: bool = True,
-    pe_scaled: bool = False,
-    final_norm: bool = True,
-    layer_order=None,
     maps: bool = False,
     maps_on: str = "input",
 ):
-    """The encoder in float64, with switches for the known mistakes.
+    """The encoder in float64, PyTorch's layers (the known mistakes: edits of
+    TransformerEncoder.encoder_ref64, exercises/06/catalogue.py).
 
-    scale: "sqrt" (right), "none", "inv" (divided by sqrt(d_model)), "d_model" (times d_model).
-    pe_scaled: the table added before the scaling. layer_order: which layer's weights run at
-    each depth (one block repeated).
     maps: return the per-layer (B, H, T, T) weights; maps_on: "input" (right), "raw" (pre-LN
     weights taken on the un-normalized input), "embedding" (every layer fed the embedding),
     "normed" (post-LN blocks' weights taken on norm1(x), as if they were pre-LN).
@@ -73,14 +66,9 @@ def encoder64(
     d = init["d_model"]
     T = tokens.shape[1]
     x = state["embedding.weight"].double()[tokens]  # (B, T, d_model)
-    table = state["pos_encoding.pe"].double()[:T] if pe else 0.0
-    factor = {"sqrt": math.sqrt(d), "none": 1.0, "inv": 1 / math.sqrt(d), "d_model": d}[scale]
-    x = (x + table) * factor if pe_scaled else x * factor + table
-    layers = torch_layers(init, state, norm_first)
-    order = range(len(layers)) if layer_order is None else layer_order
+    x = x * math.sqrt(d) + state["pos_encoding.pe"].double()[:T]
     x0, weights = x, []
-    for i in order:
-        layer = layers[i]
+    for layer in torch_layers(init, state, norm_first):
         h = x0 if maps_on == "embedding" else x
         if maps:
             a = layer.norm1(h) if (norm_first or maps_on == "normed") and maps_on != "raw" else h
@@ -89,9 +77,7 @@ def encoder64(
         x = layer(x, **torch_masks(mask, T))
     if maps:
         return weights
-    if final_norm:
-        x = F.layer_norm(x, (d,), state["norm.weight"].double(), state["norm.bias"].double())
-    return x
+    return F.layer_norm(x, (d,), state["norm.weight"].double(), state["norm.bias"].double())
 
 
 def encoder_names(init: dict) -> dict[str, list[int]]:
@@ -101,62 +87,6 @@ def encoder_names(init: dict) -> dict[str, list[int]]:
         names.update({f"layers.{i}.{k}": v for k, v in block_names(d, init["d_ff"]).items()})
     names.update({"norm.weight": [d], "norm.bias": [d]})
     return names
-
-
-ENCODER_MISTAKES = {
-    "embedding_not_scaled": "the embedding is not scaled: multiply it by sqrt(d_model) before "
-    "adding the positional encoding.",
-    "embedding_scaled_by_d_model": "the embedding is multiplied by d_model: multiply it by "
-    "sqrt(d_model), math.sqrt(self.d_model).",
-    "embedding_divided": "the embedding is divided by sqrt(d_model): multiply by it.",
-    "positions_scaled": "the positional encoding is scaled too: scale the embedding by "
-    "sqrt(d_model) first, then add the positions, pos_encoding(embedding(tokens) * "
-    "sqrt(d_model)).",
-    "no_positional_encoding": "no positional information: pass the scaled embedding through "
-    "self.pos_encoding.",
-    "no_final_norm": "the final norm is missing: return self.norm(x) after the last block "
-    "(pre-LN blocks leave the residual stream unnormalized).",
-    "one_block_repeated": "every depth runs the same block: build num_layers separate blocks, "
-    "nn.ModuleList([Block(...) for _ in range(num_layers)]), not [block] * num_layers.",
-    "blocks_not_run": "the blocks do not run: feed x through each of them, x = layer(x, mask).",
-    "only_first_block": "only the first block runs: loop over all of self.layers.",
-    "only_last_block": "only the last block's output is used: feed each block's output to the "
-    "next one, x = layer(x, mask).",
-    "mask_ignored": "the mask is ignored: pass it to every block, x = layer(x, mask).",
-    "mask_inverted": "the mask is inverted: True means may attend.",
-    "post_ln_no_final_norm": "the blocks are post-LN whatever norm_first says, and there is no "
-    "final norm (d2l's encoder): pass norm_first to every block, TransformerEncoderBlock(..., "
-    "norm_first=norm_first), and return self.norm(x).",
-    "norm_first_ignored": "norm_first is ignored: pass it to every block, "
-    "TransformerEncoderBlock(..., norm_first=norm_first).",
-}
-
-
-def encoder_mistakes(init: dict, st: dict, tokens, mask, norm_first: bool) -> list[tuple]:
-    """The known wrong encoders for one probe: (variant, message, code) as in expect_close."""
-
-    def v(**kw):
-        kw = {"mask": mask, "norm_first": norm_first, **kw}
-        return lambda: encoder64(init, st, tokens, kw.pop("mask"), **kw)
-
-    L, none = init["num_layers"], []
-    return named(
-        ENCODER_MISTAKES,
-        embedding_not_scaled=v(scale="none"),
-        embedding_scaled_by_d_model=v(scale="d_model"),
-        embedding_divided=v(scale="inv"),
-        positions_scaled=v(pe_scaled=True),
-        no_positional_encoding=v(pe=False),
-        no_final_norm=v(final_norm=False),
-        one_block_repeated=v(layer_order=[L - 1] * L) if L > 1 else none,
-        blocks_not_run=v(layer_order=[]),
-        only_first_block=v(layer_order=[0]) if L > 1 else none,
-        only_last_block=v(layer_order=[L - 1]) if L > 1 else none,
-        mask_ignored=v(mask=None) if mask is not None else none,
-        mask_inverted=v(mask=~mask) if mask is not None else none,
-        post_ln_no_final_norm=v(norm_first=False, final_norm=False) if norm_first else none,
-        norm_first_ignored=none if norm_first else v(norm_first=True),
-    )
 
 
 ENCODER_MISPLACEMENTS = [

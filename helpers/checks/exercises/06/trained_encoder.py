@@ -36,7 +36,8 @@ class TrainedEncoderCheck(TrainedModelCheck):
         every number of heads that divides d_model and both norm_first (the weights show
         neither), then the encoder's known mistakes."""
         from ...references import sinusoidal64, substate
-        from .reference import encoder64, encoder_mistakes
+        from .reference import encoder64
+        from .TransformerEncoder import encoder_variants
 
         enc, (w, b) = substate(state, "encoder."), (state["head.weight"], state["head.bias"])
         vocab, d = enc["embedding.weight"].shape
@@ -63,7 +64,7 @@ class TrainedEncoderCheck(TrainedModelCheck):
         yield [
             head(variant)
             for init, norm_first in settings
-            for variant, _, _ in encoder_mistakes(init, enc, tokens, None, norm_first)
+            for variant, _, _ in encoder_variants(init, enc, tokens, None, norm_first)
         ]
 
     def other_targets(self, inputs):

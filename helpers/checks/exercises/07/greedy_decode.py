@@ -9,30 +9,25 @@ from __future__ import annotations
 import torch
 
 from ...framework import Exercise, Fail, Probe, expect_tensor, fmt_shape, randint, register
+from ...mistakes import outputs
 from ...run.loops import scripted_model
 
 
-@torch.no_grad()
-def greedy64(
-    model, src, max_len: int, bos_id: int, eos_id: int, variant: str = "right"
-) -> torch.Tensor:
-    """Reference greedy decoding, or a known wrong one (variant)."""
+def greedy64(model, src, max_len: int, bos_id: int, eos_id: int) -> torch.Tensor:
+    """The reference greedy decoding. The catalogue's wrong programs are edits of it
+    (exercises/07/catalogue.py)."""
     B = src.shape[0]
-    tgt = torch.full((B, 1), bos_id, dtype=torch.long)
-    done = torch.zeros(B, dtype=torch.bool)
+    tgt = torch.full((B, 1), bos_id, dtype=torch.long, device=src.device)
+    done = torch.zeros(B, dtype=torch.bool, device=src.device)
     while tgt.shape[1] < max_len:
         logits = model(src, tgt)  # (B, T, V)
-        pos = 0 if variant == "first_position" else -1
-        nxt = logits[:, pos].argmax(-1)
-        if variant not in ("no_force_eos", "eos_ignored"):
-            nxt = torch.where(done, torch.full_like(nxt, eos_id), nxt)
+        nxt = logits[:, -1].argmax(-1)
+        nxt = torch.where(done, torch.full_like(nxt, eos_id), nxt)
         tgt = torch.cat([tgt, nxt[:, None]], dim=1)
         done = done | (nxt == eos_id)
-        if variant == "stop_first" and done.any():
+        if done.all():
             break
-        if variant not in ("never_stop", "stop_first", "eos_ignored") and done.all():
-            break
-    return tgt[:, 1:] if variant == "no_bos" else tgt
+    return tgt
 
 
 @register
@@ -41,6 +36,8 @@ class GreedyDecodeCheck(Exercise):
     modes = {"model": "kept"}
     title = "greedy decoding"
     points = 2.0
+    reference64 = staticmethod(greedy64)
+    learner = staticmethod(lambda fn: fn)  # on the model's device, as the learner's runs
 
     def probes(self, gen):
         def case(name, ends, max_len, vocab_size=9, bos_id=1, eos_id=2, S=5):
@@ -93,12 +90,11 @@ class GreedyDecodeCheck(Exercise):
         ref = greedy64(model, src, max_len, bos_id, eos_id)
         if got.shape == ref.shape and torch.equal(got, ref):
             return
-        for variant, message in GREEDY_MISTAKES.items():
-            v = greedy64(model, src, max_len, bos_id, eos_id, variant)
-            if got.shape == v.shape and torch.equal(got, v):
-                raise Fail(message.format(bos_id=bos_id), variant)
+        for code, wrongs in outputs(self.mistakes, greedy64, (model, *probe.args)).items():
+            if any(got.shape == v.shape and torch.equal(got, v) for v in wrongs):
+                raise self.fail(code, bos_id=bos_id)
         if L > 0 and not bool((got[:, 0] == bos_id).all()):
-            raise Fail(GREEDY_MISTAKES["no_bos"].format(bos_id=bos_id), "no_bos")
+            raise self.fail("no_bos", bos_id=bos_id)
         n = min(L, ref.shape[1])  # a token that differs before either stops: not greedy
         rows = [b for b in range(B) if not torch.equal(got[b, :n], ref[b, :n])]
         for b in rows:  # right up to the row's eos_id: only what follows it differs
@@ -125,21 +121,3 @@ class GreedyDecodeCheck(Exercise):
             f"(at most max_len={max_len} tokens).",
             "wrong_length",
         )
-
-
-# greedy64's wrong variants -> their messages (the code is the variant's name)
-GREEDY_MISTAKES = {
-    "no_bos": "the output does not start with bos_id: return the whole decoder sequence, BOS "
-    "first ({bos_id} here).",
-    "first_position": "the next token is read at the wrong position: the prediction for the "
-    "next token is at the last position, logits[:, -1].",
-    "stop_first": "decoding stopped when the first row produced eos_id: stop only once every "
-    "row has (keep a `done` flag per row).",
-    "never_stop": "decoding never stops early: stop once every row has produced eos_id "
-    "(done.all()), not at max_len.",
-    "no_force_eos": "a row that has produced eos_id goes on with other tokens: once a row is "
-    "done, keep appending eos_id to it.",
-    "eos_ignored": "eos_id is never looked at: a row that has produced eos_id goes on with other "
-    "tokens, and decoding runs to max_len. Keep appending eos_id to finished rows and stop once "
-    "every row has produced it (done.all()).",
-}

@@ -1,7 +1,7 @@
 """Notebook 08, part 2: blockwise attention with an online softmax.
 
-References are softmax attention written out in float64; the known wrong variants are the
-same formulas with one switch flipped."""
+The reference is softmax attention written out in float64; the known mistakes
+(exercises/08/catalogue.py) are edits of blockwise64, the online softmax in float64."""
 
 from __future__ import annotations
 
@@ -18,10 +18,10 @@ from ...framework import (
     expect_like,
     expect_tensor,
     fmt_shape,
-    named,
     randn,
     register,
 )
+from ...mistakes import variants
 from ...probes import ATTENTION_BUILTINS, SOFTMAX_OPS, too_large
 from ...properties import STABLE, PropertyMixin
 from ...references import attention64, attention_rounding64
@@ -30,65 +30,24 @@ from ...run.relations import props
 from .reference import fit_scale, rows_scaled, scale_names
 
 
-def blockwise64(
-    q,
-    k,
-    v,
-    block_size: int,
-    *,
-    rescale_acc: bool = True,
-    rescale_sum: bool = True,
-    normalize: bool = True,
-) -> torch.Tensor:
-    """Online-softmax attention in float64 with switches for the known mistakes."""
+def blockwise64(q, k, v, block_size: int) -> torch.Tensor:
+    """Online-softmax attention in float64. The catalogue's wrong programs are edits of it
+    (exercises/08/catalogue.py)."""
     q, k, v = q.double(), k.double(), v.double()
     s_q = 1 / math.sqrt(q.shape[-1])
-    m = torch.full(q.shape[:-1] + (1,), float("-inf"), dtype=torch.float64)
+    m = torch.full(q.shape[:-1] + (1,), float("-inf"), dtype=torch.float64, device=q.device)
     l = torch.zeros_like(m)
-    acc = torch.zeros(q.shape[:-1] + (v.shape[-1],), dtype=torch.float64)
+    acc = torch.zeros(q.shape[:-1] + (v.shape[-1],), dtype=torch.float64, device=q.device)
     for start in range(0, k.shape[-2], block_size):
         kb, vb = k[..., start : start + block_size, :], v[..., start : start + block_size, :]
         s = q @ kb.transpose(-2, -1) * s_q
-        m_blk = s.amax(-1, keepdim=True)
-        m_new = torch.maximum(m, m_blk)
+        m_new = torch.maximum(m, s.amax(-1, keepdim=True))
         p = (s - m_new).exp()
         alpha = (m - m_new).exp()
-        l = (l * alpha if rescale_sum else l) + p.sum(-1, keepdim=True)
-        acc = (acc * alpha if rescale_acc else acc) + p @ vb
+        l = l * alpha + p.sum(-1, keepdim=True)
+        acc = acc * alpha + p @ vb
         m = m_new
-    return acc / l if normalize else acc
-
-
-def separately_normalized64(q, k, v, block_size: int) -> torch.Tensor:
-    """Each block's own softmax attention, averaged over the blocks (a known mistake)."""
-    q, k, v = q.double(), k.double(), v.double()
-    outs = []
-    for start in range(0, k.shape[-2], block_size):
-        kb, vb = k[..., start : start + block_size, :], v[..., start : start + block_size, :]
-        outs.append(attention64(q, kb, vb)[0])
-    return torch.stack(outs).mean(0)
-
-
-BLOCKWISE_MISTAKES = {
-    "not_normalized": "the result is not divided by the running sum at the end: return acc / l.",
-    "accumulator_not_rescaled": "the accumulator is not rescaled when the running max grows: "
-    "multiply acc by exp(m_old - m_new) before adding the new block.",
-    "sum_not_rescaled": "the running sum is not rescaled when the running max grows: l = l * "
-    "exp(m_old - m_new) + p.sum(-1).",
-    "nothing_rescaled": "neither the running sum nor the accumulator is rescaled when the max "
-    "grows: multiply both by exp(m_old - m_new).",
-    "blocks_normalized_separately": "each block is normalized on its own and the blocks are "
-    "averaged: one softmax runs over all keys, so keep a running sum l of exp(s - m) over the "
-    "blocks and divide by it once, at the end.",
-    "last_block_skipped": "the last, shorter block is skipped: loop over range(0, T_k, "
-    "block_size); the last block may hold fewer than block_size keys.",
-    "last_block_only": "only the last block counts: the running max, sum and accumulator "
-    "carry over from block to block (m = m_new after each block), rescaled by exp(m_old - m_new).",
-    "keys_left_out": "only the keys {a} to {b} count: the blocks start at 0 and cover every "
-    "key, range(0, T_k, block_size), k[..., start : start + block_size, :].",
-    "first_block_only": "only the keys of the first block count: the later blocks are empty or "
-    "skipped. Slice each block from its start, k[..., start : start + block_size, :].",
-}
+    return acc / l
 
 
 # the large-score cases: (message, code) when the output is not finite
@@ -127,6 +86,7 @@ class BlockwiseAttentionCheck(PropertyMixin, Exercise):
     id = "08.blockwise_attention"
     title = "exact attention block by block, with an online softmax"
     points = 3.0
+    reference64 = staticmethod(blockwise64)
     forbid = (
         *ATTENTION_BUILTINS,
         *SOFTMAX_OPS,
@@ -214,24 +174,8 @@ class BlockwiseAttentionCheck(PropertyMixin, Exercise):
         expect_finite(got, hint=NOT_FINITE)
         ref = attention64(q, k, v)[0]
 
-        def vb(**kw):
-            return lambda: blockwise64(q, k, v, bs, **kw)
-
-        T_k = k.shape[-2]
-        last = (T_k - 1) // bs * bs  # where the last block starts
-        mistakes = named(
-            BLOCKWISE_MISTAKES,
-            not_normalized=vb(normalize=False),
-            accumulator_not_rescaled=vb(rescale_acc=False),
-            sum_not_rescaled=vb(rescale_sum=False),
-            nothing_rescaled=vb(rescale_acc=False, rescale_sum=False),
-            blocks_normalized_separately=lambda: separately_normalized64(q, k, v, bs),
-        )
-        for a, b, code in ((0, last, "last_block_skipped"), (last, T_k, "last_block_only"),
-                           (0, bs, "first_block_only"), (1, T_k, "keys_left_out")):  # fmt: skip
-            if 0 < b - a < T_k:
-                keys = lambda a=a, b=b: attention64(q, k[..., a:b, :], v[..., a:b, :])[0]  # noqa: E731
-                mistakes.append((keys, BLOCKWISE_MISTAKES[code].format(a=a, b=b - 1), code))
+        fields = {"a": 1, "b": k.shape[-2] - 1}  # keys_left_out's
+        mistakes = variants(self.mistakes, blockwise64, (q, k, v, bs), fields=fields)
         try:
             rounding = attention_rounding64(q, k, v, dtype=q.dtype)[0]
             expect_close(got, ref, mistakes=mistakes, hint=STABLE["softmax"], rounding=rounding)

@@ -19,52 +19,37 @@ from ...framework import (
     expect_like,
     expect_tensor,
     fmt_shape,
-    named,
     randn,
     register,
 )
+from ...mistakes import program
 from ...properties import STABLE
 from ...references import attention64
 from .reference import fit_scale, scale_names
 
 
-def causal_attention64(q, k, v, scale: float = 1.0, allowed=None) -> torch.Tensor:
+def causal_attention64(q, k, v, scale: float = 1.0) -> torch.Tensor:
     """Causal attention in float64 (:func:`attention64`), the scores times ``scale`` on top of
-    1 / sqrt(d_k); ``allowed``: a (T, T) mask of a known mistake instead of the causal one."""
-    divisor = math.sqrt(q.shape[-1]) / scale
-    return attention64(q, k, v, allowed, scale=divisor, causal=allowed is None)[0]
+    1 / sqrt(d_k)."""
+    return attention64(q, k, v, scale=math.sqrt(q.shape[-1]) / scale, causal=True)[0]
 
 
-def first_keys(T: int, and_self: bool) -> torch.Tensor:
-    """The first key (and the query's own with ``and_self``): a cache never extended."""
-    allowed = torch.eye(T, dtype=torch.bool) if and_self else torch.zeros(T, T, dtype=torch.bool)
-    allowed[:, 0] = True
-    return allowed
+def kv_step64(q, k, v, cache=None):
+    """One decoding step in float64: append k, v to the cache, attend to all of it. The
+    catalogue's wrong programs are edits of it (exercises/08/catalogue.py)."""
+    if cache is not None:
+        k, v = torch.cat([cache[0], k], dim=-2), torch.cat([cache[1], v], dim=-2)
+    out = attention64(q, k, v)[0]
+    return out, (k, v)
 
 
-def before_append(T: int) -> torch.Tensor:
-    """Attending before appending: each step sees the earlier keys only (the first, itself)."""
-    allowed = torch.ones(T, T, dtype=torch.bool).tril(-1)
-    allowed[0, 0] = True
-    return allowed
-
-
-KV_MISTAKES = {
-    "cache_ignored": "each step attends only to the new token: append the new k and v to the "
-    "cache first, then attend to the whole cache.",
-    "new_token_not_attended": "each step attends to the cached keys but not to the new token "
-    "itself (it attends before appending): append the new k and v to the cache first, then "
-    "attend to the whole cache.",
-    "cache_keeps_last_only": "each step sees only the previous token and itself: the returned "
-    "cache must hold every token so far, torch.cat([k_cache, k], dim=-2), not just the newest "
-    "one.",
-    "cache_not_extended": "each step sees only the first token and itself: the cache is never "
-    "extended. Return the concatenated (k, v) as the new cache, not the cache you were given.",
-    "first_key_only": "every step attends only to the first token: its weights should be the "
-    "softmax over all cached keys, softmax(q k^T / sqrt(d_k)).",
-    "softmax_over_queries": "every cached value gets weight 1: the softmax runs over the single "
-    "query (dim=-2). Take it over the keys, softmax(scores, dim=-1).",
-}
+def steps64(step, q, k, v) -> torch.Tensor:
+    """The outputs of ``step`` fed one token at a time from cache=None, as the runner does."""
+    cache, outs = None, []
+    for t in range(q.shape[-2]):
+        out, cache = step(*(x[..., t : t + 1, :] for x in (q, k, v)), cache)
+        outs.append(out)
+    return torch.cat(outs, dim=-2)
 
 
 @register
@@ -72,6 +57,7 @@ class KVCacheStepCheck(Exercise):
     id = "08.kv_cache_step"
     title = "one decoding step with a KV cache"
     points = 2.0
+    reference64 = staticmethod(kv_step64)
 
     def probes(self, gen):
         def qkv(*shape, d_v=None, dtype=torch.float32):
@@ -109,19 +95,11 @@ class KVCacheStepCheck(Exercise):
                 )
         got = torch.cat(out["outs"], dim=-2)  # (B, H, T, d_v)
         expect_like(got, (B, H, T, v.shape[-1]), q.dtype, "the outputs")
-        tril = torch.ones(T, T, dtype=torch.bool).tril()
-        mistakes = named(
-            KV_MISTAKES,
-            cache_ignored=lambda: v.double(),
-            new_token_not_attended=[
-                lambda: causal_attention64(q, k, v, allowed=before_append(T)),
-                lambda: causal_attention64(q, k, v, allowed=tril.tril(-1)),
-            ],
-            cache_keeps_last_only=lambda: causal_attention64(q, k, v, allowed=tril.triu(-1)),
-            cache_not_extended=lambda: causal_attention64(q, k, v, allowed=first_keys(T, True)),
-            first_key_only=lambda: causal_attention64(q, k, v, allowed=first_keys(T, False)),
-            softmax_over_queries=lambda: v.double().cumsum(-2),
-        )
+        mistakes = [
+            (lambda spec=spec: steps64(program(kv_step64, spec), q, k, v), m.message, m.code)
+            for m in self.mistakes.values()
+            for spec in m.wrong
+        ]
         what = "the outputs, step by step"
         try:
             expect_close(got, causal_attention64(q, k, v), what, mistakes=mistakes,

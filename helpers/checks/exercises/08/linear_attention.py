@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-import math
+import math  # noqa: F401 (the catalogue's programs run in this module)
 
 import torch
 import torch.nn.functional as F
@@ -16,13 +16,13 @@ from ...framework import (
     expect_finite,
     expect_like,
     expect_tensor,
-    named,
     randn,
     register,
 )
+from ...mistakes import variants
 from ...probes import ATTENTION_BUILTINS, too_large
 from ...properties import PropertyMixin
-from ...references import attention64
+from ...references import attention64  # noqa: F401 (softmax_attention's program)
 from ...run.relations import props
 from .reference import rows_scaled
 
@@ -31,17 +31,24 @@ def elu1(x: torch.Tensor) -> torch.Tensor:
     return F.elu(x) + 1
 
 
-def linear_attention64(
-    q, k, v, causal=False, *, phi_q=elu1, phi_k=elu1, normalize=True, causal_num=None,
-    causal_den=None,
-) -> torch.Tensor:  # fmt: skip
-    """The quadratic form: A = phi(q) phi(k)^T (tril when causal), out = A v / A.sum(-1)."""
-    q, k, v = q.double(), k.double(), v.double()
-    A = phi_q(q) @ phi_k(k).transpose(-2, -1)  # (..., T_q, T_k)
-    A_num = A.tril() if (causal if causal_num is None else causal_num) else A
-    A_den = A.tril() if (causal if causal_den is None else causal_den) else A
-    out = A_num @ v
-    return out / A_den.sum(-1, keepdim=True) if normalize else out
+def linear64(q, k, v, causal=False) -> torch.Tensor:
+    """The reference, float64, by sums over the keys (cumulative when causal): no (T, T) matrix.
+    The catalogue's wrong programs are edits of it (exercises/08/catalogue.py)."""
+    pq, pk, v = elu1(q.double()), elu1(k.double()), v.double()
+    if causal:
+        S = (pk[..., :, None] * v[..., None, :]).cumsum(-3)  # (..., T, d_k, d_v)
+        z = pk.cumsum(-2)  # (..., T, d_k)
+        return (pq[..., None, :] @ S).squeeze(-2) / (pq * z).sum(-1, keepdim=True)
+    S, z = pk.transpose(-2, -1) @ v, pk.sum(-2)  # (..., d_k, d_v), (..., d_k)
+    return pq @ S / (pq * z[..., None, :]).sum(-1, keepdim=True)
+
+
+def mapped64(q, k, v, causal=False, *, phi_q=elu1, phi_k=elu1) -> torch.Tensor:
+    """The quadratic form with other feature maps: A = phi(q) phi(k)^T (tril when causal),
+    out = A v / A.sum(-1)."""
+    A = phi_q(q.double()) @ phi_k(k.double()).transpose(-2, -1)  # (..., T_q, T_k)
+    A = A.tril() if causal else A
+    return A @ v.double() / A.sum(-1, keepdim=True)
 
 
 def cumsum_form64(q, k, v, s_dim: int | None = -3, z_dim: int | None = -2) -> torch.Tensor:
@@ -65,27 +72,6 @@ FEATURE_MAPS = [
     ("elu(x) + 2", lambda x: F.elu(x) + 2, "wrong_feature_map"),
     ("a softmax over the features", lambda x: x.softmax(-1), "softmax_feature_map"),
 ]  # fmt: skip
-
-
-LINEAR_MISTAKES = {
-    "not_normalized": "the output is not normalized: divide phi(q_i)·S by phi(q_i)·z, where z "
-    "is the sum of phi(k_j) (the weights of each query must sum to 1, as in softmax attention).",
-    "feature_map_on_v": "the feature map is applied to v too: only q and k go through phi(x) = "
-    "elu(x) + 1; the values are averaged as they are.",
-    "q_scaled": "q is divided by sqrt(d_k): linear attention has no scaling, phi(x) = elu(x) + 1 "
-    "goes on q and k as they are (the scale belongs to softmax attention).",
-    "scaled_before_feature_map": "q and k are scaled before the feature map: linear attention "
-    "applies phi(x) = elu(x) + 1 to q and k as they are.",
-    "softmax_attention": "this is softmax attention: write linear attention with the feature "
-    "map phi(x) = elu(x) + 1.",
-    "causal_ignored": "the `causal` flag is ignored: with causal=True output i only sums over "
-    "keys j <= i (cumulative sums over the sequence, torch.cumsum(..., dim=-3) for S and "
-    "dim=-2 for z).",
-    "denominator_not_causal": "the numerator is causal but the denominator sums over all keys: "
-    "use the cumulative sum of phi(k_j) too.",
-    "numerator_not_causal": "the denominator is causal but the numerator sums over all keys: "
-    "use the cumulative sum of phi(k_j) v_jᵀ too.",
-}
 
 
 def feature_map_mistakes(va) -> list[tuple]:
@@ -122,6 +108,7 @@ class LinearAttentionCheck(PropertyMixin, Exercise):
     title = "linear attention with the elu + 1 feature map"
     points = 2.0
     forbid = ATTENTION_BUILTINS
+    reference64 = staticmethod(linear64)
 
     def probes(self, gen):
         def qkv(*shape, d_v=None, T_k=None, scale=1.0, dtype=torch.float32):
@@ -167,29 +154,21 @@ class LinearAttentionCheck(PropertyMixin, Exercise):
             "always positive, and each query's sums running over its keys up to and including "
             "its own position, the denominator is never 0.",
         )
-        ref = linear_attention64(q, k, v, causal)
+        ref = linear64(q, k, v, causal)
 
         def va(**kw):
-            return lambda: linear_attention64(q, k, v, **{"causal": causal, **kw})
+            return lambda: mapped64(q, k, v, causal, **kw)
 
-        r = math.sqrt(q.shape[-1])
-        mistakes = feature_map_mistakes(va) + named(
-            LINEAR_MISTAKES,
-            not_normalized=va(normalize=False),
-            feature_map_on_v=lambda: linear_attention64(q, k, elu1(v), causal),
-            q_scaled=lambda: linear_attention64(q / r, k, v, causal),
-            scaled_before_feature_map=va(
-                phi_q=lambda x: elu1(x / math.sqrt(r)), phi_k=lambda x: elu1(x / math.sqrt(r))
-            ),  # fmt: skip
-            softmax_attention=lambda: attention64(q, k, v, causal=causal)[0],
+        general = ("not_normalized", "feature_map_on_v", "q_scaled", "scaled_before_feature_map")
+        args = (q, k, v, causal)
+        mistakes = feature_map_mistakes(va) + variants(
+            self.mistakes, linear64, args, codes=(*general, "softmax_attention")
         )
         if causal:
-            mistakes += cumsum_mistakes(q, k, v) + named(
-                LINEAR_MISTAKES,
-                causal_ignored=va(causal=False),
-                denominator_not_causal=va(causal_den=False),
-                numerator_not_causal=va(causal_num=False),
-            )
+            mistakes += cumsum_mistakes(q, k, v) + variants(
+                self.mistakes, linear64, args,
+                codes=("causal_ignored", "denominator_not_causal", "numerator_not_causal"),
+            )  # fmt: skip
         tol = {"atol": 1e-7, "rtol": 1e-6} if q.dtype == torch.float64 else {"atol": 1e-4}
         try:
             expect_close(got, ref, **tol, mistakes=mistakes)
