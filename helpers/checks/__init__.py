@@ -47,7 +47,7 @@ from typing import Any
 import torch
 
 from . import backward, contract, errors, framework, properties, state
-from .edits import localise, search, source
+from .edits import localise, repairs, search, source, tensors
 from .framework import DIAGNOSES, DROPOUT_IN_EVAL, REGISTRY, CheckResult, Exercise, Fail, Probe
 from .mistakes import entries
 from .questions import register_questions
@@ -429,6 +429,16 @@ def passes_every_case(ex: Exercise, device: torch.device, seeds: tuple[int, ...]
     return passes
 
 
+def candidates(own: localise.Own, lines: set[int] | None = None) -> list[localise.Edit]:
+    """The edits localise.search tries on the learner's definition, in order: the reference's
+    operators and the learner's slips (edits/repairs.py, edits/tensors.py), on ``lines`` (those
+    the failing case ran; all, where None); the likely ones first."""
+    every = [*repairs.candidate_edits(own.tree), *tensors.tensor_edits(own.tree)]
+    first = repairs.likely(own.tree) | {e.tag for e in tensors.tensor_edits(own.tree)}
+    first |= {e.tag for e in every if tensors.STATE_DROPPED.search(e.tag)}  # .detach() left out
+    return localise.ordered(own, lines, every, first)
+
+
 def point_at_line(
     ex: Exercise, candidate: Any, seed: int, device: torch.device
 ) -> localise.Found | None:
@@ -447,7 +457,7 @@ def point_at_line(
         with localise.quiet():  # the learner's prints, once per edit, are not the check's
             lines = localise.executed(own, lambda: passes(candidate))  # and finds the failing case
         left = localise.BUDGET_S - (time.perf_counter() - start)
-        return localise.search(own, localise.runner(own, passes), left, lines)
+        return localise.search(own, localise.runner(own, passes), left, candidates(own, lines))
     finally:
         torch.set_num_threads(threads)
 

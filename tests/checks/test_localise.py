@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from helpers import check
-from helpers.checks import DEFAULT_SEED, EXERCISES, point_at_line
+from helpers.checks import DEFAULT_SEED, EXERCISES, candidates, point_at_line
 from helpers.checks.edits import localise
 from tests.checks.test_heldout import load
 
@@ -189,9 +189,10 @@ def test_a_passing_check_does_not_search(monkeypatch):
 def test_past_its_budget_it_says_nothing():
     own = localise.own_in_text(SOFTMAX_DETACHED.splitlines(True), "softmax")
     start = time.perf_counter()
-    found = localise.search(own, lambda source: time.sleep(0.05) or True, budget_s=0.0)
+    tried = candidates(own)
+    found = localise.search(own, lambda source: time.sleep(0.05) or True, 0.0, tried)
     assert found is None
-    found = localise.search(own, lambda source: time.sleep(0.05) or False, budget_s=0.3)
+    found = localise.search(own, lambda source: time.sleep(0.05) or False, 0.3, tried)
     assert found is None and time.perf_counter() - start < 1.0
 
 

@@ -7,10 +7,11 @@ was given, read from its cell or file) is edited, one edit at a time, with the s
 not given, an in-place step...), and an edit is kept only if the edited code passes every case
 of the check at two seeds. Its line is then the one to point at:
 
-    own_source(candidate)          -> Own | None: the definition, its cell or file, its namespace
-    search(own, passes, budget_s)  -> Found | None: the first edit whose code ``passes`` (the
-                                      caller's oracle: every case at two seeds), within budget
-    Found.where / Found.change     -> "in `softmax`, line 4 (`m = x.max()`)"; the edit, in words
+    own_source(candidate)        -> Own | None: the definition, its cell or file, its namespace
+    search(own, passes, s, tried) -> Found | None: the first edit of ``tried`` (in the order
+                                    helpers.checks.candidates gives) whose code ``passes`` (the
+                                    caller's oracle: every case at two seeds), within s seconds
+    Found.where / Found.change   -> "in `softmax`, line 4 (`m = x.max()`)"; the edit, in words
 
 A hint ladder, set by the instructor (``ATTN2VIT_HINTS``, :func:`level`): "fix" (the default:
 the cause and the line; the edit when asked, ``check(..., fix=True)`` or the result's ``fix``),
@@ -43,7 +44,6 @@ from typing import Any
 import torch
 
 from .operators import SYMBOL, Edit, strip_annotations
-from .repairs import candidate_edits, likely
 from .source import build, time_limit
 
 #: the search's budget on top of the check, in seconds: past it, nothing is said
@@ -168,16 +168,15 @@ def executed(own: Own, run: Callable[[], Any]) -> set[int]:
     return lines
 
 
-def ordered(own: Own, lines: set[int] | None) -> list[Edit]:
-    """The edits to try: on the lines the failing case ran (all, where unknown), and the lines
-    that define (a `def`, a class body); the likely ones first (repairs.likely: what is never
-    used put to use, a device given, a state call left out...), then the latest line first: a
+def ordered(own: Own, lines: set[int] | None, every: list[Edit], first: set[str]) -> list[Edit]:
+    """The edits to try (``every``: helpers.checks.candidates makes them, of edits/repairs.py and
+    edits/tensors.py): on the lines the failing case ran (all, where unknown), and the lines that
+    define (a `def`, a class body); those of ``first`` (few, and often the fix: what is never used
+    put to use, a device given, a state call left out...) first, then the latest line first: a
     slip near the output is found before the many edits of a constructor."""
     defining = {n.lineno for n in ast.walk(own.tree) if isinstance(n, ast.stmt)
                 and not _in_function(n, own.tree)}  # fmt: skip
-    kept = [e for e in candidate_edits(own.tree)
-            if lines is None or _line(e) in lines or _line(e) in defining]  # fmt: skip
-    first = likely(own.tree)  # few, and often the fix
+    kept = [e for e in every if lines is None or _line(e) in lines or _line(e) in defining]
     return sorted(kept, key=lambda e: (e.tag not in first, -_line(e)))
 
 
@@ -237,18 +236,18 @@ class Found:
 def search(
     own: Own,
     passes: Callable[[str], bool],
-    budget_s: float = BUDGET_S,
-    lines: set[int] | None = None,
+    budget_s: float,
+    tried: list[Edit],
 ) -> Found | None:
-    """The first edit of ``own`` (:func:`ordered`, ``lines``: those the failing case ran) whose
-    code passes: ``passes(source)``, the edited definition's source, runs every case at two
+    """The first edit of ``tried`` (:func:`ordered`'s list) whose edited code of ``own``
+    passes: ``passes(source)``, the edited definition's source, runs every case at two
     seeds (:func:`runner` builds such a function for the process it is in; the grader runs the
     source in the learner's kernel). None when no edit passes within ``budget_s`` seconds."""
     if threading.current_thread() is not threading.main_thread():
         return None  # no alarm there to stop an edit that loops forever
     deadline = time.perf_counter() + budget_s
     seen: set[str] = set()
-    for edit in ordered(own, lines):
+    for edit in tried:
         left = deadline - time.perf_counter()
         if left <= 0:
             return None

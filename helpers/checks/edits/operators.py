@@ -368,3 +368,17 @@ def mutant_source(tree: ast.AST, edit: Edit) -> str:
     mutant = copy.deepcopy(tree)
     edit.mutate(mutant)
     return ast.unparse(ast.fix_missing_locations(mutant))
+
+
+def _at(i: int, fn: Callable[[ast.AST, ast.AST], None]) -> Callable[[ast.AST], None]:
+    """fn(root, node) on the node that is the i-th of a copy's walk, as it is of the original's."""
+    return lambda t: fn(t, list(ast.walk(t))[i])
+
+
+def _functions(tree: ast.Module) -> Iterator[ast.FunctionDef]:
+    return (n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))
+
+
+def _params(f: ast.FunctionDef) -> list[str]:
+    a = f.args
+    return [p.arg for p in a.posonlyargs + a.args + a.kwonlyargs if p.arg != "self"]

@@ -6,7 +6,7 @@
                              another's place; torch's siblings (:data:`RENAMES`); a term moved
                              into or out of the call beside it; two items of a pair swapped; a
                              comparison turned; a local never read put to use; ``dim`` for a fixed
-                             axis; what a tensor is (tensors.py: its device, dtype, copies...)
+                             axis (tensors.py: what a tensor is, its device, dtype, copies...)
     likely(tree)          -> the tags of the edits tried first (few, and often the fix)
 """
 
@@ -16,8 +16,7 @@ import ast
 from collections.abc import Iterator
 from typing import Any
 
-from .operators import SYMBOL, Edit, _replace, edits
-from .tensors import STATE_DROPPED, _at, _functions, _params, tensor_edits
+from .operators import SYMBOL, Edit, _at, _functions, _params, _replace, edits
 
 #: a learner's slip the reference's operators do not undo: a method or function of torch used in
 #: its sibling's place (the learner-side direction of operators.SIBLING, and more)
@@ -46,7 +45,6 @@ def candidate_edits(tree: ast.Module) -> Iterator[Edit]:
     yield from _term_edits(tree)
     yield from _local_edits(tree)
     yield from _dim_edits(tree)
-    yield from tensor_edits(tree)
 
 
 def _unused_edits(tree: ast.Module) -> Iterator[Edit]:
@@ -174,11 +172,10 @@ def _set(tree: ast.AST, i: int, field: str, value: Any) -> None:
 
 
 def likely(tree: ast.Module) -> set[str]:
-    """The tags of the edits tried first: few, and often the fix (what is never used put to use,
-    a device or dtype given, an in-place step made a copy, a term moved, a state call left out)."""
-    kinds = (_unused_edits, tensor_edits, _term_edits, _dim_edits)
-    tags = {e.tag for kind in kinds for e in kind(tree)}
-    return tags | {e.tag for e in edits(tree) if STATE_DROPPED.search(e.tag)}
+    """The tags of this module's edits tried first: few, and often the fix (what is never used
+    put to use, a term moved, the dim argument); localise.ordered adds tensors.py's."""
+    kinds = (_unused_edits, _term_edits, _dim_edits)
+    return {e.tag for kind in kinds for e in kind(tree)}
 
 
 def _term_edits(tree: ast.Module) -> Iterator[Edit]:

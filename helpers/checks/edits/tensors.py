@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
-from .operators import Edit, _replace
+from .operators import Edit, _at, _functions, _params, _replace
 
 #: torch's functions that make a tensor: with no device=, on the CPU; with no dtype=, float32
 FACTORIES = {"zeros", "ones", "full", "empty", "arange", "tensor", "eye", "linspace", "rand",
@@ -25,20 +25,6 @@ STATE_CALLS = {"detach", "float", "double", "half", "item", "cpu", "int", "long"
                "tolist", "numpy", "clone"}  # fmt: skip
 #: a state call left out, as operators.py tags it: "L7 call (x - m).detach(...) dropped"
 STATE_DROPPED = re.compile(rf"call .*\.({'|'.join(sorted(STATE_CALLS))})\(\.\.\.\) dropped")
-
-
-def _at(i: int, fn: Callable[[ast.AST, ast.AST], None]) -> Callable[[ast.AST], None]:
-    """fn(root, node) on the node that is the i-th of a copy's walk, as it is of the original's."""
-    return lambda t: fn(t, list(ast.walk(t))[i])
-
-
-def _functions(tree: ast.Module) -> Iterator[ast.FunctionDef]:
-    return (n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))
-
-
-def _params(f: ast.FunctionDef) -> list[str]:
-    a = f.args
-    return [p.arg for p in a.posonlyargs + a.args + a.kwonlyargs if p.arg != "self"]
 
 
 def tensor_edits(tree: ast.Module) -> Iterator[Edit]:

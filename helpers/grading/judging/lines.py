@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ...checks import candidates
 from ...checks.edits import localise
 from ..reading.submissions import target_name
 
@@ -42,5 +43,5 @@ def point_at_line(ex, run, passes: Callable[[str], bool], budget_s: float | None
     own = definition(run, target_name(ex))
     if own is None:
         return ""
-    found = localise.search(own, passes, budget_s)
+    found = localise.search(own, passes, budget_s, candidates(own))
     return "\n" + found.line_message(False, ask="") if found else ""

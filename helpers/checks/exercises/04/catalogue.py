@@ -2,8 +2,6 @@
 mistake's code, its message, and the wrong program, an edit of the check's float64 reference
 (``"OLD -> NEW"``) or the wrong code itself."""
 
-from ...probes import P_IGNORED
-
 #: the table's mistakes, edits of references.sinusoidal64: the table exercise's and the
 #: module's (whose forward is sinusoidal64 given x)
 TABLE = {
@@ -94,7 +92,8 @@ CATALOGUE = {
             "x.double() + F.dropout(pe, p, training)",
         },
         "dropout_p_ignored": {
-            "message": P_IGNORED[0],
+            "message": "dropout does not use the `dropout` argument (this case passes 0.5): "
+            "self.dropout = nn.Dropout(dropout).",  # probes.P_IGNORED's words (03, 05)
             "wrong": "pe, p, training) -> pe, 0.1, training)",
         },
     },

@@ -22,48 +22,19 @@ from ...framework import (
     randint,
     register,
 )
-from ...mistakes import entries, variants
 from ...modules import expect_names, judge_maps, judge_module_info
 from ...parts import PartsMixin
 from ...probes import P_TRAIN, fixed_drops
-from ...references import STACK_MISPLACEMENTS, block64, layer_norm64, stack64, substate
-from .catalogue import CATALOGUE
+from ...references import STACK_MISPLACEMENTS, stack64
 from .reference import (
     ENCODER_MISPLACEMENTS,
     encoder64,
     encoder_init,
     encoder_names,
+    encoder_ref64,
     encoder_state,
+    encoder_variants,
 )
-
-MISTAKES = entries(CATALOGUE["06.TransformerEncoder"])
-
-
-def encoder_ref64(init: dict, state: dict, tokens, mask=None, norm_first: bool = True):
-    """The encoder in float64 (PyTorch's layers with the probe's weights). The catalogue's wrong
-    programs are edits of it (exercises/06/catalogue.py)."""
-    d, T, H = init["d_model"], tokens.shape[1], init["num_heads"]
-    x = state["embedding.weight"].double()[tokens] * math.sqrt(d)
-    table = state["pos_encoding.pe"].double()[:T]
-    x = x + table
-    layers = [substate(state, f"layers.{i}.") for i in range(init["num_layers"])]
-    for layer in layers:
-        x = block64(layer, x, H, norm_first=norm_first, mask=mask)
-    return layer_norm64(x, state["norm.weight"], state["norm.bias"], 1e-5)
-
-
-def encoder_variants(init: dict, st: dict, tokens, mask, norm_first: bool) -> list[tuple]:
-    """The known wrong encoders that apply to one case: (variant, message, code), as in
-    expect_close (the catalogue's programs)."""
-    L = init["num_layers"]
-    codes = ["embedding_not_scaled", "embedding_scaled_by_d_model", "embedding_divided",
-             "positions_scaled", "no_positional_encoding", "no_final_norm"]  # fmt: skip
-    codes += ["one_block_repeated"] if L > 1 else []
-    codes += ["blocks_not_run"] + (["only_first_block", "only_last_block"] if L > 1 else [])
-    codes += ["mask_ignored", "mask_inverted"] if mask is not None else []
-    codes += ["post_ln_no_final_norm"] if norm_first else ["norm_first_ignored"]
-    args = (init, st, tokens, mask, norm_first)
-    return variants(MISTAKES, encoder_ref64, args, codes=codes)
 
 
 def encoder_as_learner(fn):

@@ -11,8 +11,10 @@ import torch.nn.functional as F
 from torch import nn
 
 from ...framework import randn
-from ...references import sinusoidal64, substate
+from ...mistakes import entries, variants
+from ...references import block64, layer_norm64, sinusoidal64, substate
 from ...weights import block_names, block_state, torch_layer, torch_masks
+from .catalogue import CATALOGUE
 
 # --------------------------------------------------------------------------- the encoder
 
@@ -112,3 +114,33 @@ ENCODER_MISPLACEMENTS = [
         "extra_embedding_dropout",
     ),
 ]
+
+
+MISTAKES = entries(CATALOGUE["06.TransformerEncoder"])
+
+
+def encoder_ref64(init: dict, state: dict, tokens, mask=None, norm_first: bool = True):
+    """The encoder in float64 (PyTorch's layers with the probe's weights). The catalogue's wrong
+    programs are edits of it (exercises/06/catalogue.py)."""
+    d, T, H = init["d_model"], tokens.shape[1], init["num_heads"]
+    x = state["embedding.weight"].double()[tokens] * math.sqrt(d)
+    table = state["pos_encoding.pe"].double()[:T]
+    x = x + table
+    layers = [substate(state, f"layers.{i}.") for i in range(init["num_layers"])]
+    for layer in layers:
+        x = block64(layer, x, H, norm_first=norm_first, mask=mask)
+    return layer_norm64(x, state["norm.weight"], state["norm.bias"], 1e-5)
+
+
+def encoder_variants(init: dict, st: dict, tokens, mask, norm_first: bool) -> list[tuple]:
+    """The known wrong encoders that apply to one case: (variant, message, code), as in
+    expect_close (the catalogue's programs)."""
+    L = init["num_layers"]
+    codes = ["embedding_not_scaled", "embedding_scaled_by_d_model", "embedding_divided",
+             "positions_scaled", "no_positional_encoding", "no_final_norm"]  # fmt: skip
+    codes += ["one_block_repeated"] if L > 1 else []
+    codes += ["blocks_not_run"] + (["only_first_block", "only_last_block"] if L > 1 else [])
+    codes += ["mask_ignored", "mask_inverted"] if mask is not None else []
+    codes += ["post_ln_no_final_norm"] if norm_first else ["norm_first_ignored"]
+    args = (init, st, tokens, mask, norm_first)
+    return variants(MISTAKES, encoder_ref64, args, codes=codes)

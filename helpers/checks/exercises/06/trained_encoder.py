@@ -36,8 +36,7 @@ class TrainedEncoderCheck(TrainedModelCheck):
         every number of heads that divides d_model and both norm_first (the weights show
         neither), then the encoder's known mistakes."""
         from ...references import sinusoidal64, substate
-        from .reference import encoder64
-        from .TransformerEncoder import encoder_variants
+        from .reference import encoder64, encoder_variants
 
         enc, (w, b) = substate(state, "encoder."), (state["head.weight"], state["head.bias"])
         vocab, d = enc["embedding.weight"].shape
